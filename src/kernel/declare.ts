@@ -1,0 +1,98 @@
+/**
+ * Model declarations: plain data, one file per model under `schema/<app>/<model.key>.ts`.
+ * The helpers below only build objects; nothing here touches the registry, so a declaration
+ * can be imported by tools (generators, docs) without booting anything.
+ */
+
+export type OnDelete = 'cascade' | 'set null' | 'restrict';
+
+interface FieldBase {
+  /** Label shown by clients and the default label of view fields. */
+  description?: string;
+  required?: boolean;
+  unique?: boolean;
+  /** Not settable through the generic create/update commands (model commands may still write it). */
+  readonly?: boolean;
+  /** Never returned by generic reads (e.g. password hashes). Implies readonly. */
+  private?: boolean;
+  index?: boolean;
+  help?: string;
+}
+
+export interface CharField extends FieldBase { type: 'char'; size: number; default?: string }
+export interface TextField extends FieldBase { type: 'text'; default?: string }
+export interface IntegerField extends FieldBase { type: 'integer'; default?: number; min?: number; max?: number }
+export interface FloatField extends FieldBase { type: 'float'; default?: number }
+export interface BooleanField extends FieldBase { type: 'boolean'; default?: boolean }
+export interface DateTimeField extends FieldBase { type: 'datetime'; default?: 'now' }
+export interface JsonField extends FieldBase { type: 'json' }
+export interface UuidField extends FieldBase { type: 'uuid' }
+export interface EnumField extends FieldBase { type: 'enum'; values: readonly string[]; default?: string }
+export interface ReferenceField extends FieldBase { type: 'reference'; target: string; on_delete?: OnDelete }
+export interface One2ManyField extends FieldBase { type: 'one2many'; target: string; inverse: string }
+
+export type FieldDecl =
+  | CharField | TextField | IntegerField | FloatField | BooleanField | DateTimeField
+  | JsonField | UuidField | EnumField | ReferenceField | One2ManyField;
+
+export type FieldType = FieldDecl['type'];
+
+/** Operations access rules talk about; `fw.*` kernel commands map onto them. */
+export type AccessOp = 'create' | 'read' | 'update' | 'delete';
+
+/**
+ * A domain filter as in the spec's search filters: a list of `[field, operator, value]`
+ * conditions, combined with `&` (default), `|` and `!` prefix operators.
+ * Values may be placeholders such as `$principal.organization_id`, resolved per request.
+ */
+export type DomainTerm = [string, string, unknown] | '&' | '|' | '!';
+export type Domain = DomainTerm[];
+
+export interface RecordRule {
+  /** Roles the rule applies to; omitted = every role except `admin`. */
+  roles?: string[];
+  ops?: AccessOp[];
+  domain: Domain;
+}
+
+export interface AccessDecl {
+  /** role → operations it may run, as letters `c r u d` (e.g. `'r'`, `'crud'`). `*` = any role. */
+  roles?: Record<string, string>;
+  /** field → roles allowed to read / write it; a field not listed follows the model. */
+  fields?: Record<string, { read?: string[]; write?: string[] }>;
+  rules?: RecordRule[];
+}
+
+export interface ModelDecl {
+  key: string;
+  description: string;
+  record_name?: string;
+  default_order?: string;
+  name_search_fields?: string[];
+  fields: Record<string, FieldDecl>;
+  /** Composite unique constraints, each a list of field names. */
+  unique_together?: string[][];
+  access?: AccessDecl;
+}
+
+type Opts<T extends FieldDecl> = Omit<T, 'type' | 'size' | 'target' | 'values' | 'inverse'>;
+
+/** Field constructors; each returns plain data. */
+export const f = {
+  char: (size: number, o: Opts<CharField> = {}): CharField => ({ type: 'char', size, ...o }),
+  text: (o: Opts<TextField> = {}): TextField => ({ type: 'text', ...o }),
+  integer: (o: Opts<IntegerField> = {}): IntegerField => ({ type: 'integer', ...o }),
+  float: (o: Opts<FloatField> = {}): FloatField => ({ type: 'float', ...o }),
+  boolean: (o: Opts<BooleanField> = {}): BooleanField => ({ type: 'boolean', ...o }),
+  datetime: (o: Opts<DateTimeField> = {}): DateTimeField => ({ type: 'datetime', ...o }),
+  json: (o: Opts<JsonField> = {}): JsonField => ({ type: 'json', ...o }),
+  uuid: (o: Opts<UuidField> = {}): UuidField => ({ type: 'uuid', ...o }),
+  enum: (values: readonly string[], o: Opts<EnumField> = {}): EnumField => ({ type: 'enum', values, ...o }),
+  reference: (target: string, o: Opts<ReferenceField> = {}): ReferenceField => ({ type: 'reference', target, ...o }),
+  one2many: (target: string, inverse: string, o: Opts<One2ManyField> = {}): One2ManyField =>
+    ({ type: 'one2many', target, inverse, ...o }),
+};
+
+export function defineModel(decl: ModelDecl): ModelDecl {
+  return decl;
+}
