@@ -1,0 +1,20 @@
+import { defineModel, f } from '../../src/kernel/declare.js';
+
+export default defineModel({
+  key: 'res.organization',
+  description: 'Organization',
+  record_name: 'name',
+  default_order: 'name asc',
+  name_search_fields: ['name', 'code'],
+  fields: {
+    name: f.char(200, { required: true }),
+    code: f.char(63, { unique: true, description: 'Workspace slug (lowercase letters, digits, hyphens)' }),
+    country: f.reference('res.country', { on_delete: 'set null' }),
+    is_active: f.boolean({ default: true, description: 'Active' }),
+    users: f.one2many('res.user', 'organization'),
+  },
+  access: {
+    roles: { admin: 'crud', '*': 'r' },
+    rules: [{ ops: ['read'], domain: [['record_uuid', '=', '$principal.organization_id']] }],
+  },
+});

@@ -1,0 +1,22 @@
+import { defineModel, f } from '../../src/kernel/declare.js';
+
+export default defineModel({
+  key: 'res.user',
+  description: 'User',
+  record_name: 'name',
+  default_order: 'name asc',
+  name_search_fields: ['name', 'email'],
+  fields: {
+    email: f.char(255, { required: true, unique: true, description: 'Email (login)' }),
+    name: f.char(200, { required: true, description: 'Display name' }),
+    password_hash: f.char(255, { private: true, description: 'bcrypt hash' }),
+    is_active: f.boolean({ default: true, description: 'Active' }),
+    role: f.char(50, { default: 'user', description: 'Role' }),
+    organization: f.reference('res.organization', { on_delete: 'set null' }),
+  },
+  access: {
+    roles: { admin: 'crud', '*': 'r' },
+    fields: { role: { write: ['admin'] }, is_active: { write: ['admin'] } },
+    rules: [{ ops: ['read'], domain: [['organization', '=', '$principal.organization_id']] }],
+  },
+});

@@ -1,0 +1,103 @@
+import { parseArgs } from 'node:util';
+import { generatePrismaClients, PROVIDERS, printSchemaFor, writePrismaSchemas } from './kernel/generate/index.js';
+import { fullRegistry } from './kernel/generate/registry-all.js';
+import { generateMigration } from './kernel/migrate/store.js';
+import { projectLayout } from './kernel/modules/loader.js';
+import { loadSettings } from './kernel/settings.js';
+import { Kernel } from './kernel/kernel.js';
+import { FwError } from './kernel/errors.js';
+
+const USAGE = `fw — model-driven application platform
+
+  fw serve                                   start the HTTP server (HOST, PORT)
+  fw generate                                print prisma/<provider>/schema.prisma from the declarations and build the clients
+  fw migrate generate -m <description> --app <app>
+                                             write the migration SQL (both providers) for declaration changes
+  fw migrate upgrade -t <tenant>             apply pending migrations to a tenant database (idempotent)
+  fw tenant create <key>                     create a tenant database, migrate and seed it
+  fw tenant list                             list tenants
+  fw events drain -t <tenant>                deliver the tenant's due events now`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { m: { type: 'string' }, app: { type: 'string' }, t: { type: 'string' }, tenant: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [cmd, sub, arg] = positionals;
+  const layout = projectLayout();
+  const tenantArg = values.t ?? values.tenant;
+  if (values.help || !cmd) {
+    console.log(USAGE);
+    return cmd ? 0 : 1;
+  }
+  if (cmd === 'serve') {
+    const { startServer } = await import('./server/start.js');
+    await startServer();
+    return -1; // keep running
+  }
+  if (cmd === 'generate') {
+    const registry = await fullRegistry(layout);
+    const changed = writePrismaSchemas(layout, registry);
+    generatePrismaClients(layout);
+    console.log(changed.length ? `wrote ${changed.join(', ')}` : 'schemas unchanged', '— clients generated');
+    return 0;
+  }
+  if (cmd === 'migrate' && sub === 'generate') {
+    if (!values.m || !values.app) throw new Error('usage: fw migrate generate -m <description> --app <app>');
+    const registry = await fullRegistry(layout);
+    if (!registry.apps.some((a) => a.name === values.app)) throw new Error(`unknown app "${values.app}"`);
+    writePrismaSchemas(layout, registry);
+    const schemas = Object.fromEntries(PROVIDERS.map((p) => [p, printSchemaFor(registry, p)])) as Record<(typeof PROVIDERS)[number], string>;
+    const written = await generateMigration(layout, schemas, { description: values.m, app: values.app });
+    if (!written.length) console.log('no changes: the declarations match the last migration');
+    for (const w of written) console.log(`wrote prisma/migrations/${w.provider}/${w.name}/migration.sql`);
+    return 0;
+  }
+  const settings = loadSettings();
+  if (cmd === 'migrate' && sub === 'upgrade') {
+    const kernel = await Kernel.boot({ settings, worker: false });
+    try {
+      const applied = await kernel.tenants.upgrade(tenantArg ?? settings.DEFAULT_TENANT);
+      console.log(applied.length ? `applied ${applied.join(', ')}` : 'already up to date');
+    } finally {
+      await kernel.close();
+    }
+    return 0;
+  }
+  if (cmd === 'tenant' && (sub === 'create' || sub === 'list')) {
+    const kernel = await Kernel.boot({ settings, worker: false });
+    try {
+      if (sub === 'list') {
+        for (const t of await kernel.tenants.list()) console.log(t);
+      } else {
+        if (!arg) throw new Error('usage: fw tenant create <key>');
+        const existed = await kernel.tenants.exists(arg);
+        await kernel.tenants.get(arg);
+        console.log(existed ? `tenant ${arg} exists (migrated and seeded)` : `created tenant ${arg}`);
+      }
+    } finally {
+      await kernel.close();
+    }
+    return 0;
+  }
+  if (cmd === 'events' && sub === 'drain') {
+    const kernel = await Kernel.boot({ settings, worker: false });
+    try {
+      console.log(`delivered ${await kernel.worker.drain(tenantArg ?? settings.DEFAULT_TENANT)} event(s)`);
+    } finally {
+      await kernel.close();
+    }
+    return 0;
+  }
+  console.error(USAGE);
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { if (code >= 0) process.exit(code); },
+  (err) => {
+    console.error(err instanceof FwError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

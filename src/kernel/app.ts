@@ -1,0 +1,86 @@
+import type { AccessOp, FieldDecl } from './declare.js';
+import type { Env, FwEvent } from './env.js';
+
+/** The spec's manifest keys, verbatim. */
+export interface AppManifest {
+  name: string;
+  summary: string;
+  description: string;
+  author: string;
+  category: string;
+  version: string;
+  depends: string[];
+  data: string[];
+}
+
+export interface CommandDecl {
+  /** Full name, `<model key>.<verb>` for model commands (`res.user.register`) or `<app>.<verb>`. */
+  name: string;
+  /** Model the command belongs to; access is checked against it. */
+  model?: string;
+  /** Access operation the caller needs on `model`; default `update`. */
+  op?: AccessOp;
+  /** When true the payload's `id` names one record; record rules must let the caller see it. */
+  record?: boolean;
+  /** Only these roles may run it (on top of the model's access); system principals always may. */
+  roles?: string[];
+  /** False for commands that never write (lets the AI layer and GraphQL treat them as queries). */
+  mutates?: boolean;
+  description?: string;
+  /** Payload fields, declared with the same field types as models (validated before the handler). */
+  input?: Record<string, FieldDecl>;
+  /** Shape of the result, for API schemas: a record of `model`, nothing, or free JSON. */
+  returns?: 'record' | 'void' | 'json';
+  handler: (env: Env, payload: Record<string, unknown>) => Promise<unknown>;
+}
+
+export interface HookContext {
+  env: Env;
+  model: string;
+  op: string;
+  /** Mutable: pre hooks may change what gets written. */
+  payload: Record<string, unknown>;
+  /** The stored record before the operation (update/delete and record commands). */
+  before?: Record<string, unknown>;
+  /** The record after the operation (post hooks of create/update). */
+  after?: Record<string, unknown>;
+  /** Tracked fields whose value changed (post hooks declaring track_fields). */
+  changes?: Array<{ field: string; old_value: unknown; new_value: unknown }>;
+}
+
+export interface HookDecl {
+  /** `pre.<model>.<op>` or `post.<model>.<op>` (op = create, update, delete or a command verb). */
+  point: string;
+  /** Fields whose change emits `<model>.field_changed` events from this post hook. */
+  track_fields?: string[];
+  /** Lower runs first; ties keep app load order. */
+  sequence?: number;
+  handler?: (ctx: HookContext) => Promise<void> | void;
+}
+
+export interface EventHandlerDecl {
+  /** Stable id; dead letters and retries are kept per handler. */
+  id: string;
+  event: string;
+  /** Only events whose payload has these exact values reach the handler. */
+  filter?: Record<string, unknown>;
+  /** Attempts before the delivery is parked as a dead letter. */
+  max_attempts?: number;
+  handler: (env: Env, event: FwEvent) => Promise<void>;
+}
+
+export type SeedFn = (env: Env) => Promise<void>;
+
+/** What `src/apps/<app>/index.ts` exports as `app`. */
+export interface AppModule {
+  manifest: AppManifest;
+  commands?: CommandDecl[];
+  hooks?: HookDecl[];
+  eventHandlers?: EventHandlerDecl[];
+  /** Run once per tenant per app version, in load order, as the system principal. */
+  seed?: SeedFn;
+}
+
+export function defineApp(app: AppModule): AppModule {
+  return app;
+}

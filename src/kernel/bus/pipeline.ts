@@ -1,0 +1,126 @@
+import { checkAccess } from '../access.js';
+import { delegateOf } from '../data/delegate.js';
+import { coerceScalar } from '../data/values.js';
+import { systemPrincipal, type DbClient, type Env, type Principal } from '../env.js';
+import { AccessDenied, BadRequest, NotFound, ValidationError } from '../errors.js';
+import type { Registry, ResolvedCommand } from '../registry/registry.js';
+import type { Settings } from '../settings.js';
+import { scopedWhere } from '../commands/crud.js';
+import { runPostHooks, runPreHooks } from './hooks.js';
+
+export interface EmittedEvent { name: string; payload: Record<string, unknown>; source: string }
+export interface RecordChange { model: string; op: 'create' | 'update' | 'delete'; id: string }
+
+/** What one top-level dispatch collects while it runs, acted on after commit. */
+export interface Sink {
+  events: EmittedEvent[];
+  changes: RecordChange[];
+  /** Command currently running, recorded as the source of events. */
+  current: string[];
+}
+
+export interface EnvCore {
+  registry: Registry;
+  settings: Settings;
+  provider: 'sqlite' | 'postgresql';
+}
+
+export const newSink = (): Sink => ({ events: [], changes: [], current: [] });
+
+/** The env a command sees; `dispatch` nests in the same transaction and sink. */
+export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink: Sink): Env {
+  const env: Env = {
+    principal,
+    tenant: principal.tenant_id,
+    registry: core.registry,
+    settings: core.settings,
+    provider: core.provider,
+    db,
+    dispatch: <T>(command: string, payload: Record<string, unknown> = {}) => runCommand(env, sink, command, payload) as Promise<T>,
+    emit: (name, payload) => { sink.events.push({ name, payload, source: sink.current.at(-1) ?? 'unknown' }); },
+    sudo: () => (principal.kind === 'system' ? env : makeEnv(core, db, systemPrincipal(principal.tenant_id), sink)),
+  };
+  return env;
+}
+
+/** The one pipeline every command runs through, whatever the entry point. */
+export async function runCommand(env: Env, sink: Sink, name: string, payload: Record<string, unknown>): Promise<unknown> {
+  const cmd = env.registry.command(name);
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw new BadRequest('a command payload is a JSON object', undefined, 'INVALID_PAYLOAD');
+  }
+  if (cmd.roles && env.principal.kind !== 'system' && !cmd.roles.includes(env.principal.role)) {
+    throw new AccessDenied(`role "${env.principal.role}" may not run ${name}`, { command: name });
+  }
+  sink.current.push(name);
+  try {
+    const result = cmd.kernel ? await cmd.handler(env, payload) : await runModelCommand(env, cmd, payload);
+    if (cmd.kernel && cmd.mutates && typeof payload.model === 'string') {
+      const id = (result as { id?: string })?.id;
+      if (id) sink.changes.push({ model: payload.model, op: name === 'fw.create' ? 'create' : name === 'fw.delete' ? 'delete' : 'update', id });
+    }
+    return result;
+  } finally {
+    sink.current.pop();
+  }
+}
+
+async function runModelCommand(env: Env, cmd: ResolvedCommand, payload: Record<string, unknown>): Promise<unknown> {
+  const model = cmd.model ? env.registry.model(cmd.model) : undefined;
+  if (model) checkAccess(model, env.principal, cmd.op);
+  const input = validateInput(cmd, payload);
+  let before: Record<string, unknown> | undefined;
+  if (cmd.record) {
+    if (!model) throw new BadRequest(`${cmd.name} is a record command without a model`);
+    if (typeof payload.id !== 'string') throw new BadRequest(`${cmd.name} needs the record id in payload.id`, undefined, 'INVALID_PAYLOAD');
+    const row = await delegateOf(env.db, model).findFirst({
+      where: { AND: [{ record_uuid: payload.id.toLowerCase() }, scopedWhere(env, model, cmd.op)] },
+      select: { record_uuid: true },
+    });
+    if (!row) throw new NotFound(`${model.key} ${payload.id} not found`, { model: model.key, id: payload.id }, 'RECORD_NOT_FOUND');
+    before = { id: row.record_uuid };
+  }
+  const verb = cmd.name.slice(cmd.name.lastIndexOf('.') + 1);
+  const ctx = { env, model: model?.key ?? cmd.app, op: verb, payload: input, before };
+  if (model) await runPreHooks(ctx);
+  const result = await cmd.handler(env, ctx.payload);
+  if (model) {
+    await runPostHooks({ ...ctx, after: isRecord(result) ? result : undefined });
+  }
+  return result;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Checks a command payload against its declared `input` fields; `id` is always allowed. */
+function validateInput(cmd: ResolvedCommand, payload: Record<string, unknown>): Record<string, unknown> {
+  if (!cmd.inputFields) return { ...payload };
+  const out: Record<string, unknown> = {};
+  const errors: Array<{ field: string; code: string; message: string }> = [];
+  for (const [k, v] of Object.entries(payload)) {
+    const f = cmd.inputFields.get(k);
+    if (!f) {
+      if (k === 'id' && cmd.record) out.id = v;
+      else errors.push({ field: k, code: 'UNKNOWN_FIELD', message: `${cmd.name} takes no "${k}"` });
+      continue;
+    }
+    if (v === null || v === undefined) {
+      if (f.required) errors.push({ field: k, code: 'REQUIRED', message: `"${k}" is required` });
+      continue;
+    }
+    try {
+      const c = coerceScalar(f, v);
+      out[k] = c instanceof Date ? c.toISOString() : c;
+    } catch (err) {
+      errors.push({ field: k, code: 'INVALID_TYPE', message: `"${k}": ${(err as Error).message}` });
+    }
+  }
+  for (const f of cmd.inputFields.values()) {
+    if (out[f.name] === undefined && f.default !== undefined) out[f.name] = f.default;
+    if (f.required && out[f.name] === undefined && !errors.some((e) => e.field === f.name)) {
+      errors.push({ field: f.name, code: 'REQUIRED', message: `"${f.name}" is required` });
+    }
+  }
+  if (errors.length) throw new ValidationError(errors.map((e) => e.message).join('; '), { command: cmd.name, errors });
+  return out;
+}

@@ -1,0 +1,226 @@
+import crypto from 'node:crypto';
+import { canReadField, canWriteField, checkAccess, principalPlaceholder, ruleDomain } from '../access.js';
+import type { CommandDecl } from '../app.js';
+import type { AccessOp } from '../declare.js';
+import { delegateOf } from '../data/delegate.js';
+import { domainToWhere, type Where } from '../data/domain.js';
+import { mapDbError } from '../data/db-errors.js';
+import { toRecord, toWriteData } from '../data/values.js';
+import type { Env } from '../env.js';
+import { BadRequest, NotFound, StaleRevision, ValidationError } from '../errors.js';
+import { runPostHooks, runPreHooks } from '../bus/hooks.js';
+import { parseOrder, type ResolvedModel } from '../registry/model.js';
+import { readGroup } from './read-group.js';
+
+/** The model a generic command targets, with RBAC checked for `op`. */
+export function targetModel(env: Env, payload: Record<string, unknown>, op: AccessOp): ResolvedModel {
+  if (typeof payload.model !== 'string') throw new BadRequest('payload.model must name a model', undefined, 'INVALID_PAYLOAD');
+  const model = env.registry.model(payload.model);
+  checkAccess(model, env.principal, op);
+  return model;
+}
+
+const hiddenFor = (env: Env) => (m: ResolvedModel, f: Parameters<typeof canReadField>[1]) => !canReadField(m, f, env.principal);
+
+/** The caller's filter ANDed with the record rules for `op`. */
+export function scopedWhere(env: Env, model: ResolvedModel, op: AccessOp, domain?: unknown): Where {
+  const ctx = {
+    registry: env.registry,
+    provider: env.provider,
+    placeholder: principalPlaceholder(env.principal),
+    hidden: hiddenFor(env),
+  };
+  const user = domainToWhere(model, domain, ctx);
+  const rules = ruleDomain(model, env.principal, op);
+  // rules may name fields the caller cannot read; they are ours, so no `hidden` check there
+  const ruled = rules ? domainToWhere(model, rules, { ...ctx, hidden: undefined }) : null;
+  if (!ruled) return user;
+  return Object.keys(user).length ? { AND: [user, ruled] } : ruled;
+}
+
+function orderBy(model: ResolvedModel, order: unknown, env: Env): Record<string, 'asc' | 'desc'>[] {
+  const parsed = order === undefined || order === null || order === ''
+    ? model.defaultOrder
+    : typeof order === 'string' ? parseOrderOrBad(order) : badOrder(order);
+  for (const o of parsed) {
+    const f = model.fields.get(o.field);
+    if (!f || !f.stored || f.type === 'json' || !canReadField(model, f, env.principal)) {
+      throw new BadRequest(`cannot order ${model.key} by "${o.field}"`, { field: o.field }, 'INVALID_ORDER');
+    }
+  }
+  const out = parsed.map((o) => ({ [o.field]: o.direction }));
+  // a unique tiebreaker keeps offset paging stable
+  if (!parsed.some((o) => o.field === 'dbid')) out.push({ dbid: 'asc' });
+  return out;
+}
+
+function parseOrderOrBad(text: string) {
+  try {
+    return parseOrder(text, 'order');
+  } catch (err) {
+    throw new BadRequest((err as Error).message, undefined, 'INVALID_ORDER');
+  }
+}
+const badOrder = (o: unknown): never => {
+  throw new BadRequest(`order must be text like "name asc", got ${JSON.stringify(o)}`, undefined, 'INVALID_ORDER');
+};
+
+/** Prisma `select` for the requested fields (always the id), or every readable stored field. */
+function selectFor(model: ResolvedModel, fields: unknown, env: Env): Record<string, true> {
+  const select: Record<string, true> = { record_uuid: true };
+  const names = fields === undefined || fields === null ? null : fields;
+  if (names !== null && (!Array.isArray(names) || names.some((n) => typeof n !== 'string'))) {
+    throw new BadRequest('fields must be a list of field names', undefined, 'INVALID_FIELDS');
+  }
+  for (const f of model.fields.values()) {
+    if (!f.stored || f.private || !canReadField(model, f, env.principal)) continue;
+    if (names && !names.includes(f.name) && f.name !== 'record_uuid') continue;
+    select[f.name] = true;
+  }
+  for (const n of (names as string[] | null) ?? []) {
+    if (n !== 'id' && !select[n]) throw new BadRequest(`${model.key} has no readable field "${n}"`, { field: n }, 'INVALID_FIELDS');
+  }
+  return select;
+}
+
+function pageNumber(v: unknown, name: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Number.isInteger(v) || (v as number) < 0) throw new BadRequest(`${name} must be a non-negative integer`, undefined, 'INVALID_PAGING');
+  return v as number;
+}
+
+async function loadForWrite(env: Env, model: ResolvedModel, id: unknown, op: AccessOp) {
+  if (typeof id !== 'string') throw new BadRequest('payload.id must be a record id', undefined, 'INVALID_PAYLOAD');
+  const row = await delegateOf(env.db, model).findFirst({ where: { AND: [{ record_uuid: id.toLowerCase() }, scopedWhere(env, model, op)] } });
+  if (!row) throw new NotFound(`${model.key} ${id} not found`, { model: model.key, id }, 'RECORD_NOT_FOUND');
+  return row;
+}
+
+const record = (env: Env, model: ResolvedModel, row: Record<string, unknown>) =>
+  toRecord(model, row, (f) => !canReadField(model, f, env.principal));
+
+function checkRevision(payload: Record<string, unknown>): number | undefined {
+  const r = payload.revision;
+  if (r === undefined || r === null) return undefined;
+  if (!Number.isInteger(r)) throw new ValidationError('revision must be an integer', { field: 'revision' }, 'INVALID_TYPE');
+  return r as number;
+}
+
+export const crudCommands: CommandDecl[] = [
+  {
+    name: 'fw.create',
+    op: 'create',
+    description: 'Create a record: { model, values }',
+    async handler(env, payload) {
+      const model = targetModel(env, payload, 'create');
+      const values = (payload.values ?? {}) as Record<string, unknown>;
+      // user input is validated strictly first; pre hooks (trusted code) may then add fields
+      toWriteData(model, values, 'update', { canWrite: (f) => canWriteField(model, f, env.principal) });
+      const ctx = { env, model: model.key, op: 'create', payload: { ...values } };
+      await runPreHooks(ctx);
+      const data = toWriteData(model, ctx.payload, 'create', { allowReadonly: true });
+      const uuid = env.principal.kind === 'system' && typeof payload.record_uuid === 'string' ? payload.record_uuid : crypto.randomUUID();
+      const row = await delegateOf(env.db, model).create({ data: { ...data, record_uuid: uuid } }).catch(mapDbError(model));
+      const after = record(env.sudo(), model, row);
+      await runPostHooks({ ...ctx, after });
+      return record(env, model, row);
+    },
+  },
+  {
+    name: 'fw.read_one',
+    op: 'read',
+    mutates: false,
+    description: 'One record by id: { model, id, fields? }',
+    async handler(env, payload) {
+      const model = targetModel(env, payload, 'read');
+      if (typeof payload.id !== 'string') throw new BadRequest('payload.id must be a record id', undefined, 'INVALID_PAYLOAD');
+      const row = await delegateOf(env.db, model).findFirst({
+        where: { AND: [{ record_uuid: payload.id.toLowerCase() }, scopedWhere(env, model, 'read')] },
+        select: selectFor(model, payload.fields, env),
+      });
+      if (!row) throw new NotFound(`${model.key} ${payload.id} not found`, { model: model.key, id: payload.id }, 'RECORD_NOT_FOUND');
+      return record(env, model, row);
+    },
+  },
+  {
+    name: 'fw.search',
+    op: 'read',
+    mutates: false,
+    description: 'Records matching a domain: { model, domain?, order?, limit?, offset?, fields?, count? }',
+    async handler(env, payload) {
+      const model = targetModel(env, payload, 'read');
+      const where = scopedWhere(env, model, 'read', payload.domain);
+      const limit = pageNumber(payload.limit, 'limit');
+      const offset = pageNumber(payload.offset, 'offset') ?? 0;
+      const d = delegateOf(env.db, model);
+      const rows = await d.findMany({
+        where, orderBy: orderBy(model, payload.order, env), take: limit, skip: offset,
+        select: selectFor(model, payload.fields, env),
+      });
+      const items = rows.map((r) => record(env, model, r));
+      const total = payload.count ? await d.count({ where }) : undefined;
+      return { items, total, limit: limit ?? null, offset };
+    },
+  },
+  {
+    name: 'fw.count',
+    op: 'read',
+    mutates: false,
+    description: 'Number of records matching a domain: { model, domain? }',
+    async handler(env, payload) {
+      const model = targetModel(env, payload, 'read');
+      return { count: await delegateOf(env.db, model).count({ where: scopedWhere(env, model, 'read', payload.domain) }) };
+    },
+  },
+  {
+    name: 'fw.read_group',
+    op: 'read',
+    mutates: false,
+    description: 'Grouped counts and aggregates: { model, groupby, domain?, aggregates? }',
+    async handler(env, payload) {
+      const model = targetModel(env, payload, 'read');
+      return readGroup(env, model, payload, scopedWhere(env, model, 'read', payload.domain));
+    },
+  },
+  {
+    name: 'fw.update',
+    op: 'update',
+    description: 'Change fields of a record: { model, id, values, revision? }',
+    async handler(env, payload) {
+      const model = targetModel(env, payload, 'update');
+      const values = (payload.values ?? {}) as Record<string, unknown>;
+      toWriteData(model, values, 'update', { canWrite: (f) => canWriteField(model, f, env.principal) });
+      const row = await loadForWrite(env, model, payload.id, 'update');
+      const expected = checkRevision(payload);
+      if (expected !== undefined && expected !== row.revision) {
+        throw new StaleRevision(model.key, String(payload.id), expected, row.revision as number);
+      }
+      const before = record(env.sudo(), model, row);
+      const ctx = { env, model: model.key, op: 'update', payload: { ...values }, before };
+      await runPreHooks(ctx);
+      const data = toWriteData(model, ctx.payload, 'update', { allowReadonly: true });
+      // the revision in the WHERE makes the check-and-write atomic against concurrent writers
+      const updated = await delegateOf(env.db, model)
+        .update({ where: { dbid: row.dbid, revision: row.revision }, data: { ...data, revision: { increment: 1 } } })
+        .catch(mapDbError(model, { onMissing: () => new StaleRevision(model.key, String(payload.id), row.revision as number, null) }));
+      const after = record(env.sudo(), model, updated);
+      await runPostHooks({ ...ctx, after });
+      return record(env, model, updated);
+    },
+  },
+  {
+    name: 'fw.delete',
+    op: 'delete',
+    description: 'Delete a record: { model, id }',
+    async handler(env, payload) {
+      const model = targetModel(env, payload, 'delete');
+      const row = await loadForWrite(env, model, payload.id, 'delete');
+      const before = record(env.sudo(), model, row);
+      const ctx = { env, model: model.key, op: 'delete', payload: { ...payload }, before };
+      await runPreHooks(ctx);
+      await delegateOf(env.db, model).delete({ where: { dbid: row.dbid } }).catch(mapDbError(model, { op: 'delete' }));
+      await runPostHooks(ctx);
+      return { id: before.id, deleted: true };
+    },
+  },
+];

@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { LRUCache } from 'lru-cache';
+import type { RootDbClient } from '../env.js';
+import { BadRequest, NotFound } from '../errors.js';
+import type { DbProvider } from '../generate/prisma-schema.js';
+import {
+  applyPostgresMigrations, applySqliteMigrations, dropPostgresDatabase, ensurePostgresDatabase,
+  listPostgresDatabases, type StoredMigration,
+} from '../migrate/runner.js';
+import type { Settings } from '../settings.js';
+import { createClient } from './clients.js';
+
+/** Tenant keys are slugs: lowercase letters and digits, single hyphens inside. */
+const TENANT_RE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,39}$/;
+
+export function checkTenantKey(key: string): string {
+  if (!TENANT_RE.test(key)) {
+    throw new BadRequest(`invalid tenant "${key}": use 1–40 lowercase letters, digits and single inner hyphens`, { tenant: key }, 'INVALID_TENANT');
+  }
+  return key;
+}
+
+export interface TenantDatabasesOptions {
+  settings: Settings;
+  migrations: StoredMigration[];
+  /** Runs once per process each time a tenant database is opened (seeds new app versions). */
+  onOpen?: (tenant: string, client: RootDbClient) => Promise<void>;
+}
+
+/**
+ * One database per tenant: a SQLite file under DATA_DIR, or a database on the PostgreSQL server
+ * of DATABASE_URL. Opening a tenant creates it if needed and applies pending migrations, so a
+ * new tenant is usable on first request. Open clients are kept in a bounded LRU.
+ */
+export class TenantDatabases {
+  readonly provider: DbProvider;
+  private readonly settings: Settings;
+  private readonly migrations: StoredMigration[];
+  private readonly onOpen?: TenantDatabasesOptions['onOpen'];
+  private readonly opening = new Map<string, Promise<RootDbClient>>();
+  private readonly clients: LRUCache<string, RootDbClient>;
+
+  constructor(opts: TenantDatabasesOptions) {
+    this.settings = opts.settings;
+    this.provider = opts.settings.DATABASE_URL ? 'postgresql' : 'sqlite';
+    if (this.provider === 'postgresql' && !/^postgres(ql)?:\/\//.test(opts.settings.DATABASE_URL)) {
+      throw new BadRequest('DATABASE_URL must be a postgresql:// URL (or empty for embedded SQLite)');
+    }
+    this.migrations = opts.migrations;
+    this.onOpen = opts.onOpen;
+    this.clients = new LRUCache<string, RootDbClient>({
+      max: opts.settings.TENANT_CACHE_MAX,
+      // a request may still hold the client for a moment after eviction: close it a little later
+      dispose: (client, _tenant, reason) => {
+        if (reason === 'evict') setTimeout(() => void client.$disconnect(), 5_000).unref();
+      },
+    });
+  }
+
+  sqliteFile(tenant: string): string {
+    return path.join(this.settings.DATA_DIR, 'tenants', `${tenant}.db`);
+  }
+
+  pgDatabase(tenant: string): string {
+    return `${this.settings.PG_DATABASE_PREFIX}${tenant.replace(/-/g, '_')}`;
+  }
+
+  pgUrl(database: string): string {
+    const url = new URL(this.settings.DATABASE_URL);
+    url.pathname = `/${database}`;
+    return url.toString();
+  }
+
+  /** The tenant's client, creating and migrating its database on first use. */
+  async get(tenant: string): Promise<RootDbClient> {
+    const cached = this.clients.get(tenant);
+    if (cached) return cached;
+    let pending = this.opening.get(tenant);
+    if (!pending) {
+      pending = this.open(checkTenantKey(tenant)).finally(() => this.opening.delete(tenant));
+      this.opening.set(tenant, pending);
+    }
+    return pending;
+  }
+
+  private async open(tenant: string): Promise<RootDbClient> {
+    let client: RootDbClient;
+    if (this.provider === 'sqlite') {
+      const file = this.sqliteFile(tenant);
+      await applySqliteMigrations(file, this.migrations);
+      client = await createClient('sqlite', file, this.settings);
+    } else {
+      const db = this.pgDatabase(tenant);
+      await ensurePostgresDatabase(this.settings.DATABASE_URL, db);
+      await applyPostgresMigrations(this.pgUrl(db), this.migrations);
+      client = await createClient('postgresql', this.pgUrl(db), this.settings);
+    }
+    try {
+      await this.onOpen?.(tenant, client);
+    } catch (err) {
+      await client.$disconnect();
+      throw err;
+    }
+    this.clients.set(tenant, client);
+    return client;
+  }
+
+  /** Applies pending migrations to a tenant (the `fw migrate upgrade -t` path); returns names applied. */
+  async upgrade(tenant: string): Promise<string[]> {
+    checkTenantKey(tenant);
+    if (this.provider === 'sqlite') return applySqliteMigrations(this.sqliteFile(tenant), this.migrations);
+    const db = this.pgDatabase(tenant);
+    await ensurePostgresDatabase(this.settings.DATABASE_URL, db);
+    return applyPostgresMigrations(this.pgUrl(db), this.migrations);
+  }
+
+  async exists(tenant: string): Promise<boolean> {
+    return (await this.list()).includes(tenant);
+  }
+
+  async list(): Promise<string[]> {
+    if (this.provider === 'sqlite') {
+      const dir = path.join(this.settings.DATA_DIR, 'tenants');
+      if (!fs.existsSync(dir)) return [];
+      return fs.readdirSync(dir).filter((f) => f.endsWith('.db')).map((f) => f.slice(0, -3)).sort();
+    }
+    const prefix = this.settings.PG_DATABASE_PREFIX;
+    return (await listPostgresDatabases(this.settings.DATABASE_URL, prefix))
+      .map((d) => d.slice(prefix.length).replace(/_/g, '-'))
+      .sort();
+  }
+
+  /** Open clients right now, for sweeps that should not open every tenant. */
+  openTenants(): string[] {
+    return [...this.clients.keys()];
+  }
+
+  async drop(tenant: string): Promise<void> {
+    checkTenantKey(tenant);
+    const client = this.clients.get(tenant);
+    if (client) {
+      this.clients.delete(tenant);
+      await client.$disconnect();
+    }
+    if (this.provider === 'sqlite') {
+      const file = this.sqliteFile(tenant);
+      if (!fs.existsSync(file)) throw new NotFound(`tenant ${tenant} does not exist`);
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+    } else {
+      await dropPostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(all.map((c) => c.$disconnect()));
+  }
+}

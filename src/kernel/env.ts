@@ -1,0 +1,72 @@
+import type { Registry } from './registry/registry.js';
+import type { Settings } from './settings.js';
+
+/** Who is running a command. `system` bypasses access control (seeds, CLI, the event worker). */
+export interface Principal {
+  kind: 'user' | 'system';
+  user_id: string | null;
+  tenant_id: string;
+  role: string;
+  organization_id?: string | null;
+  /** Session id of the access token, when the principal came from one. */
+  sid?: string;
+}
+
+export function systemPrincipal(tenant: string): Principal {
+  return { kind: 'system', user_id: null, tenant_id: tenant, role: 'system', organization_id: null };
+}
+
+/** An event as handlers see it; `payload` and `tenant_id` are the spec's envelope. */
+export interface FwEvent {
+  id: string;
+  name: string;
+  payload: Record<string, unknown>;
+  tenant_id: string;
+  emitted_at: string;
+  /** Command that caused it, for tracing. */
+  source?: string;
+}
+
+/**
+ * A Prisma model delegate as the kernel uses it. Models are declared at run time, so the kernel
+ * reaches delegates by their registry name; the generated clients carry the precise types.
+ */
+export interface Delegate {
+  findMany(args: object): Promise<Record<string, unknown>[]>;
+  findFirst(args: object): Promise<Record<string, unknown> | null>;
+  findUnique(args: object): Promise<Record<string, unknown> | null>;
+  count(args: object): Promise<number>;
+  create(args: object): Promise<Record<string, unknown>>;
+  update(args: object): Promise<Record<string, unknown>>;
+  updateMany(args: object): Promise<{ count: number }>;
+  delete(args: object): Promise<Record<string, unknown>>;
+  deleteMany(args: object): Promise<{ count: number }>;
+  groupBy(args: object): Promise<Record<string, unknown>[]>;
+}
+
+export interface DbClient {
+  $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): Promise<T>;
+  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): Promise<number>;
+}
+
+export interface RootDbClient extends DbClient {
+  $transaction<T>(fn: (tx: DbClient) => Promise<T>, options?: { maxWait?: number; timeout?: number }): Promise<T>;
+  $disconnect(): Promise<void>;
+}
+
+/** What every command handler and hook receives. */
+export interface Env {
+  readonly principal: Principal;
+  readonly tenant: string;
+  readonly registry: Registry;
+  readonly settings: Settings;
+  /** The transaction the command runs in. */
+  readonly db: DbClient;
+  readonly provider: 'sqlite' | 'postgresql';
+  /** Run another command inside the same transaction (its own access checks and hooks apply). */
+  dispatch<T = unknown>(command: string, payload?: Record<string, unknown>): Promise<T>;
+  /** Queue an event; it is written to the outbox in this transaction and delivered after commit. */
+  emit(name: string, payload: Record<string, unknown>): void;
+  /** The same transaction as the system principal (access control off). */
+  sudo(): Env;
+}

@@ -1,0 +1,124 @@
+/**
+ * Every error we raise on purpose is an FwError with a stable `code` and an HTTP status.
+ * REST and GraphQL map errors here and only here (`toErrorBody`); anything else is masked as
+ * INTERNAL_ERROR so stack traces and driver messages never reach clients.
+ */
+export class FwError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: string, status: number, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.status = status;
+    this.details = details;
+  }
+}
+
+export class BadRequest extends FwError {
+  constructor(message: string, details?: Record<string, unknown>, code = 'BAD_REQUEST') {
+    super(code, 400, message, details);
+  }
+}
+
+export class ValidationError extends FwError {
+  constructor(message: string, details?: Record<string, unknown>, code = 'VALIDATION_FAILED') {
+    super(code, 422, message, details);
+  }
+}
+
+export class NotFound extends FwError {
+  constructor(message: string, details?: Record<string, unknown>, code = 'NOT_FOUND') {
+    super(code, 404, message, details);
+  }
+}
+
+export class Conflict extends FwError {
+  constructor(message: string, details?: Record<string, unknown>, code = 'CONFLICT') {
+    super(code, 409, message, details);
+  }
+}
+
+export class StaleRevision extends Conflict {
+  constructor(model: string, id: string, expected: number, actual: number | null) {
+    super(`${model} ${id} was changed by someone else (${actual === null ? 'concurrently' : `now at revision ${actual}`}; you had revision ${expected})`,
+      { model, id, expected, actual }, 'STALE_REVISION');
+  }
+}
+
+export class UniqueViolation extends Conflict {
+  constructor(model: string, fields: string[]) {
+    super(`${model}: a record with the same ${fields.join(', ')} already exists`, { model, fields }, 'UNIQUE_VIOLATION');
+  }
+}
+
+export class AuthenticationRequired extends FwError {
+  constructor(message = 'Authentication required', code = 'UNAUTHENTICATED') {
+    super(code, 401, message);
+  }
+}
+
+export class AuthenticationFailed extends FwError {
+  constructor(message = 'Invalid email or password') {
+    super('AUTHENTICATION_FAILED', 401, message);
+  }
+}
+
+export class TokenError extends FwError {
+  constructor(code: string, message: string) {
+    super(code, 401, message);
+  }
+}
+
+export class ExpiredTokenError extends TokenError {
+  constructor(message = 'Token expired') {
+    super('TOKEN_EXPIRED', message);
+  }
+}
+
+export class InvalidTokenError extends TokenError {
+  constructor(message = 'Invalid token') {
+    super('TOKEN_INVALID', message);
+  }
+}
+
+export class AccessDenied extends FwError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('ACCESS_DENIED', 403, message, details);
+  }
+}
+
+export class PayloadTooLarge extends FwError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('PAYLOAD_TOO_LARGE', 413, message, details);
+  }
+}
+
+export class Throttled extends FwError {
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super('THROTTLED', 429, message, { retry_after_seconds: retryAfterSeconds });
+  }
+}
+
+/** A declaration, manifest or module configuration that cannot boot. Raised at start-up only. */
+export class BootError extends FwError {
+  constructor(message: string, details?: Record<string, unknown>, code = 'BOOT_ERROR') {
+    super(code, 500, message, details);
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** The single mapping from a thrown value to what a client sees. */
+export function toErrorBody(err: unknown): { status: number; body: ErrorBody } {
+  if (err instanceof FwError) {
+    const body: ErrorBody = { error: { code: err.code, message: err.message } };
+    if (err.details) body.error.details = err.details;
+    return { status: err.status, body };
+  }
+  return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } } };
+}

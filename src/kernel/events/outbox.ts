@@ -1,0 +1,109 @@
+import crypto from 'node:crypto';
+import type { EventHandlerDecl } from '../app.js';
+import { delegateOf } from '../data/delegate.js';
+import type { DbClient } from '../env.js';
+import type { Registry } from '../registry/registry.js';
+import type { EmittedEvent } from '../bus/pipeline.js';
+
+export interface Delivery {
+  dbid: number;
+  event_uuid: string;
+  name: string;
+  handler: string;
+  tenant_id: string;
+  payload: Record<string, unknown>;
+  source: string | null;
+  attempts: number;
+  emitted_at: Date;
+}
+
+const matches = (h: EventHandlerDecl, payload: Record<string, unknown>) =>
+  !h.filter || Object.entries(h.filter).every(([k, v]) => payload[k] === v);
+
+/**
+ * Writes one outbox row per (event, matching handler) in the caller's transaction, so an event
+ * exists exactly when the change that emitted it committed. Returns how many were written.
+ */
+export async function writeOutbox(db: DbClient, registry: Registry, tenant: string, events: EmittedEvent[]): Promise<number> {
+  const rows: Record<string, unknown>[] = [];
+  for (const e of events) {
+    const eventUuid = crypto.randomUUID();
+    for (const h of registry.handlersFor(e.name)) {
+      if (!matches(h, e.payload)) continue;
+      rows.push({
+        record_uuid: crypto.randomUUID(), event_uuid: eventUuid, name: e.name, handler: h.id,
+        tenant_id: tenant, payload: e.payload, source: e.source,
+      });
+    }
+  }
+  if (!rows.length) return 0;
+  const outbox = delegateOf(db, registry.model('ir.event'));
+  // createMany keeps the write to one statement; ids (dbid) keep emission order
+  await (outbox as unknown as { createMany(a: object): Promise<unknown> }).createMany({ data: rows });
+  return rows.length;
+}
+
+const LEASE_MS = 60_000;
+
+/**
+ * Claims due deliveries for this worker. PostgreSQL: `FOR UPDATE SKIP LOCKED`, so several
+ * server processes never take the same row. SQLite: one process owns a tenant file and the
+ * worker drains a tenant from one loop at a time, so reading then marking the rows is enough.
+ * A claim is a lease: rows of a worker that died become due again when it expires.
+ */
+export async function claimDue(db: DbClient & { $transaction?: unknown }, provider: 'sqlite' | 'postgresql', registry: Registry, batch: number): Promise<Delivery[]> {
+  const now = new Date();
+  const lease = new Date(now.getTime() + LEASE_MS);
+  if (provider === 'postgresql') {
+    return db.$queryRaw<Delivery[]>`
+      UPDATE ir_event SET status = 'processing', locked_until = ${lease}, updated_at_utc = ${now}
+      WHERE dbid IN (
+        SELECT dbid FROM ir_event
+        WHERE (status = 'pending' AND available_at <= ${now})
+           OR (status = 'processing' AND locked_until < ${now})
+        ORDER BY dbid
+        LIMIT ${batch}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING dbid, event_uuid::text AS event_uuid, name, handler, tenant_id, payload, source, attempts, emitted_at`
+      .then((rows) => rows.sort((a, b) => a.dbid - b.dbid));
+  }
+  const outbox = delegateOf(db, registry.model('ir.event'));
+  const rows = await outbox.findMany({
+    where: {
+      OR: [
+        { status: 'pending', available_at: { lte: now } },
+        { status: 'processing', locked_until: { lt: now } },
+      ],
+    },
+    orderBy: { dbid: 'asc' },
+    take: batch,
+  });
+  if (!rows.length) return [];
+  await outbox.updateMany({ where: { dbid: { in: rows.map((r) => r.dbid) } }, data: { status: 'processing', locked_until: lease } });
+  return rows as unknown as Delivery[];
+}
+
+export async function markDone(db: DbClient, registry: Registry, d: Delivery): Promise<void> {
+  await delegateOf(db, registry.model('ir.event')).update({
+    where: { dbid: d.dbid },
+    data: { status: 'done', delivered_at: new Date(), attempts: d.attempts + 1, locked_until: null, last_error: null },
+  });
+}
+
+/** Backoff doubles from EVENT_RETRY_BASE_MS; past max attempts the delivery is parked as dead. */
+export async function markFailed(db: DbClient, registry: Registry, d: Delivery, err: unknown, opts: { maxAttempts: number; baseMs: number }): Promise<'retry' | 'dead'> {
+  const attempts = d.attempts + 1;
+  const dead = attempts >= opts.maxAttempts;
+  const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  await delegateOf(db, registry.model('ir.event')).update({
+    where: { dbid: d.dbid },
+    data: {
+      status: dead ? 'dead' : 'pending',
+      attempts,
+      locked_until: null,
+      last_error: message.slice(0, 4000),
+      available_at: new Date(Date.now() + opts.baseMs * 2 ** (attempts - 1)),
+    },
+  });
+  return dead ? 'dead' : 'retry';
+}

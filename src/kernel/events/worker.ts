@@ -1,0 +1,94 @@
+import type { FwEvent, RootDbClient } from '../env.js';
+import type { Registry } from '../registry/registry.js';
+import type { Settings } from '../settings.js';
+import { claimDue, markDone, markFailed, type Delivery } from './outbox.js';
+
+export interface WorkerHost {
+  registry: Registry;
+  settings: Settings;
+  provider: 'sqlite' | 'postgresql';
+  client(tenant: string): Promise<RootDbClient>;
+  openTenants(): string[];
+  /** Runs a handler as the system principal of the tenant; events it emits are written on success. */
+  deliver(tenant: string, event: FwEvent, handler: (env: import('../env.js').Env, e: FwEvent) => Promise<void>): Promise<void>;
+  log(level: 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void;
+}
+
+/**
+ * Drains the outbox asynchronously. A commit that wrote events kicks its tenant at once; a
+ * timer sweeps open tenants for retries that became due and for leases that expired.
+ * Deliveries of one tenant run one at a time in emission order.
+ */
+export class EventWorker {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(private readonly host: WorkerHost) {}
+
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => {
+      for (const t of this.host.openTenants()) this.kick(t);
+    }, this.host.settings.EVENT_POLL_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  kick(tenant: string): void {
+    if (this.stopped) return;
+    if (this.running.has(tenant)) {
+      this.again.add(tenant);
+      return;
+    }
+    const run = this.drain(tenant)
+      .catch((err) => this.host.log('error', 'event worker failed', { tenant, err: String(err) }))
+      .finally(() => {
+        this.running.delete(tenant);
+        if (this.again.delete(tenant)) this.kick(tenant);
+      });
+    this.running.set(tenant, run);
+  }
+
+  /** Delivers every due event of a tenant; resolves when none is left (tests and the CLI wait on it). */
+  async drain(tenant: string): Promise<number> {
+    const { registry, settings, provider } = this.host;
+    const db = await this.host.client(tenant);
+    let delivered = 0;
+    for (;;) {
+      const batch = await claimDue(db, provider, registry, 20);
+      if (!batch.length) return delivered;
+      for (const d of batch) {
+        if (this.stopped) return delivered;
+        await this.deliverOne(tenant, db, d, settings);
+        delivered++;
+      }
+    }
+  }
+
+  private async deliverOne(tenant: string, db: RootDbClient, d: Delivery, settings: Settings): Promise<void> {
+    const { registry } = this.host;
+    const handler = registry.handlersById.get(d.handler);
+    const event: FwEvent = {
+      id: d.event_uuid, name: d.name, payload: d.payload, tenant_id: d.tenant_id,
+      emitted_at: new Date(d.emitted_at).toISOString(), source: d.source ?? undefined,
+    };
+    try {
+      if (!handler) throw new Error(`no handler "${d.handler}" is registered (app not active?)`);
+      await this.host.deliver(tenant, event, handler.handler);
+      await markDone(db, registry, d);
+    } catch (err) {
+      const outcome = await markFailed(db, registry, d, err, {
+        maxAttempts: handler?.max_attempts ?? settings.EVENT_MAX_ATTEMPTS,
+        baseMs: settings.EVENT_RETRY_BASE_MS,
+      });
+      this.host.log(outcome === 'dead' ? 'error' : 'warn', `event ${d.name} → ${d.handler} failed (${outcome})`, { tenant, err: String(err) });
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ProjectLayout } from '../modules/loader.js';
+import type { Registry } from '../registry/registry.js';
+import { printPrismaSchema, type DbProvider } from './prisma-schema.js';
+
+export const PROVIDERS: DbProvider[] = ['sqlite', 'postgresql'];
+
+export const prismaSchemaPath = (layout: ProjectLayout, provider: DbProvider): string =>
+  path.join(layout.root, 'prisma', provider, 'schema.prisma');
+
+export function printSchemaFor(registry: Registry, provider: DbProvider): string {
+  return printPrismaSchema(registry.models.values(), { provider, clientOutput: `../../generated/prisma/${provider}` });
+}
+
+/** Writes `prisma/<provider>/schema.prisma` for both providers; returns the files that changed. */
+export function writePrismaSchemas(layout: ProjectLayout, registry: Registry): string[] {
+  const changed: string[] = [];
+  for (const provider of PROVIDERS) {
+    const file = prismaSchemaPath(layout, provider);
+    const text = printSchemaFor(registry, provider);
+    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) continue;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+    changed.push(file);
+  }
+  return changed;
+}
+
+/**
+ * Runs `prisma generate` for both schemas. The CLI insists on locating its native schema engine
+ * even though generation does not use it, and cannot download one offline; any existing file
+ * satisfies the check (see shared/notes/stack-facts.md).
+ */
+export function generatePrismaClients(layout: ProjectLayout): void {
+  const bin = path.join(layout.root, 'node_modules/.bin/prisma');
+  for (const provider of PROVIDERS) {
+    execFileSync(bin, ['generate', '--schema', prismaSchemaPath(layout, provider)], {
+      cwd: layout.root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+    });
+  }
+}

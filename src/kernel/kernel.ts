@@ -1,0 +1,139 @@
+import crypto from 'node:crypto';
+import { crudCommands } from './commands/crud.js';
+import { makeEnv, newSink, runCommand, type EnvCore, type RecordChange, type Sink } from './bus/pipeline.js';
+import { TenantDatabases } from './db/tenants.js';
+import { systemPrincipal, type DbClient, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
+import { writeOutbox } from './events/outbox.js';
+import { EventWorker } from './events/worker.js';
+import { kernelApp } from './kernel-app.js';
+import { readStoredMigrations } from './migrate/store.js';
+import { loadActiveApps, projectLayout, type ProjectLayout } from './modules/loader.js';
+import { delegateOf } from './data/delegate.js';
+import { Registry, type LoadedApp } from './registry/registry.js';
+import { loadSettings, type Settings } from './settings.js';
+
+export interface KernelOptions {
+  settings?: Settings;
+  layout?: ProjectLayout;
+  /** Start the event worker (default: the EVENT_WORKER setting). */
+  worker?: boolean;
+  log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => void;
+}
+
+/** Builds the registry every layer reads: the kernel's own models and commands, then the apps. */
+export function createRegistry(apps: LoadedApp[]): Registry {
+  return new Registry([kernelApp(), ...apps], crudCommands);
+}
+
+const TX_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
+
+/**
+ * The booted platform: registry, tenant databases, command bus and event worker. HTTP, GraphQL,
+ * the CLI and the AI bridge all go through `dispatch`.
+ */
+export class Kernel implements EnvCore {
+  readonly registry: Registry;
+  readonly settings: Settings;
+  readonly layout: ProjectLayout;
+  readonly tenants: TenantDatabases;
+  readonly worker: EventWorker;
+  readonly provider: 'sqlite' | 'postgresql';
+  private readonly changeListeners = new Set<(tenant: string, changes: RecordChange[]) => void>();
+  private readonly logFn: NonNullable<KernelOptions['log']>;
+
+  private constructor(registry: Registry, settings: Settings, layout: ProjectLayout, opts: KernelOptions) {
+    this.registry = registry;
+    this.settings = settings;
+    this.layout = layout;
+    this.logFn = opts.log ?? ((level, msg, extra) => console[level === 'info' ? 'log' : level](`[fw] ${msg}`, extra ?? ''));
+    this.tenants = new TenantDatabases({
+      settings,
+      migrations: readStoredMigrations(layout, settings.DATABASE_URL ? 'postgresql' : 'sqlite'),
+      onOpen: (tenant, client) => this.initialiseTenant(tenant, client),
+    });
+    this.provider = this.tenants.provider;
+    this.worker = new EventWorker({
+      registry, settings, provider: this.provider,
+      client: (t) => this.tenants.get(t),
+      openTenants: () => this.tenants.openTenants(),
+      deliver: (tenant, event, handler) => this.deliverEvent(tenant, event, handler),
+      log: (level, msg, extra) => this.logFn(level, msg, extra),
+    });
+  }
+
+  static async boot(opts: KernelOptions = {}): Promise<Kernel> {
+    const settings = opts.settings ?? loadSettings();
+    const layout = opts.layout ?? projectLayout();
+    const registry = createRegistry(await loadActiveApps(layout, settings));
+    const kernel = new Kernel(registry, settings, layout, opts);
+    if (opts.worker ?? settings.EVENT_WORKER) kernel.worker.start();
+    return kernel;
+  }
+
+  log(level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void {
+    this.logFn(level, msg, extra);
+  }
+
+  /** Runs one command for a principal: its own transaction, outbox write, then notifications. */
+  async dispatch<T = unknown>(command: string, payload: Record<string, unknown>, principal: Principal): Promise<T> {
+    const client = await this.tenants.get(principal.tenant_id);
+    const cmd = this.registry.command(command);
+    return this.execute(client, principal, (env, sink) => runCommand(env, sink, command, payload), cmd.mutates) as Promise<T>;
+  }
+
+  /** Runs `fn` with an env on `client`: in a transaction when it writes, with events and change notices handled. */
+  async execute<T>(client: RootDbClient, principal: Principal, fn: (env: Env, sink: Sink) => Promise<T>, write = true): Promise<T> {
+    const sink = newSink();
+    const tenant = principal.tenant_id;
+    let result: T;
+    let wrote = 0;
+    if (write) {
+      result = await client.$transaction(async (tx) => {
+        const r = await fn(makeEnv(this, tx, principal, sink), sink);
+        wrote = await writeOutbox(tx, this.registry, tenant, sink.events);
+        return r;
+      }, TX_OPTIONS);
+    } else {
+      result = await fn(makeEnv(this, client, principal, sink), sink);
+      if (sink.events.length) wrote = await writeOutbox(client, this.registry, tenant, sink.events);
+    }
+    if (wrote) this.worker.kick(tenant);
+    if (sink.changes.length) for (const l of this.changeListeners) l(tenant, sink.changes);
+    return result;
+  }
+
+  /** Record changes after commit (subscriptions listen here). */
+  onChange(listener: (tenant: string, changes: RecordChange[]) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private async deliverEvent(tenant: string, event: FwEvent, handler: (env: Env, e: FwEvent) => Promise<void>): Promise<void> {
+    const client = await this.tenants.get(tenant);
+    await this.execute(client, systemPrincipal(tenant), (env) => handler(env, event));
+  }
+
+  /** Seeds every active app whose version this tenant has not initialised yet, in load order. */
+  private async initialiseTenant(tenant: string, client: RootDbClient): Promise<void> {
+    const modules = delegateOf(client as DbClient, this.registry.model('ir.module'));
+    const installed = new Map((await modules.findMany({})).map((r) => [r.name as string, r.version as string]));
+    for (const app of this.registry.apps) {
+      const version = app.manifest.version;
+      if (installed.get(app.name) === version) continue;
+      await this.execute(client, systemPrincipal(tenant), async (env) => {
+        await app.module.seed?.(env);
+        const m = delegateOf(env.db, this.registry.model('ir.module'));
+        if (installed.has(app.name)) {
+          await m.update({ where: { name: app.name }, data: { version, seeded_at: new Date() } });
+        } else {
+          await m.create({ data: { record_uuid: crypto.randomUUID(), name: app.name, version } });
+        }
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.worker.stop();
+    await this.tenants.close();
+  }
+}

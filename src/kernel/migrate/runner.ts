@@ -1,0 +1,312 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { Client, DatabaseError, escapeIdentifier } from 'pg';
+
+export interface StoredMigration {
+  /** Sorts (by code unit) in apply order. */
+  name: string;
+  sql: string;
+  /** sha256 hex of `sql`. */
+  checksum: string;
+}
+
+const MIGRATIONS_TABLE = '_fw_migrations';
+
+/**
+ * Serialises concurrent upgrades of one tenant. Advisory locks are scoped to the current
+ * database, so tenants never wait on each other even though the key is shared.
+ */
+const PG_MIGRATION_LOCK_KEY = 4_611_720_231_055_873n; // arbitrary, only needs to be stable
+
+const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+
+const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Database names end up in DDL that cannot take bind parameters, so only plain identifiers pass. */
+function assertDatabaseName(dbName: string): void {
+  if (!DATABASE_NAME.test(dbName)) {
+    throw new Error(
+      `Invalid database name ${JSON.stringify(dbName)}: expected lowercase letters, digits and '_', ` +
+        'not starting with a digit, at most 63 characters',
+    );
+  }
+}
+
+/**
+ * Sorted copy of the list. A duplicate name or a checksum that does not match its SQL means the
+ * stored migrations themselves are broken, which must stop the run before anything is applied.
+ */
+function prepareMigrations(migrations: StoredMigration[]): StoredMigration[] {
+  const ordered = [...migrations].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (let i = 0; i < ordered.length; i++) {
+    const m = ordered[i];
+    if (i > 0 && ordered[i - 1].name === m.name) throw new Error(`Duplicate migration name "${m.name}"`);
+    if (sha256Hex(m.sql) !== m.checksum) {
+      throw new Error(`Migration "${m.name}": stored checksum does not match its SQL (corrupted migration store?)`);
+    }
+  }
+  return ordered;
+}
+
+function checksumMismatch(name: string, applied: string, stored: string): Error {
+  return new Error(
+    `Migration "${name}" was already applied with checksum ${applied}, but the stored migration now has ` +
+      `checksum ${stored}; applied migrations must never change (write a new migration instead)`,
+  );
+}
+
+function assertAppliedChecksums(ordered: StoredMigration[], applied: Map<string, string>): void {
+  for (const m of ordered) {
+    const recorded = applied.get(m.name);
+    if (recorded !== undefined && recorded !== m.checksum) throw checksumMismatch(m.name, recorded, m.checksum);
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function migrationFailed(name: string, error: unknown): Error {
+  return new Error(`Migration "${name}" failed and was rolled back: ${errorMessage(error)}`, { cause: error });
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQLite
+
+/** Matches the engine's `PRAGMA foreign_keys=OFF;` that opens every table-rebuild migration. */
+const SQLITE_FK_OFF = /^\s*PRAGMA\s+foreign_keys\s*=\s*(?:OFF|0|FALSE|NO)\s*;?\s*$/im;
+
+/**
+ * Foreign-key pragmas are no-ops inside a transaction, and leaving them in would suggest they
+ * work; the runner applies their intent around the transaction instead.
+ */
+const SQLITE_FK_PRAGMA_LINE = /^\s*PRAGMA\s+(?:defer_)?foreign_keys\s*=\s*\w+\s*;?\s*$/gim;
+
+interface ForeignKeyViolation {
+  table: string;
+  rowid: number | null;
+  parent: string;
+  fkid: number;
+}
+
+function describeViolations(violations: ForeignKeyViolation[]): string {
+  const byTable = new Map<string, number>();
+  for (const v of violations) {
+    const key = `${v.table} -> ${v.parent}`;
+    byTable.set(key, (byTable.get(key) ?? 0) + 1);
+  }
+  return [...byTable].map(([key, count]) => `${key} (${count} row${count === 1 ? '' : 's'})`).join(', ');
+}
+
+function applyOneSqlite(db: Database.Database, m: StoredMigration): boolean {
+  const disablesForeignKeys = SQLITE_FK_OFF.test(m.sql);
+  const sql = m.sql.replace(SQLITE_FK_PRAGMA_LINE, '');
+
+  const apply = db.transaction((): boolean => {
+    // Re-read under the write lock: another process may have applied it since we last looked.
+    const row = db.prepare(`SELECT checksum FROM ${MIGRATIONS_TABLE} WHERE name = ?`).get(m.name) as
+      | { checksum: string }
+      | undefined;
+    if (row) {
+      if (row.checksum !== m.checksum) throw checksumMismatch(m.name, row.checksum, m.checksum);
+      return false;
+    }
+    try {
+      db.exec(sql);
+      if (disablesForeignKeys) {
+        // With enforcement off nothing stopped the rebuild from orphaning rows; check before COMMIT.
+        const violations = db.pragma('foreign_key_check') as ForeignKeyViolation[];
+        if (violations.length > 0) {
+          throw new Error(`PRAGMA foreign_key_check reports violations: ${describeViolations(violations)}`);
+        }
+      }
+    } catch (error) {
+      throw migrationFailed(m.name, error);
+    }
+    db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (?, ?, ?)`).run(
+      m.name,
+      m.checksum,
+      new Date().toISOString(),
+    );
+    return true;
+  });
+
+  // Must happen outside the transaction, where SQLite honours it.
+  if (disablesForeignKeys) db.pragma('foreign_keys = OFF');
+  try {
+    // IMMEDIATE takes the write lock up front, so the re-check above cannot race another writer.
+    return apply.immediate();
+  } finally {
+    if (disablesForeignKeys) db.pragma('foreign_keys = ON');
+  }
+}
+
+/** Applies the not yet applied migrations to one SQLite file; returns the names applied now. */
+export async function applySqliteMigrations(dbFile: string, migrations: StoredMigration[]): Promise<string[]> {
+  const ordered = prepareMigrations(migrations);
+  mkdirSync(dirname(dbFile), { recursive: true });
+  const db = new Database(dbFile);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    // Hand-written data migrations must not be able to orphan rows either.
+    db.pragma('foreign_keys = ON');
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
+        name TEXT PRIMARY KEY,
+        checksum TEXT NOT NULL,
+        applied_at TEXT NOT NULL
+      )`,
+    );
+    const rows = db.prepare(`SELECT name, checksum FROM ${MIGRATIONS_TABLE}`).all() as {
+      name: string;
+      checksum: string;
+    }[];
+    // Refuse before applying anything, so an edited history never leaves a half-upgraded tenant.
+    assertAppliedChecksums(ordered, new Map(rows.map((r) => [r.name, r.checksum])));
+
+    const appliedNow: string[] = [];
+    for (const m of ordered) {
+      if (applyOneSqlite(db, m)) appliedNow.push(m.name);
+    }
+    return appliedNow;
+  } finally {
+    db.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+async function withClient<T>(connectionString: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString });
+  // Without a listener, a connection dropped by the server while idle (e.g. DROP DATABASE ...
+  // WITH (FORCE) from elsewhere) would crash the process; pending queries still reject.
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs fn in a transaction holding the tenant's migration lock; rolls back if fn throws. */
+async function inLockedTransaction<T>(client: Client, fn: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(${PG_MIGRATION_LOCK_KEY})`);
+    // Inside the lock, so concurrent first runs do not race on creating the table.
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
+        name TEXT PRIMARY KEY,
+        checksum TEXT NOT NULL,
+        applied_at TIMESTAMPTZ NOT NULL
+      )`,
+    );
+    const result = await fn();
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    // A broken connection cannot roll back; the server discards the transaction anyway.
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+async function appliedChecksums(client: Client): Promise<Map<string, string>> {
+  const { rows } = await client.query<{ name: string; checksum: string }>(
+    `SELECT name, checksum FROM ${MIGRATIONS_TABLE}`,
+  );
+  return new Map(rows.map((r) => [r.name, r.checksum]));
+}
+
+/** Applies the not yet applied migrations to one PostgreSQL database; returns the names applied now. */
+export async function applyPostgresMigrations(connectionString: string, migrations: StoredMigration[]): Promise<string[]> {
+  const ordered = prepareMigrations(migrations);
+  return withClient(connectionString, async (client) => {
+    const applied = await inLockedTransaction(client, () => appliedChecksums(client));
+    // Refuse before applying anything, so an edited history never leaves a half-upgraded tenant.
+    assertAppliedChecksums(ordered, applied);
+
+    const appliedNow: string[] = [];
+    for (const m of ordered) {
+      if (applied.has(m.name)) continue;
+      const didApply = await inLockedTransaction(client, async () => {
+        // Re-read under the lock: a concurrent run may have applied it while we waited.
+        const current = await client.query<{ checksum: string }>(
+          `SELECT checksum FROM ${MIGRATIONS_TABLE} WHERE name = $1`,
+          [m.name],
+        );
+        const recorded = current.rows[0]?.checksum;
+        if (recorded !== undefined) {
+          if (recorded !== m.checksum) throw checksumMismatch(m.name, recorded, m.checksum);
+          return false;
+        }
+        try {
+          // No bind values: sent as a simple query, which may hold several statements.
+          await client.query(m.sql);
+        } catch (error) {
+          throw migrationFailed(m.name, error);
+        }
+        await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES ($1, $2, now())`, [
+          m.name,
+          m.checksum,
+        ]);
+        return true;
+      });
+      if (didApply) appliedNow.push(m.name);
+    }
+    return appliedNow;
+  });
+}
+
+/** CREATE DATABASE if missing; true if this call created it. Safe under concurrent callers. */
+export async function ensurePostgresDatabase(serverUrl: string, dbName: string): Promise<boolean> {
+  assertDatabaseName(dbName);
+  return withClient(serverUrl, async (client) => {
+    const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName]);
+    if ((existing.rowCount ?? 0) > 0) return false;
+    try {
+      await client.query(`CREATE DATABASE ${escapeIdentifier(dbName)}`);
+      return true;
+    } catch (error) {
+      // A concurrent caller won the race between our check and CREATE. PostgreSQL reports 42P04
+      // duplicate_database only if the other CREATE committed before ours started; truly
+      // concurrent ones (measured on PG 15) collide on pg_database's unique index instead.
+      if (
+        error instanceof DatabaseError &&
+        (error.code === '42P04' || (error.code === '23505' && error.constraint === 'pg_database_datname_index'))
+      ) {
+        return false;
+      }
+      throw error;
+    }
+  });
+}
+
+/** Drops the database, disconnecting its sessions (for tests and tenant removal). */
+export async function dropPostgresDatabase(serverUrl: string, dbName: string): Promise<void> {
+  assertDatabaseName(dbName);
+  await withClient(serverUrl, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(dbName)} WITH (FORCE)`);
+  });
+}
+
+/** Names of the (non-template) databases starting with `prefix`, sorted. */
+export async function listPostgresDatabases(serverUrl: string, prefix: string): Promise<string[]> {
+  return withClient(serverUrl, async (client) => {
+    // starts_with rather than LIKE: '_' is a LIKE wildcard and common in our prefixes.
+    const { rows } = await client.query<{ datname: string }>(
+      'SELECT datname FROM pg_database WHERE NOT datistemplate AND starts_with(datname, $1) ORDER BY datname',
+      [prefix],
+    );
+    return rows.map((r) => r.datname);
+  });
+}

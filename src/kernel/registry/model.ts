@@ -1,0 +1,209 @@
+import type { AccessDecl, FieldDecl, FieldType, ModelDecl, OnDelete } from '../declare.js';
+import { BootError } from '../errors.js';
+import { modelNames, type ModelNames } from './names.js';
+
+/** A field after normalisation: every option filled, so no layer re-derives defaults. */
+export interface ResolvedField {
+  name: string;
+  type: FieldType;
+  description: string;
+  required: boolean;
+  unique: boolean;
+  readonly: boolean;
+  private: boolean;
+  index: boolean;
+  /** Automatic field every model has (dbid, record_uuid, …). */
+  auto: boolean;
+  /** Has a database column (everything but one2many). */
+  stored: boolean;
+  /** NOT NULL in the database: required or defaulted. */
+  notNull: boolean;
+  size?: number;
+  values?: readonly string[];
+  target?: string;
+  onDelete?: OnDelete;
+  inverse?: string;
+  default?: unknown;
+  min?: number;
+  max?: number;
+}
+
+export interface ResolvedOrder { field: string; direction: 'asc' | 'desc' }
+
+export interface ResolvedModel {
+  key: string;
+  app: string;
+  description: string;
+  recordName: string;
+  defaultOrder: ResolvedOrder[];
+  nameSearchFields: string[];
+  fields: ReadonlyMap<string, ResolvedField>;
+  uniqueTogether: string[][];
+  access: Required<AccessDecl>;
+  names: ModelNames;
+}
+
+export const AUTO_FIELDS = ['dbid', 'record_uuid', 'created_at_utc', 'updated_at_utc', 'revision'] as const;
+const RESERVED = new Set<string>([...AUTO_FIELDS, 'id']);
+const KEY_RE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+const FIELD_RE = /^[a-z][a-z0-9_]*$/;
+
+function autoFields(): ResolvedField[] {
+  const base = { required: true, readonly: true, private: false, index: false, auto: true, stored: true, notNull: true };
+  return [
+    { ...base, name: 'dbid', type: 'integer', description: 'Database id', unique: true },
+    { ...base, name: 'record_uuid', type: 'uuid', description: 'Record id', unique: true },
+    { ...base, name: 'created_at_utc', type: 'datetime', description: 'Created at (UTC)', unique: false },
+    { ...base, name: 'updated_at_utc', type: 'datetime', description: 'Updated at (UTC)', unique: false },
+    { ...base, name: 'revision', type: 'integer', description: 'Revision', unique: false },
+  ];
+}
+
+const humanize = (name: string): string => {
+  const s = name.replace(/_id$/, '').replace(/_/g, ' ');
+  return s.charAt(0).toUpperCase() + s.slice(1);
+};
+
+export function parseOrder(text: string, where: string): ResolvedOrder[] {
+  return text.split(',').map((part) => {
+    const [field, dir = 'asc', ...rest] = part.trim().split(/\s+/);
+    const direction = dir.toLowerCase();
+    if (!field || rest.length || (direction !== 'asc' && direction !== 'desc')) {
+      throw new BootError(`${where}: order "${text}" must read "<field> asc" or "<field> desc"`);
+    }
+    return { field, direction };
+  });
+}
+
+export function resolveField(model: string, name: string, decl: FieldDecl): ResolvedField {
+  const where = `model ${model}, field ${name}`;
+  if (!FIELD_RE.test(name)) throw new BootError(`${where}: field names are lower_snake_case`);
+  if (RESERVED.has(name)) throw new BootError(`${where}: "${name}" is an automatic field and cannot be declared`);
+  if (name.endsWith('_rel') || name.startsWith('rev_')) {
+    throw new BootError(`${where}: names ending in _rel or starting with rev_ are reserved for relations`);
+  }
+  const stored = decl.type !== 'one2many';
+  const priv = decl.private ?? false;
+  const def = 'default' in decl ? decl.default : undefined;
+  const field: ResolvedField = {
+    name,
+    type: decl.type,
+    description: decl.description ?? humanize(name),
+    required: decl.required ?? false,
+    unique: decl.unique ?? false,
+    readonly: (decl.readonly ?? false) || priv,
+    private: priv,
+    index: decl.index ?? false,
+    auto: false,
+    stored,
+    notNull: stored && ((decl.required ?? false) || def !== undefined),
+    default: def,
+  };
+  switch (decl.type) {
+    case 'char':
+      if (!Number.isInteger(decl.size) || decl.size < 1) throw new BootError(`${where}: Char size must be a positive integer`);
+      field.size = decl.size;
+      break;
+    case 'integer':
+      field.min = decl.min;
+      field.max = decl.max;
+      break;
+    case 'enum':
+      if (!decl.values.length) throw new BootError(`${where}: an Enum needs at least one value`);
+      if (new Set(decl.values).size !== decl.values.length) throw new BootError(`${where}: Enum values repeat`);
+      field.values = [...decl.values];
+      if (def !== undefined && !decl.values.includes(def as string)) {
+        throw new BootError(`${where}: default "${String(def)}" is not one of ${decl.values.join(', ')}`);
+      }
+      break;
+    case 'reference': {
+      field.target = decl.target;
+      const onDelete = decl.on_delete ?? (field.required ? 'restrict' : 'set null');
+      if (onDelete === 'set null' && field.required) {
+        throw new BootError(`${where}: on_delete "set null" needs an optional field`);
+      }
+      field.onDelete = onDelete;
+      field.index = true;
+      break;
+    }
+    case 'one2many':
+      field.target = decl.target;
+      field.inverse = decl.inverse;
+      field.readonly = true;
+      if (field.required || field.unique) throw new BootError(`${where}: a One2Many cannot be required or unique`);
+      break;
+    case 'datetime':
+      if (def !== undefined && def !== 'now') throw new BootError(`${where}: a DateTime default can only be "now"`);
+      break;
+    default:
+      break;
+  }
+  return field;
+}
+
+/** Normalise one declaration; cross-model checks happen in `buildRegistry`. */
+export function resolveModel(decl: ModelDecl, app: string): ResolvedModel {
+  if (!KEY_RE.test(decl.key)) {
+    throw new BootError(`model key "${decl.key}" must be dotted lower_snake_case, e.g. res.country or crm.lead`);
+  }
+  if (!decl.description) throw new BootError(`model ${decl.key}: description is required`);
+  const fields = new Map<string, ResolvedField>();
+  for (const f of autoFields()) fields.set(f.name, f);
+  for (const [name, fd] of Object.entries(decl.fields)) fields.set(name, resolveField(decl.key, name, fd));
+
+  const recordName = decl.record_name ?? (fields.has('name') ? 'name' : 'record_uuid');
+  if (!fields.has(recordName)) throw new BootError(`model ${decl.key}: record_name "${recordName}" is not a field`);
+  const defaultOrder = parseOrder(decl.default_order ?? 'dbid asc', `model ${decl.key}`);
+  for (const o of defaultOrder) {
+    const f = fields.get(o.field);
+    if (!f || !f.stored) throw new BootError(`model ${decl.key}: default_order field "${o.field}" is not a stored field`);
+  }
+  const nameSearchFields = decl.name_search_fields ?? [recordName];
+  for (const n of nameSearchFields) {
+    if (!fields.get(n)?.stored) throw new BootError(`model ${decl.key}: name_search_fields has unknown field "${n}"`);
+  }
+  for (const group of decl.unique_together ?? []) {
+    for (const n of group) {
+      if (!fields.get(n)?.stored) throw new BootError(`model ${decl.key}: unique_together names unknown field "${n}"`);
+    }
+  }
+  const access = decl.access ?? {};
+  for (const n of Object.keys(access.fields ?? {})) {
+    if (!fields.has(n)) throw new BootError(`model ${decl.key}: access.fields names unknown field "${n}"`);
+  }
+  return {
+    key: decl.key,
+    app,
+    description: decl.description,
+    recordName,
+    defaultOrder,
+    nameSearchFields,
+    fields,
+    uniqueTogether: decl.unique_together ?? [],
+    access: { roles: access.roles ?? { admin: 'crud' }, fields: access.fields ?? {}, rules: access.rules ?? [] },
+    names: modelNames(decl.key),
+  };
+}
+
+/** Checks that need every model: reference targets, one2many inverses, name clashes. */
+export function checkModelGraph(models: ReadonlyMap<string, ResolvedModel>): void {
+  const typeNames = new Map<string, string>();
+  for (const m of models.values()) {
+    const clash = typeNames.get(m.names.typeName);
+    if (clash) throw new BootError(`models ${clash} and ${m.key} both map to the name ${m.names.typeName}`);
+    typeNames.set(m.names.typeName, m.key);
+    for (const f of m.fields.values()) {
+      if (f.type === 'reference' && !models.has(f.target!)) {
+        throw new BootError(`model ${m.key}, field ${f.name}: Reference target "${f.target}" is not a loaded model`);
+      }
+      if (f.type === 'one2many') {
+        const target = models.get(f.target!);
+        if (!target) throw new BootError(`model ${m.key}, field ${f.name}: One2Many target "${f.target}" is not a loaded model`);
+        const inv = target.fields.get(f.inverse!);
+        if (!inv || inv.type !== 'reference' || inv.target !== m.key) {
+          throw new BootError(`model ${m.key}, field ${f.name}: inverse "${f.target}.${f.inverse}" must be a Reference to ${m.key}`);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import type { AppManifest, AppModule, CommandDecl, EventHandlerDecl, HookDecl } from '../app.js';
+import type { ModelDecl } from '../declare.js';
+import { BootError, NotFound } from '../errors.js';
+import { checkModelGraph, resolveField, resolveModel, type ResolvedField, type ResolvedModel } from './model.js';
+
+/** An app as the loader found it: manifest, code and model declarations. */
+export interface LoadedApp {
+  name: string;
+  /** Null for foundation apps; the domain for `<domain>.<app>` apps. */
+  domain: string | null;
+  manifest: AppManifest;
+  module: AppModule;
+  models: ModelDecl[];
+  /** Absolute paths of the manifest's `data` entries, resolved by the loader. */
+  dataFiles: string[];
+}
+
+export interface ResolvedCommand extends CommandDecl {
+  app: string;
+  kernel: boolean;
+  op: NonNullable<CommandDecl['op']>;
+  mutates: boolean;
+  record: boolean;
+  /** `input` normalised like model fields; undefined = the payload is free-form. */
+  inputFields?: ReadonlyMap<string, ResolvedField>;
+}
+
+export interface ResolvedHook extends HookDecl {
+  app: string;
+}
+
+const FRAMEWORK_PREFIXES = ['res.', 'ir.'];
+
+/**
+ * The registry: built once at boot from the active apps, then frozen. Every layer (data,
+ * GraphQL, REST, views, AI tools) reads model and command metadata from here only.
+ */
+export class Registry {
+  readonly apps: readonly LoadedApp[];
+  readonly models: ReadonlyMap<string, ResolvedModel>;
+  readonly commands: ReadonlyMap<string, ResolvedCommand>;
+  private readonly hooks: ReadonlyMap<string, readonly ResolvedHook[]>;
+  private readonly handlers: ReadonlyMap<string, readonly EventHandlerDecl[]>;
+  readonly handlersById: ReadonlyMap<string, EventHandlerDecl>;
+
+  constructor(apps: LoadedApp[], kernelCommands: CommandDecl[]) {
+    this.apps = Object.freeze([...apps]);
+    const models = new Map<string, ResolvedModel>();
+    for (const app of apps) {
+      for (const decl of app.models) {
+        checkModelOwnership(app, decl.key);
+        if (models.has(decl.key)) {
+          throw new BootError(`model ${decl.key} is declared by both ${models.get(decl.key)!.app} and ${app.name}`);
+        }
+        models.set(decl.key, resolveModel(decl, app.name));
+      }
+    }
+    checkModelGraph(models);
+    this.models = models;
+
+    const commands = new Map<string, ResolvedCommand>();
+    for (const c of kernelCommands) commands.set(c.name, resolveCommand(c, 'kernel', true, models));
+    for (const app of apps) {
+      for (const c of app.module.commands ?? []) {
+        if (c.name.startsWith('fw.')) throw new BootError(`app ${app.name}: command ${c.name} uses the reserved fw.* prefix`);
+        if (commands.has(c.name)) throw new BootError(`app ${app.name}: command ${c.name} is already registered by ${commands.get(c.name)!.app}`);
+        const resolved = resolveCommand(c, app.name, false, models);
+        if (resolved.model) {
+          if (!models.has(resolved.model)) throw new BootError(`app ${app.name}: command ${c.name} targets unknown model ${resolved.model}`);
+          if (app.domain && FRAMEWORK_PREFIXES.some((p) => resolved.model!.startsWith(p))) {
+            throw new BootError(`app ${app.name}: user-domain apps must not add commands to ${resolved.model} (res.* and ir.* are framework models)`);
+          }
+          if (app.domain && !resolved.model.startsWith(`${app.domain}.`)) {
+            throw new BootError(`app ${app.name}: command ${c.name} targets ${resolved.model}, outside domain ${app.domain}`);
+          }
+        }
+        commands.set(c.name, resolved);
+      }
+    }
+    this.commands = commands;
+
+    const hooks = new Map<string, ResolvedHook[]>();
+    for (const app of apps) {
+      for (const h of app.module.hooks ?? []) {
+        const m = /^(pre|post)\.(.+)\.([a-z_]+)$/.exec(h.point);
+        if (!m) throw new BootError(`app ${app.name}: hook point "${h.point}" must read pre.<model>.<op> or post.<model>.<op>`);
+        if (h.track_fields?.length) {
+          const model = models.get(m[2]);
+          if (m[1] !== 'post' || !model) throw new BootError(`app ${app.name}: track_fields needs a post hook on a loaded model (${h.point})`);
+          for (const f of h.track_fields) {
+            if (!model.fields.get(f)?.stored) throw new BootError(`app ${app.name}: ${h.point} tracks unknown field ${f}`);
+          }
+        }
+        const list = hooks.get(h.point) ?? [];
+        list.push({ ...h, app: app.name });
+        hooks.set(h.point, list);
+      }
+    }
+    for (const list of hooks.values()) list.sort((a, b) => (a.sequence ?? 10) - (b.sequence ?? 10));
+    this.hooks = hooks;
+
+    const handlers = new Map<string, EventHandlerDecl[]>();
+    const byId = new Map<string, EventHandlerDecl>();
+    for (const app of apps) {
+      for (const h of app.module.eventHandlers ?? []) {
+        if (byId.has(h.id)) throw new BootError(`app ${app.name}: event handler id ${h.id} is used twice`);
+        byId.set(h.id, h);
+        handlers.set(h.event, [...(handlers.get(h.event) ?? []), h]);
+      }
+    }
+    this.handlers = handlers;
+    this.handlersById = byId;
+    Object.freeze(this);
+  }
+
+  model(key: string): ResolvedModel {
+    const m = this.models.get(key);
+    if (!m) throw new NotFound(`Unknown model "${key}"`, { model: key }, 'UNKNOWN_MODEL');
+    return m;
+  }
+
+  command(name: string): ResolvedCommand {
+    const c = this.commands.get(name);
+    if (!c) throw new NotFound(`Unknown command "${name}"`, { command: name }, 'UNKNOWN_COMMAND');
+    return c;
+  }
+
+  hooksAt(point: string): readonly ResolvedHook[] {
+    return this.hooks.get(point) ?? [];
+  }
+
+  handlersFor(event: string): readonly EventHandlerDecl[] {
+    return this.handlers.get(event) ?? [];
+  }
+}
+
+/** A command named `<model key>.<verb>` belongs to that model unless it says otherwise. */
+function resolveCommand(c: CommandDecl, app: string, kernel: boolean, models: ReadonlyMap<string, ResolvedModel>): ResolvedCommand {
+  let model = c.model;
+  if (!model && !kernel) {
+    const prefix = c.name.slice(0, c.name.lastIndexOf('.'));
+    if (models.has(prefix)) model = prefix;
+  }
+  return {
+    ...c,
+    model,
+    app,
+    kernel,
+    op: c.op ?? 'update',
+    mutates: c.mutates ?? true,
+    record: c.record ?? false,
+    inputFields: c.input
+      ? new Map(Object.entries(c.input).map(([n, f]) => [n, resolveField(`command ${c.name}`, n, f)]))
+      : undefined,
+  };
+}
+
+function checkModelOwnership(app: LoadedApp, key: string): void {
+  if (app.domain) {
+    if (FRAMEWORK_PREFIXES.some((p) => key.startsWith(p))) {
+      throw new BootError(`app ${app.name}: user-domain apps cannot declare ${key}; res.* and ir.* belong to the foundation`);
+    }
+    if (!key.startsWith(`${app.domain}.`)) {
+      throw new BootError(`app ${app.name}: model ${key} must be named ${app.domain}.<name> (domain ${app.domain})`);
+    }
+  }
+}

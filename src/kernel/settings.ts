@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { BootError } from './errors.js';
+
+/**
+ * Every setting, its default and its meaning lives in this table; docs/configuration.md is
+ * written from it. Values come from the environment (strings) and are parsed once at boot.
+ */
+type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
+interface Spec { kind: Kind; default: string; doc: string }
+
+export const SETTINGS = {
+  NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. refuses the placeholder JWT key).' },
+  HOST: { kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds.' },
+  PORT: { kind: 'int', default: '8000', doc: 'HTTP port.' },
+  DATA_DIR: { kind: 'string', default: './data', doc: 'Embedded data folder: one SQLite file per tenant under `<DATA_DIR>/tenants/`, local storage under `<DATA_DIR>/storage`.' },
+  DATABASE_URL: { kind: 'string', default: '', doc: 'Empty = embedded SQLite. `postgresql://user@host:port/db` = one PostgreSQL database per tenant on that server (the path names the maintenance database used to create them).' },
+  PG_DATABASE_PREFIX: { kind: 'string', default: 'fw_', doc: 'Prefix of per-tenant PostgreSQL database names (`<prefix><tenant>`).' },
+  PG_POOL_MAX: { kind: 'int', default: '5', doc: 'Connections per tenant pool on PostgreSQL.' },
+  TENANT_CACHE_MAX: { kind: 'int', default: '256', doc: 'Open tenant database clients kept (least recently used are closed beyond this).' },
+  DEFAULT_TENANT: { kind: 'string', default: 'default', doc: 'Tenant used when a request names none (login without `X-Tenant`, CLI without `-t`).' },
+  ACTIVE_MODULES: { kind: 'list', default: 'base,auth,presentation,connectors,storage', doc: 'Foundation apps to load, comma-separated, in the spec order.' },
+  ACTIVE_DOMAINS: { kind: 'list', default: '', doc: 'User domains to boot, comma-separated; each lists its apps in `src/domains/<domain>.ts` (override with `<DOMAIN>_ACTIVE_MODULES`).' },
+  ADMIN_EMAIL: { kind: 'string', default: 'admin@example.com', doc: 'Email of the admin user seeded in each new tenant.' },
+  ADMIN_PASSWORD: { kind: 'string', default: '', doc: 'Password of the seeded admin. Empty = a strong random one is generated and printed once.' },
+  BCRYPT_COST: { kind: 'int', default: '12', doc: 'bcrypt work factor for password hashes.' },
+  EVENT_POLL_INTERVAL_MS: { kind: 'int', default: '1000', doc: 'How often the event worker looks for due deliveries (new events are delivered at once; this paces retries).' },
+  EVENT_MAX_ATTEMPTS: { kind: 'int', default: '5', doc: 'Delivery attempts before an event delivery is parked as a dead letter.' },
+  EVENT_RETRY_BASE_MS: { kind: 'int', default: '500', doc: 'First retry delay; doubles each attempt (exponential backoff).' },
+  EVENT_WORKER: { kind: 'bool', default: 'true', doc: 'Run the event worker in this process.' },
+  LOG_LEVEL: { kind: 'string', default: 'info', doc: 'Server log level (fatal, error, warn, info, debug, trace, silent).' },
+} satisfies Record<string, Spec>;
+
+export type SettingName = keyof typeof SETTINGS;
+type ValueOf<K extends Kind> = K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : string;
+export type Settings = { readonly [K in SettingName]: ValueOf<(typeof SETTINGS)[K]['kind']> } & {
+  /** Settings added by apps (auth, storage, …) with their own tables, read through `extra`. */
+  readonly extra: Readonly<Record<string, string | undefined>>;
+};
+
+function parse(name: string, spec: Spec, raw: string): unknown {
+  switch (spec.kind) {
+    case 'int': {
+      const n = Number(raw);
+      if (!Number.isInteger(n)) throw new BootError(`setting ${name}="${raw}" must be an integer`);
+      return n;
+    }
+    case 'number': {
+      const n = Number(raw);
+      if (!Number.isFinite(n)) throw new BootError(`setting ${name}="${raw}" must be a number`);
+      return n;
+    }
+    case 'bool':
+      if (!/^(true|false|1|0|yes|no)$/i.test(raw)) throw new BootError(`setting ${name}="${raw}" must be true or false`);
+      return /^(true|1|yes)$/i.test(raw);
+    case 'list':
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    default:
+      return raw;
+  }
+}
+
+export function loadSettings(source: Record<string, string | undefined> = process.env): Settings {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(SETTINGS) as [string, Spec][]) {
+    out[name] = parse(name, spec, source[name] ?? spec.default);
+  }
+  out.DATA_DIR = path.resolve(out.DATA_DIR as string);
+  out.extra = { ...source };
+  return Object.freeze(out) as Settings;
+}
+
+/** Parse an app-declared setting with the same rules as the kernel's own. */
+export function appSetting<K extends Kind>(settings: Settings, name: string, kind: K, fallback: string): ValueOf<K> {
+  return parse(name, { kind, default: fallback, doc: '' }, settings.extra[name] ?? fallback) as ValueOf<K>;
+}
