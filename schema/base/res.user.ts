@@ -6,12 +6,13 @@ export default defineModel({
   record_name: 'name',
   default_order: 'name asc',
   name_search_fields: ['name', 'email'],
+  create_command: 'res.user.register',
   fields: {
     email: f.char(255, { required: true, unique: true, description: 'Email (login)' }),
     name: f.char(200, { required: true, description: 'Display name' }),
     password_hash: f.char(255, { private: true, description: 'bcrypt hash' }),
     is_active: f.boolean({ default: true, description: 'Active' }),
-    role: f.char(50, { default: 'user', description: 'Role' }),
+    role: f.enum(['admin', 'user', 'qa'], { default: 'user', description: 'Role' }),
     organization: f.reference('res.organization', { on_delete: 'set null' }),
   },
   access: {

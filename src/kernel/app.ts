@@ -1,5 +1,7 @@
 import type { AccessOp, FieldDecl } from './declare.js';
-import type { Env, FwEvent } from './env.js';
+import type { FastifyInstance } from 'fastify';
+import type { Env, FwEvent, Principal } from './env.js';
+import type { Kernel } from './kernel.js';
 
 /** The spec's manifest keys, verbatim. */
 export interface AppManifest {
@@ -22,6 +24,8 @@ export interface CommandDecl {
   op?: AccessOp;
   /** When true the payload's `id` names one record; record rules must let the caller see it. */
   record?: boolean;
+  /** Anonymous callers may run it (login, refresh); everything else needs an authenticated principal. */
+  public?: boolean;
   /** Only these roles may run it (on top of the model's access); system principals always may. */
   roles?: string[];
   /** False for commands that never write (lets the AI layer and GraphQL treat them as queries). */
@@ -71,6 +75,16 @@ export interface EventHandlerDecl {
 
 export type SeedFn = (env: Env) => Promise<void>;
 
+/** Turns a bearer token into a principal, or throws a TokenError. Provided by one app (auth). */
+export interface Authenticator {
+  authenticate(token: string): Promise<Principal>;
+}
+
+/** What an app sees when it adds HTTP routes. */
+export interface RouteContext {
+  kernel: Kernel;
+}
+
 /** What `src/apps/<app>/index.ts` exports as `app`. */
 export interface AppModule {
   manifest: AppManifest;
@@ -79,6 +93,10 @@ export interface AppModule {
   eventHandlers?: EventHandlerDecl[];
   /** Run once per tenant per app version, in load order, as the system principal. */
   seed?: SeedFn;
+  /** HTTP routes of the app (Fastify plugin style); each route says `config: { auth: 'public' }` to opt out of auth. */
+  routes?: (server: FastifyInstance, ctx: RouteContext) => void | Promise<void>;
+  /** The bearer-token authenticator (one active app provides it). */
+  authenticator?: (kernel: Kernel) => Authenticator;
 }
 
 export function defineApp(app: AppModule): AppModule {

@@ -73,6 +73,8 @@ export interface ModelDecl {
   /** Composite unique constraints, each a list of field names. */
   unique_together?: string[][];
   access?: AccessDecl;
+  /** Command that generic creates (REST POST, GraphQL create) go through, e.g. `res.user.register`. */
+  create_command?: string;
 }
 
 type Opts<T extends FieldDecl> = Omit<T, 'type' | 'size' | 'target' | 'values' | 'inverse'>;

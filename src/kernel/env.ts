@@ -1,9 +1,12 @@
 import type { Registry } from './registry/registry.js';
 import type { Settings } from './settings.js';
 
-/** Who is running a command. `system` bypasses access control (seeds, CLI, the event worker). */
+/**
+ * Who is running a command. `system` bypasses access control (seeds, CLI, the event worker);
+ * `anonymous` may only run commands declared `public` (login, refresh).
+ */
 export interface Principal {
-  kind: 'user' | 'system';
+  kind: 'user' | 'system' | 'anonymous';
   user_id: string | null;
   tenant_id: string;
   role: string;
@@ -14,6 +17,10 @@ export interface Principal {
 
 export function systemPrincipal(tenant: string): Principal {
   return { kind: 'system', user_id: null, tenant_id: tenant, role: 'system', organization_id: null };
+}
+
+export function anonymousPrincipal(tenant: string): Principal {
+  return { kind: 'anonymous', user_id: null, tenant_id: tenant, role: 'anonymous', organization_id: null };
 }
 
 /** An event as handlers see it; `payload` and `tenant_id` are the spec's envelope. */
@@ -69,4 +76,6 @@ export interface Env {
   emit(name: string, payload: Record<string, unknown>): void;
   /** The same transaction as the system principal (access control off). */
   sudo(): Env;
+  /** Runs after the transaction commits (never on rollback): cache invalidation, notifications. */
+  afterCommit(fn: () => void): void;
 }

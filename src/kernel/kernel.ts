@@ -97,6 +97,7 @@ export class Kernel implements EnvCore {
       result = await fn(makeEnv(this, client, principal, sink), sink);
       if (sink.events.length) wrote = await writeOutbox(client, this.registry, tenant, sink.events);
     }
+    for (const fn of sink.afterCommit) fn();
     if (wrote) this.worker.kick(tenant);
     if (sink.changes.length) for (const l of this.changeListeners) l(tenant, sink.changes);
     return result;

@@ -27,6 +27,9 @@ export const SETTINGS = {
   EVENT_MAX_ATTEMPTS: { kind: 'int', default: '5', doc: 'Delivery attempts before an event delivery is parked as a dead letter.' },
   EVENT_RETRY_BASE_MS: { kind: 'int', default: '500', doc: 'First retry delay; doubles each attempt (exponential backoff).' },
   EVENT_WORKER: { kind: 'bool', default: 'true', doc: 'Run the event worker in this process.' },
+  API_DEFAULT_PAGE_SIZE: { kind: 'int', default: '50', doc: 'Records a list returns when the request gives no `limit`.' },
+  API_MAX_PAGE_SIZE: { kind: 'int', default: '500', doc: 'Largest `limit` a list accepts; more is refused with 400 PAGE_TOO_LARGE.' },
+  HTTP_BODY_LIMIT_BYTES: { kind: 'int', default: '1048576', doc: 'Largest JSON request body (uploads have their own limits).' },
   LOG_LEVEL: { kind: 'string', default: 'info', doc: 'Server log level (fatal, error, warn, info, debug, trace, silent).' },
 } satisfies Record<string, Spec>;
 
@@ -69,7 +72,24 @@ export function loadSettings(source: Record<string, string | undefined> = proces
   return Object.freeze(out) as Settings;
 }
 
-/** Parse an app-declared setting with the same rules as the kernel's own. */
-export function appSetting<K extends Kind>(settings: Settings, name: string, kind: K, fallback: string): ValueOf<K> {
-  return parse(name, { kind, default: fallback, doc: '' }, settings.extra[name] ?? fallback) as ValueOf<K>;
+type Table = Record<string, Spec>;
+type Parsed<T extends Table> = { readonly [K in keyof T]: ValueOf<T[K]['kind']> };
+
+/** Every app settings table, so docs/configuration.md lists them all. */
+export const APP_SETTINGS: Array<{ app: string; table: Table }> = [];
+
+/** An app's own settings, declared like the kernel's and parsed with the same rules. */
+export function defineSettings<T extends Table>(app: string, table: T): (settings: Settings) => Parsed<T> {
+  APP_SETTINGS.push({ app, table });
+  const cache = new WeakMap<Settings, Parsed<T>>();
+  return (settings) => {
+    let v = cache.get(settings);
+    if (!v) {
+      const out: Record<string, unknown> = {};
+      for (const [name, spec] of Object.entries(table)) out[name] = parse(name, spec, settings.extra[name] ?? spec.default);
+      v = Object.freeze(out) as Parsed<T>;
+      cache.set(settings, v);
+    }
+    return v;
+  };
 }

@@ -2,7 +2,7 @@ import { checkAccess } from '../access.js';
 import { delegateOf } from '../data/delegate.js';
 import { coerceScalar } from '../data/values.js';
 import { systemPrincipal, type DbClient, type Env, type Principal } from '../env.js';
-import { AccessDenied, BadRequest, NotFound, ValidationError } from '../errors.js';
+import { AccessDenied, AuthenticationRequired, BadRequest, NotFound, ValidationError } from '../errors.js';
 import type { Registry, ResolvedCommand } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
 import { scopedWhere } from '../commands/crud.js';
@@ -17,6 +17,7 @@ export interface Sink {
   changes: RecordChange[];
   /** Command currently running, recorded as the source of events. */
   current: string[];
+  afterCommit: Array<() => void>;
 }
 
 export interface EnvCore {
@@ -25,7 +26,7 @@ export interface EnvCore {
   provider: 'sqlite' | 'postgresql';
 }
 
-export const newSink = (): Sink => ({ events: [], changes: [], current: [] });
+export const newSink = (): Sink => ({ events: [], changes: [], current: [], afterCommit: [] });
 
 /** The env a command sees; `dispatch` nests in the same transaction and sink. */
 export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink: Sink): Env {
@@ -39,6 +40,7 @@ export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink:
     dispatch: <T>(command: string, payload: Record<string, unknown> = {}) => runCommand(env, sink, command, payload) as Promise<T>,
     emit: (name, payload) => { sink.events.push({ name, payload, source: sink.current.at(-1) ?? 'unknown' }); },
     sudo: () => (principal.kind === 'system' ? env : makeEnv(core, db, systemPrincipal(principal.tenant_id), sink)),
+    afterCommit: (fn) => { sink.afterCommit.push(fn); },
   };
   return env;
 }
@@ -48,6 +50,9 @@ export async function runCommand(env: Env, sink: Sink, name: string, payload: Re
   const cmd = env.registry.command(name);
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw new BadRequest('a command payload is a JSON object', undefined, 'INVALID_PAYLOAD');
+  }
+  if (env.principal.kind === 'anonymous' && !cmd.public) {
+    throw new AuthenticationRequired(`${name} needs an authenticated caller`);
   }
   if (cmd.roles && env.principal.kind !== 'system' && !cmd.roles.includes(env.principal.role)) {
     throw new AccessDenied(`role "${env.principal.role}" may not run ${name}`, { command: name });

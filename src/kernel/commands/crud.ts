@@ -99,6 +99,14 @@ async function loadForWrite(env: Env, model: ResolvedModel, id: unknown, op: Acc
 const record = (env: Env, model: ResolvedModel, row: Record<string, unknown>) =>
   toRecord(model, row, (f) => !canReadField(model, f, env.principal));
 
+/** Strict check of caller-supplied values; system code may also write read-only fields. */
+function checkUserValues(env: Env, model: ResolvedModel, values: Record<string, unknown>): void {
+  toWriteData(model, values, 'update', {
+    allowReadonly: env.principal.kind === 'system',
+    canWrite: (f) => canWriteField(model, f, env.principal),
+  });
+}
+
 function checkRevision(payload: Record<string, unknown>): number | undefined {
   const r = payload.revision;
   if (r === undefined || r === null) return undefined;
@@ -115,7 +123,7 @@ export const crudCommands: CommandDecl[] = [
       const model = targetModel(env, payload, 'create');
       const values = (payload.values ?? {}) as Record<string, unknown>;
       // user input is validated strictly first; pre hooks (trusted code) may then add fields
-      toWriteData(model, values, 'update', { canWrite: (f) => canWriteField(model, f, env.principal) });
+      checkUserValues(env, model, values);
       const ctx = { env, model: model.key, op: 'create', payload: { ...values } };
       await runPreHooks(ctx);
       const data = toWriteData(model, ctx.payload, 'create', { allowReadonly: true });
@@ -189,7 +197,7 @@ export const crudCommands: CommandDecl[] = [
     async handler(env, payload) {
       const model = targetModel(env, payload, 'update');
       const values = (payload.values ?? {}) as Record<string, unknown>;
-      toWriteData(model, values, 'update', { canWrite: (f) => canWriteField(model, f, env.principal) });
+      checkUserValues(env, model, values);
       const row = await loadForWrite(env, model, payload.id, 'update');
       const expected = checkRevision(payload);
       if (expected !== undefined && expected !== row.revision) {

@@ -41,6 +41,7 @@ export interface ResolvedModel {
   uniqueTogether: string[][];
   access: Required<AccessDecl>;
   names: ModelNames;
+  createCommand?: string;
 }
 
 export const AUTO_FIELDS = ['dbid', 'record_uuid', 'created_at_utc', 'updated_at_utc', 'revision'] as const;
@@ -182,6 +183,7 @@ export function resolveModel(decl: ModelDecl, app: string): ResolvedModel {
     uniqueTogether: decl.unique_together ?? [],
     access: { roles: access.roles ?? { admin: 'crud' }, fields: access.fields ?? {}, rules: access.rules ?? [] },
     names: modelNames(decl.key),
+    createCommand: decl.create_command,
   };
 }
 

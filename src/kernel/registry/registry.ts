@@ -78,6 +78,11 @@ export class Registry {
       }
     }
     this.commands = commands;
+    for (const m of models.values()) {
+      if (m.createCommand && !commands.has(m.createCommand)) {
+        throw new BootError(`model ${m.key}: create_command ${m.createCommand} is not a registered command`);
+      }
+    }
 
     const hooks = new Map<string, ResolvedHook[]>();
     for (const app of apps) {

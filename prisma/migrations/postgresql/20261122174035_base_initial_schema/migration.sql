@@ -1,5 +1,26 @@
 -- initial schema (app base)
 -- CreateTable
+CREATE TABLE "crm_lead" (
+    "dbid" SERIAL NOT NULL,
+    "record_uuid" UUID NOT NULL,
+    "created_at_utc" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at_utc" TIMESTAMPTZ(3) NOT NULL,
+    "revision" INTEGER NOT NULL DEFAULT 1,
+    "name" VARCHAR(200) NOT NULL,
+    "email" VARCHAR(255),
+    "stage" VARCHAR(64) NOT NULL DEFAULT 'new',
+    "expected_revenue" INTEGER NOT NULL DEFAULT 0,
+    "probability" DOUBLE PRECISION,
+    "notes" TEXT,
+    "closed_at" TIMESTAMPTZ(3),
+    "organization" UUID,
+    "country" UUID,
+    "salesperson" UUID,
+
+    CONSTRAINT "crm_lead_pkey" PRIMARY KEY ("dbid")
+);
+
+-- CreateTable
 CREATE TABLE "ir_action" (
     "dbid" SERIAL NOT NULL,
     "record_uuid" UUID NOT NULL,
@@ -74,6 +95,28 @@ CREATE TABLE "ir_module" (
 );
 
 -- CreateTable
+CREATE TABLE "ir_session" (
+    "dbid" SERIAL NOT NULL,
+    "record_uuid" UUID NOT NULL,
+    "created_at_utc" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at_utc" TIMESTAMPTZ(3) NOT NULL,
+    "revision" INTEGER NOT NULL DEFAULT 1,
+    "user_id" UUID NOT NULL,
+    "tenant_id" VARCHAR(100) NOT NULL,
+    "family_id" UUID NOT NULL,
+    "refresh_token_hash" VARCHAR(64) NOT NULL,
+    "expires_at" TIMESTAMPTZ(3) NOT NULL,
+    "revoked" BOOLEAN NOT NULL DEFAULT false,
+    "revoked_reason" VARCHAR(64),
+    "revoked_at" TIMESTAMPTZ(3),
+    "os" VARCHAR(100),
+    "browser" VARCHAR(100),
+    "ip" VARCHAR(64),
+
+    CONSTRAINT "ir_session_pkey" PRIMARY KEY ("dbid")
+);
+
+-- CreateTable
 CREATE TABLE "res_country" (
     "dbid" SERIAL NOT NULL,
     "record_uuid" UUID NOT NULL,
@@ -114,11 +157,23 @@ CREATE TABLE "res_user" (
     "name" VARCHAR(200) NOT NULL,
     "password_hash" VARCHAR(255),
     "is_active" BOOLEAN NOT NULL DEFAULT true,
-    "role" VARCHAR(50) NOT NULL DEFAULT 'user',
+    "role" VARCHAR(64) NOT NULL DEFAULT 'user',
     "organization" UUID,
 
     CONSTRAINT "res_user_pkey" PRIMARY KEY ("dbid")
 );
+
+-- CreateIndex
+CREATE UNIQUE INDEX "crm_lead_record_uuid_key" ON "crm_lead"("record_uuid");
+
+-- CreateIndex
+CREATE INDEX "crm_lead_organization_idx" ON "crm_lead"("organization");
+
+-- CreateIndex
+CREATE INDEX "crm_lead_country_idx" ON "crm_lead"("country");
+
+-- CreateIndex
+CREATE INDEX "crm_lead_salesperson_idx" ON "crm_lead"("salesperson");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "ir_action_record_uuid_key" ON "ir_action"("record_uuid");
@@ -160,6 +215,18 @@ CREATE UNIQUE INDEX "ir_module_record_uuid_key" ON "ir_module"("record_uuid");
 CREATE UNIQUE INDEX "ir_module_name_key" ON "ir_module"("name");
 
 -- CreateIndex
+CREATE UNIQUE INDEX "ir_session_record_uuid_key" ON "ir_session"("record_uuid");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ir_session_refresh_token_hash_key" ON "ir_session"("refresh_token_hash");
+
+-- CreateIndex
+CREATE INDEX "ir_session_user_id_idx" ON "ir_session"("user_id");
+
+-- CreateIndex
+CREATE INDEX "ir_session_family_id_idx" ON "ir_session"("family_id");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "res_country_record_uuid_key" ON "res_country"("record_uuid");
 
 -- CreateIndex
@@ -188,6 +255,15 @@ CREATE UNIQUE INDEX "res_user_email_key" ON "res_user"("email");
 
 -- CreateIndex
 CREATE INDEX "res_user_organization_idx" ON "res_user"("organization");
+
+-- AddForeignKey
+ALTER TABLE "crm_lead" ADD CONSTRAINT "crm_lead_organization_fkey" FOREIGN KEY ("organization") REFERENCES "res_organization"("record_uuid") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "crm_lead" ADD CONSTRAINT "crm_lead_country_fkey" FOREIGN KEY ("country") REFERENCES "res_country"("record_uuid") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "crm_lead" ADD CONSTRAINT "crm_lead_salesperson_fkey" FOREIGN KEY ("salesperson") REFERENCES "res_user"("record_uuid") ON DELETE SET NULL ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "ir_menu" ADD CONSTRAINT "ir_menu_parent_fkey" FOREIGN KEY ("parent") REFERENCES "ir_menu"("record_uuid") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -1,5 +1,27 @@
 -- initial schema (app base)
 -- CreateTable
+CREATE TABLE "crm_lead" (
+    "dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "record_uuid" TEXT NOT NULL,
+    "created_at_utc" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at_utc" DATETIME NOT NULL,
+    "revision" INTEGER NOT NULL DEFAULT 1,
+    "name" TEXT NOT NULL,
+    "email" TEXT,
+    "stage" TEXT NOT NULL DEFAULT 'new',
+    "expected_revenue" INTEGER NOT NULL DEFAULT 0,
+    "probability" REAL,
+    "notes" TEXT,
+    "closed_at" DATETIME,
+    "organization" TEXT,
+    "country" TEXT,
+    "salesperson" TEXT,
+    CONSTRAINT "crm_lead_organization_fkey" FOREIGN KEY ("organization") REFERENCES "res_organization" ("record_uuid") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "crm_lead_country_fkey" FOREIGN KEY ("country") REFERENCES "res_country" ("record_uuid") ON DELETE SET NULL ON UPDATE CASCADE,
+    CONSTRAINT "crm_lead_salesperson_fkey" FOREIGN KEY ("salesperson") REFERENCES "res_user" ("record_uuid") ON DELETE SET NULL ON UPDATE CASCADE
+);
+
+-- CreateTable
 CREATE TABLE "ir_action" (
     "dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
     "record_uuid" TEXT NOT NULL,
@@ -68,6 +90,26 @@ CREATE TABLE "ir_module" (
 );
 
 -- CreateTable
+CREATE TABLE "ir_session" (
+    "dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "record_uuid" TEXT NOT NULL,
+    "created_at_utc" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at_utc" DATETIME NOT NULL,
+    "revision" INTEGER NOT NULL DEFAULT 1,
+    "user_id" TEXT NOT NULL,
+    "tenant_id" TEXT NOT NULL,
+    "family_id" TEXT NOT NULL,
+    "refresh_token_hash" TEXT NOT NULL,
+    "expires_at" DATETIME NOT NULL,
+    "revoked" BOOLEAN NOT NULL DEFAULT false,
+    "revoked_reason" TEXT,
+    "revoked_at" DATETIME,
+    "os" TEXT,
+    "browser" TEXT,
+    "ip" TEXT
+);
+
+-- CreateTable
 CREATE TABLE "res_country" (
     "dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
     "record_uuid" TEXT NOT NULL,
@@ -111,6 +153,18 @@ CREATE TABLE "res_user" (
 );
 
 -- CreateIndex
+CREATE UNIQUE INDEX "crm_lead_record_uuid_key" ON "crm_lead"("record_uuid");
+
+-- CreateIndex
+CREATE INDEX "crm_lead_organization_idx" ON "crm_lead"("organization");
+
+-- CreateIndex
+CREATE INDEX "crm_lead_country_idx" ON "crm_lead"("country");
+
+-- CreateIndex
+CREATE INDEX "crm_lead_salesperson_idx" ON "crm_lead"("salesperson");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "ir_action_record_uuid_key" ON "ir_action"("record_uuid");
 
 -- CreateIndex
@@ -148,6 +202,18 @@ CREATE UNIQUE INDEX "ir_module_record_uuid_key" ON "ir_module"("record_uuid");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "ir_module_name_key" ON "ir_module"("name");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ir_session_record_uuid_key" ON "ir_session"("record_uuid");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ir_session_refresh_token_hash_key" ON "ir_session"("refresh_token_hash");
+
+-- CreateIndex
+CREATE INDEX "ir_session_user_id_idx" ON "ir_session"("user_id");
+
+-- CreateIndex
+CREATE INDEX "ir_session_family_id_idx" ON "ir_session"("family_id");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "res_country_record_uuid_key" ON "res_country"("record_uuid");

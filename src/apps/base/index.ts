@@ -1,0 +1,130 @@
+import crypto from 'node:crypto';
+import { defineApp, type CommandDecl, type HookDecl } from '../../kernel/app.js';
+import { f } from '../../kernel/declare.js';
+import { delegateOf } from '../../kernel/data/delegate.js';
+import { AccessDenied, ValidationError } from '../../kernel/errors.js';
+import manifest from './manifest.js';
+import { baseRoutes } from './routes.js';
+import { seedBase } from './seed.js';
+import { checkPasswordPolicy, hashPassword } from './services/passwords.js';
+import { checkSlug, slugify } from './services/slug.js';
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+function normaliseEmail(payload: Record<string, unknown>): void {
+  if (typeof payload.email !== 'string') return;
+  payload.email = payload.email.trim().toLowerCase();
+  if (!EMAIL_RE.test(payload.email as string)) {
+    throw new ValidationError(`"${String(payload.email)}" is not an email address`, { field: 'email' }, 'INVALID_EMAIL');
+  }
+}
+
+const isAdmin = (role: string, kind: string) => kind === 'system' || role === 'admin';
+
+const commands: CommandDecl[] = [
+  {
+    name: 'res.organization.change_country',
+    op: 'update',
+    record: true,
+    returns: 'record',
+    description: 'Move an organization to another registered country',
+    input: { country: f.reference('res.country', { required: true }) },
+    handler: (env, p) => env.dispatch('fw.update', { model: 'res.organization', id: p.id, values: { country: p.country } }),
+  },
+  {
+    name: 'res.organization.deactivate',
+    op: 'update',
+    record: true,
+    returns: 'record',
+    description: 'Deactivate an organization',
+    handler: (env, p) => env.dispatch('fw.update', { model: 'res.organization', id: p.id, values: { is_active: false } }),
+  },
+  {
+    name: 'res.user.register',
+    op: 'create',
+    returns: 'record',
+    description: 'Create a user with a bcrypt-hashed password',
+    input: {
+      email: f.char(255, { required: true }),
+      name: f.char(200, { required: true }),
+      password: f.char(72, { required: true }),
+      role: f.enum(['admin', 'user', 'qa']),
+      organization: f.reference('res.organization'),
+    },
+    async handler(env, p) {
+      const password = checkPasswordPolicy(p.password);
+      if (p.role && p.role !== 'user' && !isAdmin(env.principal.role, env.principal.kind)) {
+        throw new AccessDenied('only an admin may give a user another role than "user"', { field: 'role' });
+      }
+      const values: Record<string, unknown> = {
+        email: p.email,
+        name: p.name,
+        role: p.role ?? 'user',
+        organization: p.organization ?? env.principal.organization_id ?? null,
+        password_hash: await hashPassword(password, env.settings.BCRYPT_COST),
+      };
+      // the hash is a private field: written as the system, after this command's own access check
+      return env.sudo().dispatch('fw.create', { model: 'res.user', values });
+    },
+  },
+  {
+    name: 'res.user.set_password',
+    op: 'read',
+    record: true,
+    returns: 'void',
+    description: 'Set a new password (your own, or anyone\'s as an admin)',
+    input: { password: f.char(72, { required: true }) },
+    async handler(env, p) {
+      if (!isAdmin(env.principal.role, env.principal.kind) && env.principal.user_id !== p.id) {
+        throw new AccessDenied('you may only set your own password');
+      }
+      const hash = await hashPassword(checkPasswordPolicy(p.password), env.settings.BCRYPT_COST);
+      await env.sudo().dispatch('fw.update', { model: 'res.user', id: p.id, values: { password_hash: hash } });
+      return null;
+    },
+  },
+  {
+    name: 'res.user.deactivate',
+    op: 'update',
+    record: true,
+    returns: 'record',
+    roles: ['admin'],
+    description: 'Deactivate a user: they can no longer log in or use their tokens',
+    handler: (env, p) => env.dispatch('fw.update', { model: 'res.user', id: p.id, values: { is_active: false } }),
+  },
+  {
+    name: 'res.user.activate',
+    op: 'update',
+    record: true,
+    returns: 'record',
+    roles: ['admin'],
+    description: 'Activate a user',
+    handler: (env, p) => env.dispatch('fw.update', { model: 'res.user', id: p.id, values: { is_active: true } }),
+  },
+];
+
+const hooks: HookDecl[] = [
+  {
+    point: 'pre.res.organization.create',
+    async handler(ctx) {
+      if (ctx.payload.code === undefined || ctx.payload.code === null) {
+        const base = slugify(String(ctx.payload.name ?? 'org'));
+        const orgs = delegateOf(ctx.env.db, ctx.env.registry.model('res.organization'));
+        const taken = await orgs.count({ where: { code: base } });
+        ctx.payload.code = taken ? `${base}-${crypto.randomUUID().slice(0, 6)}` : base;
+      }
+      checkSlug(ctx.payload.code);
+    },
+  },
+  {
+    point: 'pre.res.organization.update',
+    handler(ctx) {
+      if ('code' in ctx.payload) checkSlug(ctx.payload.code);
+    },
+  },
+  { point: 'pre.res.user.create', handler: (ctx) => normaliseEmail(ctx.payload) },
+  { point: 'pre.res.user.update', handler: (ctx) => normaliseEmail(ctx.payload) },
+  // the spec's tracked field: a changed slug emits res.organization.field_changed
+  { point: 'post.res.organization.update', track_fields: ['code'] },
+];
+
+export const app = defineApp({ manifest, commands, hooks, seed: seedBase, routes: baseRoutes });

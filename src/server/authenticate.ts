@@ -1,0 +1,50 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Authenticator } from '../kernel/app.js';
+import { checkTenantKey } from '../kernel/db/tenants.js';
+import { anonymousPrincipal } from '../kernel/env.js';
+import { AuthenticationRequired } from '../kernel/errors.js';
+import type { Kernel } from '../kernel/kernel.js';
+import './types.js';
+
+export function bearerToken(req: FastifyRequest): string | null {
+  const h = req.headers.authorization;
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : null;
+}
+
+/** Tenant named by a public request (`X-Tenant`), else the default tenant. */
+export function requestTenant(req: FastifyRequest, kernel: Kernel): string {
+  const h = req.headers['x-tenant'];
+  return checkTenantKey(typeof h === 'string' && h ? h : kernel.settings.DEFAULT_TENANT);
+}
+
+/** The authenticator of the active app that provides one; one instance per kernel. */
+const authenticators = new WeakMap<Kernel, Authenticator | null>();
+export function authenticatorOf(kernel: Kernel): Authenticator | null {
+  if (!authenticators.has(kernel)) {
+    const factory = kernel.registry.apps.map((a) => a.module.authenticator).find(Boolean);
+    authenticators.set(kernel, factory ? factory(kernel) : null);
+  }
+  return authenticators.get(kernel)!;
+}
+
+/**
+ * Every route is authenticated unless its config says `auth: 'public'`; a missing or invalid
+ * bearer token ends the request with 401 before the handler runs.
+ */
+export function installAuth(server: FastifyInstance, kernel: Kernel): void {
+  server.decorateRequest('principal', null as never);
+  server.addHook('onRequest', async (req) => {
+    const level = req.routeOptions.config?.auth ?? 'user';
+    const token = bearerToken(req);
+    if (level === 'public' || !req.routeOptions.url) {
+      req.principal = anonymousPrincipal(requestTenant(req, kernel));
+      return;
+    }
+    if (!token) throw new AuthenticationRequired('a bearer access token is required');
+    const auth = authenticatorOf(kernel);
+    if (!auth) throw new AuthenticationRequired('no authentication app is active');
+    req.principal = await auth.authenticate(token);
+  });
+}

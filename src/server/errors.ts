@@ -1,0 +1,28 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { BadRequest, FwError, PayloadTooLarge, toErrorBody } from '../kernel/errors.js';
+
+/** Fastify's own client errors (bad JSON, body too large, …) keep their status under our envelope. */
+function fromFastify(err: FastifyError): FwError | null {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new PayloadTooLarge(err.message);
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new FwError('UNSUPPORTED_MEDIA_TYPE', 415, err.message);
+  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new BadRequest('the JSON body is empty', undefined, 'INVALID_JSON');
+  if (err.statusCode === 400 && (err instanceof SyntaxError || err.code?.startsWith('FST_ERR_CTP'))) {
+    return new BadRequest(`malformed JSON body: ${err.message}`, undefined, 'INVALID_JSON');
+  }
+  if (err.validation) return new BadRequest(err.message, { validation: err.validation }, 'INVALID_REQUEST');
+  return null;
+}
+
+/** The one place HTTP errors are shaped: `{ error: { code, message, details? } }`. */
+export function installErrorHandling(server: FastifyInstance): void {
+  server.setErrorHandler((err: FastifyError, request, reply) => {
+    const mapped = err instanceof FwError ? err : fromFastify(err);
+    const { status, body } = toErrorBody(mapped ?? err);
+    if (status >= 500) request.log.error({ err }, 'request failed');
+    if (mapped && 'retryAfterSeconds' in mapped) reply.header('retry-after', String((mapped as { retryAfterSeconds: number }).retryAfterSeconds));
+    void reply.status(status).send(body);
+  });
+  server.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ error: { code: 'ROUTE_NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } });
+  });
+}

@@ -1,0 +1,31 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Kernel } from '../kernel/kernel.js';
+import { installAuth } from './authenticate.js';
+import { installErrorHandling } from './errors.js';
+import { dataRoutes } from './routes/data.js';
+import './types.js';
+
+/**
+ * The HTTP face of a booted kernel: Fastify with the auth hook, the one error mapper, the
+ * generic record routes and every active app's routes. Handlers only translate HTTP to
+ * command-bus dispatches.
+ */
+export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
+  const server = Fastify({
+    logger: kernel.settings.LOG_LEVEL === 'silent' ? false : { level: kernel.settings.LOG_LEVEL },
+    bodyLimit: kernel.settings.HTTP_BODY_LIMIT_BYTES,
+    disableRequestLogging: kernel.settings.LOG_LEVEL !== 'debug' && kernel.settings.LOG_LEVEL !== 'trace',
+  });
+  installErrorHandling(server);
+  installAuth(server, kernel);
+
+  server.get('/health', { config: { auth: 'public' } }, async () => ({ status: 'ok' }));
+  server.get('/api/base/ping', async (req) => ({ pong: true, tenant_id: req.principal.tenant_id, time: new Date().toISOString() }));
+  dataRoutes(server, kernel, { defaultLimit: kernel.settings.API_DEFAULT_PAGE_SIZE, maxLimit: kernel.settings.API_MAX_PAGE_SIZE });
+
+  for (const app of kernel.registry.apps) {
+    if (app.module.routes) await app.module.routes(server, { kernel });
+  }
+  server.addHook('onClose', async () => kernel.close());
+  return server;
+}

@@ -1,0 +1,115 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { canWriteField } from '../../kernel/access.js';
+import { BadRequest } from '../../kernel/errors.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import type { ResolvedModel } from '../../kernel/registry/model.js';
+import '../types.js';
+
+type Query = Record<string, string | undefined>;
+type Body = Record<string, unknown>;
+
+export interface PageLimits { defaultLimit: number; maxLimit: number }
+
+function parseJsonParam(q: Query, name: string): unknown {
+  const raw = q[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new BadRequest(`query parameter ${name} must be JSON (a list of [field, operator, value] terms)`, { parameter: name }, 'INVALID_FILTER');
+  }
+}
+
+function parseIntParam(q: Query, name: string, fallback: number, max?: number): number {
+  const raw = q[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new BadRequest(`${name} must be a non-negative integer`, { parameter: name }, 'INVALID_PAGING');
+  if (max !== undefined && n > max) throw new BadRequest(`${name} may be at most ${max}`, { parameter: name, max }, 'PAGE_TOO_LARGE');
+  return n;
+}
+
+/** `?filter=&order=&limit=&offset=&fields=a,b` as a fw.search payload; the REST list shape. */
+export function listPayload(model: string, q: Query, limits: PageLimits): Body {
+  const limit = parseIntParam(q, 'limit', limits.defaultLimit, limits.maxLimit);
+  if (limit === 0) throw new BadRequest('limit must be at least 1', { parameter: 'limit' }, 'INVALID_PAGING');
+  return {
+    model,
+    domain: parseJsonParam(q, 'filter'),
+    order: q.order || undefined,
+    limit,
+    offset: parseIntParam(q, 'offset', 0),
+    fields: q.fields ? q.fields.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    count: true,
+  };
+}
+
+function body(req: FastifyRequest): Body {
+  const b = req.body;
+  if (b === undefined || b === null) return {};
+  if (typeof b !== 'object' || Array.isArray(b)) throw new BadRequest('the request body must be a JSON object', undefined, 'INVALID_BODY');
+  return b as Body;
+}
+
+/** Optimistic locking from the body's `revision` or an `If-Match: "<revision>"` header. */
+function revisionOf(req: FastifyRequest, b: Body): unknown {
+  if (b.revision !== undefined) return b.revision;
+  const h = req.headers['if-match'];
+  if (typeof h !== 'string') return undefined;
+  const n = Number(h.replace(/^W\//, '').replace(/"/g, ''));
+  if (!Number.isInteger(n)) throw new BadRequest('If-Match must carry the record revision, e.g. "3"', undefined, 'INVALID_REVISION');
+  return n;
+}
+
+/** Creates go through the model's create command when it declares one (res.user → register). */
+export async function createRecord(kernel: Kernel, req: FastifyRequest, model: ResolvedModel, values: Body): Promise<unknown> {
+  if (model.createCommand) return kernel.dispatch(model.createCommand, values, req.principal);
+  return kernel.dispatch('fw.create', { model: model.key, values }, req.principal);
+}
+
+/** PUT semantics: every writable field not sent is reset to its default (or null). */
+function replacementValues(model: ResolvedModel, req: FastifyRequest, values: Body): Body {
+  const out: Body = {};
+  for (const f of model.fields.values()) {
+    if (!f.stored || f.auto || f.readonly || !canWriteField(model, f, req.principal)) continue;
+    out[f.name] = f.name in values ? values[f.name] : f.default ?? null;
+  }
+  for (const k of Object.keys(values)) if (!(k in out)) out[k] = values[k];
+  return out;
+}
+
+const created = (reply: FastifyReply, record: unknown) => reply.status(201).send(record);
+
+/** The generic record routes for every model: /api/data/{model_key}[/{id}[/{command}]]. */
+export function dataRoutes(server: FastifyInstance, kernel: Kernel, limits: PageLimits): void {
+  const model = (req: FastifyRequest) => kernel.registry.model((req.params as { model: string }).model);
+  const id = (req: FastifyRequest) => (req.params as { id: string }).id;
+
+  server.get('/api/data/:model', (req) =>
+    kernel.dispatch('fw.search', listPayload(model(req).key, req.query as Query, limits), req.principal));
+  server.get('/api/data/:model/count', (req) =>
+    kernel.dispatch('fw.count', { model: model(req).key, domain: parseJsonParam(req.query as Query, 'filter') }, req.principal));
+  server.post('/api/data/:model/read_group', (req) => {
+    const b = body(req);
+    return kernel.dispatch('fw.read_group', { model: model(req).key, groupby: b.groupby, domain: b.filter, aggregates: b.aggregates }, req.principal);
+  });
+  server.post('/api/data/:model', async (req, reply) => created(reply, await createRecord(kernel, req, model(req), body(req))));
+  server.get('/api/data/:model/:id', (req) =>
+    kernel.dispatch('fw.read_one', { model: model(req).key, id: id(req), fields: listPayload(model(req).key, req.query as Query, limits).fields }, req.principal));
+  server.patch('/api/data/:model/:id', (req) => {
+    const { revision: _r, ...values } = body(req);
+    return kernel.dispatch('fw.update', { model: model(req).key, id: id(req), values, revision: revisionOf(req, body(req)) }, req.principal);
+  });
+  server.put('/api/data/:model/:id', (req) => {
+    const m = model(req);
+    const { revision: _r, ...values } = body(req);
+    return kernel.dispatch('fw.update', { model: m.key, id: id(req), values: replacementValues(m, req, values), revision: revisionOf(req, body(req)) }, req.principal);
+  });
+  server.delete('/api/data/:model/:id', (req) => kernel.dispatch('fw.delete', { model: model(req).key, id: id(req) }, req.principal));
+  server.post('/api/data/:model/:id/:command', (req) => {
+    const m = model(req);
+    const name = `${m.key}.${(req.params as { command: string }).command}`;
+    return kernel.dispatch(name, { ...body(req), id: id(req) }, req.principal);
+  });
+  server.post('/api/command/:name', (req) => kernel.dispatch((req.params as { name: string }).name, body(req), req.principal));
+}
