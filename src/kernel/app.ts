@@ -28,6 +28,11 @@ export interface CommandDecl {
   public?: boolean;
   /** Only these roles may run it (on top of the model's access); system principals always may. */
   roles?: string[];
+  /**
+   * Run inside one database transaction (default: when it mutates). Commands whose writes must
+   * survive the error they then raise (refresh-token reuse revoking a session family) opt out.
+   */
+  transaction?: boolean;
   /** False for commands that never write (lets the AI layer and GraphQL treat them as queries). */
   mutates?: boolean;
   description?: string;
@@ -95,6 +100,8 @@ export interface AppModule {
   seed?: SeedFn;
   /** HTTP routes of the app (Fastify plugin style); each route says `config: { auth: 'public' }` to opt out of auth. */
   routes?: (server: FastifyInstance, ctx: RouteContext) => void | Promise<void>;
+  /** Runs once when a kernel boots, after the registry is frozen (bind services, check settings). */
+  boot?: (kernel: Kernel) => Promise<void> | void;
   /** The bearer-token authenticator (one active app provides it). */
   authenticator?: (kernel: Kernel) => Authenticator;
 }

@@ -13,6 +13,8 @@ export interface Principal {
   organization_id?: string | null;
   /** Session id of the access token, when the principal came from one. */
   sid?: string;
+  /** The calling client as the transport saw it (HTTP), for sessions and throttling. */
+  client?: { ip: string | null; user_agent: string | null };
 }
 
 export function systemPrincipal(tenant: string): Principal {

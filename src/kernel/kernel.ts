@@ -18,6 +18,8 @@ export interface KernelOptions {
   /** Start the event worker (default: the EVENT_WORKER setting). */
   worker?: boolean;
   log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => void;
+  /** Extra apps appended after the loaded ones (test fixtures: hooks, event handlers, commands). */
+  apps?: LoadedApp[];
 }
 
 /** Builds the registry every layer reads: the kernel's own models and commands, then the apps. */
@@ -64,8 +66,9 @@ export class Kernel implements EnvCore {
   static async boot(opts: KernelOptions = {}): Promise<Kernel> {
     const settings = opts.settings ?? loadSettings();
     const layout = opts.layout ?? projectLayout();
-    const registry = createRegistry(await loadActiveApps(layout, settings));
+    const registry = createRegistry([...(await loadActiveApps(layout, settings)), ...(opts.apps ?? [])]);
     const kernel = new Kernel(registry, settings, layout, opts);
+    for (const app of registry.apps) await app.module.boot?.(kernel);
     if (opts.worker ?? settings.EVENT_WORKER) kernel.worker.start();
     return kernel;
   }
@@ -78,7 +81,7 @@ export class Kernel implements EnvCore {
   async dispatch<T = unknown>(command: string, payload: Record<string, unknown>, principal: Principal): Promise<T> {
     const client = await this.tenants.get(principal.tenant_id);
     const cmd = this.registry.command(command);
-    return this.execute(client, principal, (env, sink) => runCommand(env, sink, command, payload), cmd.mutates) as Promise<T>;
+    return this.execute(client, principal, (env, sink) => runCommand(env, sink, command, payload), cmd.transaction ?? cmd.mutates) as Promise<T>;
   }
 
   /** Runs `fn` with an env on `client`: in a transaction when it writes, with events and change notices handled. */

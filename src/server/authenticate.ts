@@ -38,13 +38,14 @@ export function installAuth(server: FastifyInstance, kernel: Kernel): void {
   server.addHook('onRequest', async (req) => {
     const level = req.routeOptions.config?.auth ?? 'user';
     const token = bearerToken(req);
+    const client = { ip: req.ip ?? null, user_agent: req.headers['user-agent'] ?? null };
     if (level === 'public' || !req.routeOptions.url) {
-      req.principal = anonymousPrincipal(requestTenant(req, kernel));
+      req.principal = { ...anonymousPrincipal(requestTenant(req, kernel)), client };
       return;
     }
     if (!token) throw new AuthenticationRequired('a bearer access token is required');
     const auth = authenticatorOf(kernel);
     if (!auth) throw new AuthenticationRequired('no authentication app is active');
-    req.principal = await auth.authenticate(token);
+    req.principal = { ...(await auth.authenticate(token)), client };
   });
 }

@@ -14,7 +14,6 @@ export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
   const server = Fastify({
     logger: kernel.settings.LOG_LEVEL === 'silent' ? false : { level: kernel.settings.LOG_LEVEL },
     bodyLimit: kernel.settings.HTTP_BODY_LIMIT_BYTES,
-    disableRequestLogging: kernel.settings.LOG_LEVEL !== 'debug' && kernel.settings.LOG_LEVEL !== 'trace',
   });
   installErrorHandling(server);
   installAuth(server, kernel);

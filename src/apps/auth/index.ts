@@ -1,0 +1,180 @@
+import type { FastifyInstance } from 'fastify';
+import { defineApp, type CommandDecl, type HookDecl, type RouteContext } from '../../kernel/app.js';
+import { f } from '../../kernel/declare.js';
+import { delegateOf } from '../../kernel/data/delegate.js';
+import { anonymousPrincipal, type Env } from '../../kernel/env.js';
+import { AccessDenied, AuthenticationFailed, BadRequest } from '../../kernel/errors.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import '../../server/types.js';
+import { hashPassword, verifyPassword } from '../base/services/passwords.js';
+import manifest from './manifest.js';
+import { JwtService } from './services/jwt.js';
+import { SessionService, tenantOfRefreshToken } from './services/sessions.js';
+import { LoginThrottle } from './services/throttle.js';
+
+interface AuthServices { sessions: SessionService; throttle: LoginThrottle; dummyHash: Promise<string> }
+
+/** One set of services per booted kernel (the session cache and throttle counters are per process). */
+const services = new WeakMap<Kernel, Promise<AuthServices>>();
+export function authServices(kernel: Kernel): Promise<AuthServices> {
+  let s = services.get(kernel);
+  if (!s) {
+    s = JwtService.fromSettings(kernel.settings).then((jwt) => ({
+      sessions: new SessionService(kernel, jwt),
+      throttle: new LoginThrottle(kernel.settings),
+      // unknown emails are checked against this so they cost the same bcrypt time as known ones
+      dummyHash: hashPassword('fw-timing-equaliser', kernel.settings.BCRYPT_COST),
+    }));
+    services.set(kernel, s);
+  }
+  return s;
+}
+
+/** Commands reach the kernel through the env; the services hang off the kernel that booted them. */
+const kernelOf = new WeakMap<object, Kernel>();
+function svc(env: Env): Promise<AuthServices> {
+  const kernel = kernelOf.get(env.registry);
+  if (!kernel) throw new Error('auth services are not bound to this registry');
+  return authServices(kernel);
+}
+
+const users = (env: Env) => delegateOf(env.db, env.registry.model('res.user'));
+
+const commands: CommandDecl[] = [
+  {
+    name: 'auth.login',
+    public: true,
+    transaction: false,
+    returns: 'json',
+    description: 'Exchange email and password for an access token and a refresh token',
+    input: { email: f.char(255, { required: true }), password: f.char(1024, { required: true }) },
+    async handler(env, p) {
+      const { sessions, throttle, dummyHash } = await svc(env);
+      const email = String(p.email).trim().toLowerCase();
+      const ip = env.principal.client?.ip ?? null;
+      const key = `${env.tenant}:${email}`;
+      await throttle.before(key, ip);
+      const user = await users(env).findUnique({ where: { email } });
+      const ok = await verifyPassword(String(p.password), (user?.password_hash as string | undefined) ?? await dummyHash);
+      if (!user || !ok || !user.is_active) {
+        await throttle.failed(key, ip);
+        throw new AuthenticationFailed();
+      }
+      await throttle.succeeded(key);
+      return sessions.issue(env.sudo(), { id: user.record_uuid as string, role: user.role as string });
+    },
+  },
+  {
+    name: 'auth.refresh',
+    public: true,
+    transaction: false,
+    returns: 'json',
+    description: 'Rotate a refresh token: a new pair, the old refresh token invalidated',
+    input: { refresh_token: f.char(200, { required: true }) },
+    async handler(env, p) {
+      const { sessions } = await svc(env);
+      const token = String(p.refresh_token);
+      if (tenantOfRefreshToken(token) !== env.tenant) throw new BadRequest('the refresh token belongs to another tenant', undefined, 'TENANT_MISMATCH');
+      return sessions.rotate(env.sudo(), token, async (id) => {
+        const u = await users(env).findUnique({ where: { record_uuid: id }, select: { role: true, is_active: true } });
+        return u ? { role: u.role as string, is_active: u.is_active as boolean } : null;
+      });
+    },
+  },
+  {
+    name: 'auth.logout',
+    transaction: false,
+    returns: 'json',
+    description: 'Revoke the current session: its access and refresh tokens stop working',
+    async handler(env) {
+      const { sessions } = await svc(env);
+      if (!env.principal.sid) throw new BadRequest('this principal has no session', undefined, 'NO_SESSION');
+      await sessions.revokeFamily(env.sudo().db, env.tenant, env.principal.sid, 'logout');
+      return { revoked: true };
+    },
+  },
+  {
+    name: 'auth.me',
+    mutates: false,
+    returns: 'json',
+    description: 'The current user',
+    async handler(env) {
+      if (!env.principal.user_id) throw new BadRequest('this principal is not a user', undefined, 'NO_USER');
+      const u = await env.dispatch<Record<string, unknown>>('fw.read_one', { model: 'res.user', id: env.principal.user_id });
+      const org = u.organization
+        ? await env.sudo().dispatch<Record<string, unknown>>('fw.read_one', { model: 'res.organization', id: u.organization, fields: ['name', 'code'] })
+        : null;
+      return { id: u.id, name: u.name, email: u.email, tenant_id: env.tenant, role: u.role, is_active: u.is_active, organization: org };
+    },
+  },
+  {
+    name: 'ir.session.revoke_all',
+    model: 'ir.session',
+    op: 'read',
+    transaction: false,
+    returns: 'json',
+    description: 'Revoke every session of a user (yourself, or anyone as an admin)',
+    input: { user_id: f.uuid() },
+    async handler(env, p) {
+      const target = (p.user_id as string | undefined) ?? env.principal.user_id;
+      if (!target) throw new BadRequest('user_id is required', undefined, 'INVALID_PAYLOAD');
+      if (target !== env.principal.user_id && env.principal.role !== 'admin' && env.principal.kind !== 'system') {
+        throw new AccessDenied('only an admin may revoke the sessions of another user');
+      }
+      const { sessions } = await svc(env);
+      return { revoked: await sessions.revokeAllForUser(env.sudo().db, env.tenant, target, 'revoke_all') };
+    },
+  },
+];
+
+const hooks: HookDecl[] = [
+  {
+    // a deactivated user loses every session at once; a role change applies on the next request
+    point: 'post.res.user.update',
+    async handler(ctx) {
+      const { before, after } = ctx;
+      if (!before || !after) return;
+      const { sessions } = await svc(ctx.env);
+      const id = after.id as string;
+      if (before.is_active && !after.is_active) await sessions.revokeAllForUser(ctx.env.sudo().db, ctx.env.tenant, id, 'user_inactive');
+      if (before.role !== after.role || before.organization !== after.organization || before.is_active !== after.is_active) {
+        ctx.env.afterCommit(() => sessions.forgetUser(ctx.env.tenant, id));
+      }
+    },
+  },
+];
+
+function authRoutes(server: FastifyInstance, { kernel }: RouteContext): void {
+  const pub = { config: { auth: 'public' as const } };
+  const bodyOf = (b: unknown) => (b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
+  server.post('/api/auth/login', pub, async (req) => {
+    const b = bodyOf(req.body);
+    const principal = typeof b.tenant === 'string' && !req.headers['x-tenant']
+      ? { ...anonymousPrincipal(b.tenant), client: req.principal.client }
+      : req.principal;
+    return kernel.dispatch('auth.login', { email: b.email, password: b.password }, principal);
+  });
+  server.post('/api/auth/refresh', pub, async (req) => {
+    const token = bodyOf(req.body).refresh_token;
+    const principal = { ...anonymousPrincipal(tenantOfRefreshToken(token)), client: req.principal.client };
+    return kernel.dispatch('auth.refresh', { refresh_token: token }, principal);
+  });
+  server.post('/api/auth/logout', async (req) => kernel.dispatch('auth.logout', {}, req.principal));
+  server.get('/api/auth/me', async (req) => kernel.dispatch('auth.me', {}, req.principal));
+}
+
+export const app = defineApp({
+  manifest,
+  commands,
+  hooks,
+  routes: authRoutes,
+  async boot(kernel) {
+    kernelOf.set(kernel.registry, kernel);
+    // settings are checked here so a bad JWT configuration stops the boot, not the first request
+    await authServices(kernel);
+  },
+  authenticator(kernel) {
+    const ready = authServices(kernel);
+    return { authenticate: async (token) => (await ready).sessions.authenticate(token) };
+  },
+});

@@ -1,0 +1,162 @@
+import crypto from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { UAParser } from 'ua-parser-js';
+import { delegateOf } from '../../../kernel/data/delegate.js';
+import { checkTenantKey } from '../../../kernel/db/tenants.js';
+import type { DbClient, Env, Principal } from '../../../kernel/env.js';
+import { InvalidTokenError } from '../../../kernel/errors.js';
+import type { Kernel } from '../../../kernel/kernel.js';
+import { authSettings } from '../settings.js';
+import type { JwtService } from './jwt.js';
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+}
+
+export interface SessionUser { id: string; role: string }
+
+interface CachedSession { userId: string; role: string; organizationId: string | null }
+
+export const sha256 = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
+
+/** Refresh tokens carry their tenant so a refresh can find the right database: `<tenant>.<secret>`. */
+export function tenantOfRefreshToken(token: unknown): string {
+  if (typeof token !== 'string' || !/^[a-z0-9-]+\.[A-Za-z0-9_-]{43}$/.test(token)) {
+    throw new InvalidTokenError('malformed refresh token');
+  }
+  return checkTenantKey(token.slice(0, token.indexOf('.')));
+}
+
+export function describeClient(userAgent: string | null | undefined): { os: string | null; browser: string | null } {
+  if (!userAgent) return { os: null, browser: null };
+  const r = UAParser(userAgent);
+  const join = (n?: string, v?: string) => (n ? (v ? `${n} ${v}` : n).slice(0, 100) : null);
+  return { os: join(r.os.name, r.os.version), browser: join(r.browser.name, r.browser.major) };
+}
+
+/**
+ * The spec's session service (create, refresh, revoke one, revoke all) plus the access-token
+ * check the middleware runs on every request, cached so the hot path reads no database.
+ */
+export class SessionService {
+  private readonly cache: LRUCache<string, CachedSession>;
+  private readonly refreshTtlMs: number;
+
+  constructor(private readonly kernel: Kernel, readonly jwt: JwtService) {
+    const s = authSettings(kernel.settings);
+    this.refreshTtlMs = s.JWT_REFRESH_TOKEN_EXPIRE_DAYS * 86_400_000;
+    this.cache = new LRUCache({ max: 50_000, ttl: Math.max(1, s.AUTH_SESSION_CACHE_SECONDS) * 1000 });
+  }
+
+  private sessions(db: DbClient) {
+    return delegateOf(db, this.kernel.registry.model('ir.session'));
+  }
+
+  /** Issues an access token and a new refresh token in `familyId` (a new login when omitted). */
+  async issue(env: Env, user: SessionUser, familyId = crypto.randomUUID()): Promise<TokenPair> {
+    const refresh = `${env.tenant}.${crypto.randomBytes(32).toString('base64url')}`;
+    const client = env.principal.client;
+    await this.sessions(env.db).create({
+      data: {
+        record_uuid: crypto.randomUUID(),
+        user_id: user.id,
+        tenant_id: env.tenant,
+        family_id: familyId,
+        refresh_token_hash: sha256(refresh),
+        expires_at: new Date(Date.now() + this.refreshTtlMs),
+        ip: client?.ip?.slice(0, 64) ?? null,
+        ...describeClient(client?.user_agent),
+      },
+    });
+    const access = await this.jwt.encode({ sub: user.id, tenant_id: env.tenant, role: user.role, sid: familyId });
+    return { access_token: access, refresh_token: refresh, token_type: 'bearer', expires_in: this.jwt.accessTtlSeconds };
+  }
+
+  /**
+   * Rotation: one UPDATE retires the presented token only if it is still live, so of N
+   * concurrent refreshes exactly one wins. Presenting a token that was already rotated is
+   * reuse — a stolen copy or a replay — and revokes the whole family.
+   */
+  async rotate(env: Env, refreshToken: string, loadUser: (id: string) => Promise<{ role: string; is_active: boolean } | null>): Promise<TokenPair> {
+    const sessions = this.sessions(env.db);
+    const row = await sessions.findUnique({ where: { refresh_token_hash: sha256(refreshToken) } });
+    if (!row) throw new InvalidTokenError('unknown refresh token');
+    const familyId = row.family_id as string;
+    if (row.revoked) {
+      if (row.revoked_reason === 'rotated') {
+        await this.revokeFamily(env.db, env.tenant, familyId, 'reuse_detected');
+        throw new InvalidTokenError('refresh token reuse detected; the session has been revoked');
+      }
+      throw new InvalidTokenError('the session has been revoked');
+    }
+    if ((row.expires_at as Date).getTime() <= Date.now()) throw new InvalidTokenError('refresh token expired');
+    const claimed = await sessions.updateMany({
+      where: { dbid: row.dbid, revoked: false },
+      data: { revoked: true, revoked_reason: 'rotated', revoked_at: new Date() },
+    });
+    if (claimed.count !== 1) throw new InvalidTokenError('refresh token already used');
+    const user = await loadUser(row.user_id as string);
+    if (!user?.is_active) {
+      await this.revokeFamily(env.db, env.tenant, familyId, 'user_inactive');
+      throw new InvalidTokenError('the user is inactive');
+    }
+    return this.issue(env, { id: row.user_id as string, role: user.role }, familyId);
+  }
+
+  async revokeFamily(db: DbClient, tenant: string, familyId: string, reason: string): Promise<number> {
+    const r = await this.sessions(db).updateMany({
+      where: { family_id: familyId, revoked: false },
+      data: { revoked: true, revoked_reason: reason, revoked_at: new Date() },
+    });
+    // an already-rotated row keeps its reason, but the family is dead either way
+    this.cache.delete(`${tenant}:${familyId}`);
+    return r.count;
+  }
+
+  async revokeAllForUser(db: DbClient, tenant: string, userId: string, reason: string): Promise<number> {
+    const r = await this.sessions(db).updateMany({
+      where: { user_id: userId, revoked: false },
+      data: { revoked: true, revoked_reason: reason, revoked_at: new Date() },
+    });
+    this.forgetUser(tenant, userId);
+    return r.count;
+  }
+
+  /** Drops cached sessions of a user (after revocation or a role/activity change). */
+  forgetUser(tenant: string, userId: string): void {
+    for (const [key, v] of this.cache.entries()) {
+      if (v.userId === userId && key.startsWith(`${tenant}:`)) this.cache.delete(key);
+    }
+  }
+
+  forgetSession(tenant: string, familyId: string): void {
+    this.cache.delete(`${tenant}:${familyId}`);
+  }
+
+  /** Bearer token → principal: signature and expiry, then a live session and an active user. */
+  async authenticate(token: string): Promise<Principal> {
+    const claims = await this.jwt.decode(token);
+    const tenant = claims.tenant_id;
+    const key = `${tenant}:${claims.sid}`;
+    let s = this.cache.get(key);
+    if (!s) {
+      const db = await this.kernel.tenants.get(checkTenantKey(tenant));
+      const live = await this.sessions(db).findFirst({
+        where: { family_id: claims.sid, user_id: claims.sub, revoked: false, expires_at: { gt: new Date() } },
+        select: { dbid: true },
+      });
+      if (!live) throw new InvalidTokenError('the session has ended');
+      const user = await delegateOf(db, this.kernel.registry.model('res.user')).findUnique({
+        where: { record_uuid: claims.sub },
+        select: { is_active: true, role: true, organization: true },
+      });
+      if (!user?.is_active) throw new InvalidTokenError('the user is inactive');
+      s = { userId: claims.sub, role: user.role as string, organizationId: (user.organization as string | null) ?? null };
+      this.cache.set(key, s);
+    }
+    return { kind: 'user', user_id: s.userId, tenant_id: tenant, role: s.role, organization_id: s.organizationId, sid: claims.sid };
+  }
+}

@@ -1,0 +1,19 @@
+import { defineSettings } from '../../kernel/settings.js';
+
+/** The publicly known development key; production refuses to start with it. */
+export const PLACEHOLDER_JWT_KEY = 'fw-insecure-development-key-change-me';
+
+export const authSettings = defineSettings('auth', {
+  JWT_SECRET_KEY: { kind: 'string', default: PLACEHOLDER_JWT_KEY, doc: 'HMAC signing key of access tokens (HS*). Must be overridden in production (NODE_ENV=production refuses the placeholder).' },
+  JWT_ALGORITHM: { kind: 'string', default: 'HS256', doc: 'Signing algorithm: HS256, HS384, HS512 (shared key), or RS256/ES256 with JWT_PRIVATE_KEY/JWT_PUBLIC_KEY (PEM).' },
+  JWT_PRIVATE_KEY: { kind: 'string', default: '', doc: 'PKCS#8 PEM private key for RS256/ES256.' },
+  JWT_PUBLIC_KEY: { kind: 'string', default: '', doc: 'SPKI PEM public key for RS256/ES256.' },
+  JWT_ACCESS_TOKEN_EXPIRE_MINUTES: { kind: 'int', default: '30', doc: 'Access-token lifetime in minutes (`expires_in` = 60 × this).' },
+  JWT_REFRESH_TOKEN_EXPIRE_DAYS: { kind: 'int', default: '7', doc: 'Refresh-token lifetime in days.' },
+  AUTH_SESSION_CACHE_SECONDS: { kind: 'int', default: '30', doc: 'How long a verified session (and its user) is trusted without a database read; revocations in this process take effect at once, other processes see them within this window.' },
+  LOGIN_MAX_FAILURES_PER_EMAIL: { kind: 'int', default: '5', doc: 'Failed logins for one email (per tenant) before further attempts are refused with 429.' },
+  LOGIN_MAX_FAILURES_PER_IP: { kind: 'int', default: '20', doc: 'Failed logins from one client address before it is refused with 429.' },
+  LOGIN_FAILURE_WINDOW_SECONDS: { kind: 'int', default: '900', doc: 'Window in which failures are counted.' },
+  LOGIN_BLOCK_SECONDS: { kind: 'int', default: '900', doc: 'How long an email or address stays refused once over its limit.' },
+  LOGIN_SLOWDOWN_AFTER: { kind: 'int', default: '2', doc: 'Failures after which each further attempt is delayed (250 ms per failure, at most 3 s).' },
+});
