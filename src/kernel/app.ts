@@ -38,6 +38,8 @@ export interface CommandDecl {
   description?: string;
   /** Payload fields, declared with the same field types as models (validated before the handler). */
   input?: Record<string, FieldDecl>;
+  /** GraphQL field name when the derived one (`res.user.register` → `resUserRegister`) is not wanted. */
+  graphql_name?: string;
   /** Shape of the result, for API schemas: a record of `model`, nothing, or free JSON. */
   returns?: 'record' | 'void' | 'json';
   handler: (env: Env, payload: Record<string, unknown>) => Promise<unknown>;

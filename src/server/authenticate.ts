@@ -39,7 +39,7 @@ export function installAuth(server: FastifyInstance, kernel: Kernel): void {
     const level = req.routeOptions.config?.auth ?? 'user';
     const token = bearerToken(req);
     const client = { ip: req.ip ?? null, user_agent: req.headers['user-agent'] ?? null };
-    if (level === 'public' || !req.routeOptions.url) {
+    if (level === 'public' || !req.routeOptions.url || (level === 'optional' && !token)) {
       req.principal = { ...anonymousPrincipal(requestTenant(req, kernel)), client };
       return;
     }

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Kernel } from '../kernel/kernel.js';
 import { installAuth } from './authenticate.js';
 import { installErrorHandling } from './errors.js';
+import { graphqlRoutes } from './graphql/index.js';
 import { dataRoutes } from './routes/data.js';
 import './types.js';
 
@@ -20,6 +21,7 @@ export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
 
   server.get('/health', { config: { auth: 'public' } }, async () => ({ status: 'ok' }));
   server.get('/api/base/ping', async (req) => ({ pong: true, tenant_id: req.principal.tenant_id, time: new Date().toISOString() }));
+  graphqlRoutes(server, kernel);
   dataRoutes(server, kernel, { defaultLimit: kernel.settings.API_DEFAULT_PAGE_SIZE, maxLimit: kernel.settings.API_MAX_PAGE_SIZE });
 
   for (const app of kernel.registry.apps) {

@@ -1,6 +1,7 @@
 import type { Principal } from '../kernel/env.js';
 
-export type AuthLevel = 'public' | 'user';
+/** `optional`: anonymous unless a bearer token is sent, which must then be valid. */
+export type AuthLevel = 'public' | 'optional' | 'user';
 
 declare module 'fastify' {
   interface FastifyRequest {

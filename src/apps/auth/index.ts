@@ -43,6 +43,7 @@ const users = (env: Env) => delegateOf(env.db, env.registry.model('res.user'));
 const commands: CommandDecl[] = [
   {
     name: 'auth.login',
+    graphql_name: 'login',
     public: true,
     transaction: false,
     returns: 'json',
@@ -61,11 +62,13 @@ const commands: CommandDecl[] = [
         throw new AuthenticationFailed();
       }
       await throttle.succeeded(key);
-      return sessions.issue(env.sudo(), { id: user.record_uuid as string, role: user.role as string });
+      // not env.sudo(): the system principal has no client, and the session records its user agent and address
+      return sessions.issue(env, { id: user.record_uuid as string, role: user.role as string });
     },
   },
   {
     name: 'auth.refresh',
+    graphql_name: 'refresh',
     public: true,
     transaction: false,
     returns: 'json',
@@ -75,7 +78,7 @@ const commands: CommandDecl[] = [
       const { sessions } = await svc(env);
       const token = String(p.refresh_token);
       if (tenantOfRefreshToken(token) !== env.tenant) throw new BadRequest('the refresh token belongs to another tenant', undefined, 'TENANT_MISMATCH');
-      return sessions.rotate(env.sudo(), token, async (id) => {
+      return sessions.rotate(env, token, async (id) => {
         const u = await users(env).findUnique({ where: { record_uuid: id }, select: { role: true, is_active: true } });
         return u ? { role: u.role as string, is_active: u.is_active as boolean } : null;
       });
@@ -83,6 +86,7 @@ const commands: CommandDecl[] = [
   },
   {
     name: 'auth.logout',
+    graphql_name: 'logout',
     transaction: false,
     returns: 'json',
     description: 'Revoke the current session: its access and refresh tokens stop working',
@@ -95,6 +99,7 @@ const commands: CommandDecl[] = [
   },
   {
     name: 'auth.me',
+    graphql_name: 'me',
     mutates: false,
     returns: 'json',
     description: 'The current user',

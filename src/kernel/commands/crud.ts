@@ -114,6 +114,59 @@ function checkRevision(payload: Record<string, unknown>): number | undefined {
   return r as number;
 }
 
+/** Batch writes run each record through the single-record command, so hooks and rules apply per record. */
+const MAX_BATCH = 1000;
+
+async function idsMatching(env: Env, model: ResolvedModel, domain: unknown, op: AccessOp): Promise<string[]> {
+  const where = scopedWhere(env, model, op, domain);
+  const rows = await delegateOf(env.db, model).findMany({ where, select: { record_uuid: true }, orderBy: { dbid: 'asc' }, take: MAX_BATCH + 1 });
+  if (rows.length > MAX_BATCH) throw new BadRequest(`a batch may touch at most ${MAX_BATCH} records; narrow the filter`, { max: MAX_BATCH }, 'BATCH_TOO_LARGE');
+  return rows.map((r) => r.record_uuid as string);
+}
+
+const batchCommands: CommandDecl[] = [
+  {
+    name: 'fw.create_many',
+    op: 'create',
+    description: 'Create several records in one transaction: { model, values: [ … ] }',
+    async handler(env, payload) {
+      const model = targetModel(env, payload, 'create');
+      const list = payload.values;
+      if (!Array.isArray(list)) throw new BadRequest('values must be a list of objects', undefined, 'INVALID_PAYLOAD');
+      if (list.length > MAX_BATCH) throw new BadRequest(`at most ${MAX_BATCH} records per batch`, { max: MAX_BATCH }, 'BATCH_TOO_LARGE');
+      const out: unknown[] = [];
+      for (const values of list) {
+        out.push(model.createCommand
+          ? await env.dispatch(model.createCommand, values as Record<string, unknown>)
+          : await env.dispatch('fw.create', { model: model.key, values }));
+      }
+      return out;
+    },
+  },
+  {
+    name: 'fw.update_many',
+    op: 'update',
+    description: 'Apply the same change to every record matching a domain: { model, domain, values }',
+    async handler(env, payload) {
+      const model = targetModel(env, payload, 'update');
+      const ids = await idsMatching(env, model, payload.domain, 'update');
+      for (const id of ids) await env.dispatch('fw.update', { model: model.key, id, values: payload.values });
+      return { count: ids.length };
+    },
+  },
+  {
+    name: 'fw.delete_many',
+    op: 'delete',
+    description: 'Delete every record matching a domain: { model, domain }',
+    async handler(env, payload) {
+      const model = targetModel(env, payload, 'delete');
+      const ids = await idsMatching(env, model, payload.domain, 'delete');
+      for (const id of ids) await env.dispatch('fw.delete', { model: model.key, id });
+      return { count: ids.length };
+    },
+  },
+];
+
 export const crudCommands: CommandDecl[] = [
   {
     name: 'fw.create',
@@ -231,4 +284,5 @@ export const crudCommands: CommandDecl[] = [
       return { id: before.id, deleted: true };
     },
   },
+  ...batchCommands,
 ];

@@ -1,0 +1,79 @@
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import { FwError, toErrorBody } from '../../kernel/errors.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import { defineSettings } from '../../kernel/settings.js';
+import '../types.js';
+import { createLoaders } from './loaders.js';
+import { buildGraphQLSchema, type GqlContext } from './schema.js';
+
+export const graphqlSettings = defineSettings('graphql', {
+  GRAPHQL_MAX_DEPTH: { kind: 'int', default: '10', doc: 'Deepest selection a GraphQL operation may have.' },
+  GRAPHQL_MAX_COST: { kind: 'int', default: '5000', doc: 'Largest computed cost (graphql-armor cost-limit) of an operation.' },
+  GRAPHQL_INTROSPECTION: { kind: 'bool', default: 'true', doc: 'Answer introspection queries (schema explorers, codegen). Set false to hide the schema.' },
+});
+
+const schemas = new WeakMap<Kernel, GraphQLSchema>();
+/** The schema is compiled once per kernel from its registry. */
+export function graphqlSchemaOf(kernel: Kernel): GraphQLSchema {
+  let s = schemas.get(kernel);
+  if (!s) {
+    s = buildGraphQLSchema(kernel.registry, { defaultLimit: kernel.settings.API_DEFAULT_PAGE_SIZE, maxLimit: kernel.settings.API_MAX_PAGE_SIZE });
+    schemas.set(kernel, s);
+  }
+  return s;
+}
+
+/** Our errors keep their code and status; anything else is masked as INTERNAL_ERROR. */
+function maskError(error: unknown): Error {
+  const original = error instanceof GraphQLError ? error.originalError ?? error : error;
+  if (original instanceof GraphQLError && !(error instanceof GraphQLError && error.originalError)) return original;
+  if (original instanceof RangeError) {
+    return new GraphQLError(original.message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+  }
+  const { status, body } = toErrorBody(original);
+  const gqlError = error instanceof GraphQLError ? error : undefined;
+  return new GraphQLError(body.error.message, {
+    nodes: gqlError?.nodes, path: gqlError?.path,
+    extensions: { code: body.error.code, ...(body.error.details ? { details: body.error.details } : {}), http: { status: original instanceof FwError ? status : 500 } },
+  });
+}
+
+const hideSchema: Plugin = {
+  onValidate({ addValidationRule }) {
+    addValidationRule(NoSchemaIntrospectionCustomRule);
+  },
+};
+
+/** Mounts graphql-yoga at /graphql inside Fastify; the principal comes from the auth hook. */
+export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
+  const s = graphqlSettings(kernel.settings);
+  const yoga = createYoga<{ req: FastifyRequest; reply: FastifyReply }, GqlContext>({
+    schema: graphqlSchemaOf(kernel),
+    graphqlEndpoint: '/graphql',
+    logging: false,
+    landingPage: false,
+    maskedErrors: { maskError },
+    context: ({ req }) => ({ kernel, principal: req.principal, loaders: createLoaders(kernel, req.principal) }),
+    plugins: [
+      maxDepthPlugin({ n: s.GRAPHQL_MAX_DEPTH, exposeLimits: true }),
+      costLimitPlugin({ maxCost: s.GRAPHQL_MAX_COST, exposeLimits: true }),
+      ...(s.GRAPHQL_INTROSPECTION ? [] : [hideSchema]),
+    ],
+  });
+  server.route({
+    url: '/graphql',
+    method: ['GET', 'POST', 'OPTIONS'],
+    // login and refresh run anonymously; a bearer token, when sent, must be valid
+    config: { auth: 'optional' },
+    handler: async (req, reply) => {
+      const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
+      response.headers.forEach((value, key) => { void reply.header(key, value); });
+      void reply.status(response.status);
+      return reply.send(response.body);
+    },
+  });
+}

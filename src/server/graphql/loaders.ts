@@ -1,0 +1,51 @@
+import DataLoader from 'dataloader';
+import type { Principal } from '../../kernel/env.js';
+import type { Kernel } from '../../kernel/kernel.js';
+
+type Rec = Record<string, unknown>;
+
+export interface Loaders {
+  /** Records by id; one fw.search per model per tick, however many parents ask. */
+  byId(model: string): DataLoader<string, Rec | null>;
+  /** Children of many parents through one fw.search on the inverse reference. */
+  children(model: string, inverse: string): DataLoader<string, Rec[]>;
+}
+
+/**
+ * Per-request batching: relations resolve through the command bus (so record rules apply to
+ * them too) with a constant number of queries per relation, whatever the page size.
+ */
+export function createLoaders(kernel: Kernel, principal: Principal): Loaders {
+  const byId = new Map<string, DataLoader<string, Rec | null>>();
+  const children = new Map<string, DataLoader<string, Rec[]>>();
+  const search = (model: string, domain: unknown[]) =>
+    kernel.dispatch<{ items: Rec[] }>('fw.search', { model, domain }, principal).then((r) => r.items);
+  return {
+    byId(model) {
+      let l = byId.get(model);
+      if (!l) {
+        l = new DataLoader(async (ids) => {
+          const rows = await search(model, [['record_uuid', 'in', ids.map((i) => i.toLowerCase())]]);
+          const map = new Map(rows.map((r) => [r.id as string, r]));
+          return ids.map((id) => map.get(id.toLowerCase()) ?? null);
+        });
+        byId.set(model, l);
+      }
+      return l;
+    },
+    children(model, inverse) {
+      const key = `${model}:${inverse}`;
+      let l = children.get(key);
+      if (!l) {
+        l = new DataLoader(async (parents) => {
+          const rows = await search(model, [[inverse, 'in', [...parents]]]);
+          const byParent = new Map<unknown, Rec[]>();
+          for (const r of rows) byParent.set(r[inverse], [...(byParent.get(r[inverse]) ?? []), r]);
+          return parents.map((p) => byParent.get(p) ?? []);
+        });
+        children.set(key, l);
+      }
+      return l;
+    },
+  };
+}

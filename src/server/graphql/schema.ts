@@ -1,0 +1,398 @@
+import SchemaBuilder from '@pothos/core';
+import type { GraphQLSchema } from 'graphql';
+import type { Kernel } from '../../kernel/kernel.js';
+import type { ResolvedField, ResolvedModel } from '../../kernel/registry/model.js';
+import { commandFieldName, pascalName } from '../../kernel/registry/names.js';
+import type { Registry, ResolvedCommand } from '../../kernel/registry/registry.js';
+import type { Principal } from '../../kernel/env.js';
+import type { Loaders } from './loaders.js';
+import { whereToDomain } from './where.js';
+
+export interface GqlContext {
+  kernel: Kernel;
+  principal: Principal;
+  loaders: Loaders;
+}
+
+export interface GqlLimits { defaultLimit: number; maxLimit: number }
+
+type Rec = Record<string, unknown>;
+type Args = Record<string, unknown>;
+
+const builderOf = () => new SchemaBuilder<{
+  Context: GqlContext;
+  Scalars: { JSON: { Input: unknown; Output: unknown }; DateTime: { Input: string; Output: string } };
+}>({});
+type Builder = ReturnType<typeof builderOf>;
+/** Pothos type references are built from registry data at run time, so they are handled untyped here. */
+type AnyRef = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const SCALAR: Record<string, string> = {
+  char: 'String', text: 'String', integer: 'Int', float: 'Float', boolean: 'Boolean',
+  datetime: 'DateTime', json: 'JSON', uuid: 'ID', reference: 'ID',
+};
+const FILTER: Record<string, string> = {
+  char: 'StringFilter', text: 'StringFilter', integer: 'IntFilter', float: 'FloatFilter', boolean: 'BooleanFilter',
+  datetime: 'DateTimeFilter', uuid: 'IDFilter', reference: 'IDFilter',
+};
+const GQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+
+/**
+ * Compiles the GraphQL schema from the registry: per model an object type, typed filters,
+ * list/connection/count/groupBy queries, CRUD and batch mutations, and a mutation (or query,
+ * for non-mutating commands) per model command. Every resolver dispatches a command.
+ */
+export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): GraphQLSchema {
+  const b: Builder = builderOf();
+  b.scalarType('JSON', { description: 'Any JSON value', serialize: (v) => v, parseValue: (v) => v });
+  b.scalarType('DateTime', {
+    description: 'ISO 8601 date-time, UTC',
+    serialize: (v) => (v instanceof Date ? v.toISOString() : String(v)),
+    parseValue: (v) => String(v),
+  });
+  b.queryType({});
+  b.mutationType({});
+  const common = commonTypes(b);
+  const enums = new Map<string, AnyRef>();
+  const objects = new Map<string, AnyRef>();
+  const wheres = new Map<string, AnyRef>();
+
+  const enumOf = (m: ResolvedModel, f: ResolvedField): AnyRef | null => {
+    if (!f.values!.every((v) => GQL_NAME.test(v))) return null;
+    const name = `${m.names.typeName}${pascalName(f.name)}`;
+    if (!enums.has(name)) enums.set(name, b.enumType(name, { values: [...f.values!] as [string, ...string[]] }));
+    return enums.get(name);
+  };
+  const scalarType = (m: ResolvedModel, f: ResolvedField): AnyRef => (f.type === 'enum' ? enumOf(m, f) ?? 'String' : SCALAR[f.type]);
+
+  for (const m of registry.models.values()) {
+    objects.set(m.key, b.objectRef<Rec>(m.names.typeName));
+    wheres.set(m.key, b.inputRef<Rec>(m.names.whereInput));
+  }
+
+  for (const m of registry.models.values()) {
+    const n = m.names;
+    const readable = [...m.fields.values()].filter((f) => !f.private && f.name !== 'record_uuid');
+    const writable = [...m.fields.values()].filter((f) => f.stored && !f.auto && !f.readonly);
+
+    objects.get(m.key).implement({
+      description: m.description,
+      fields: (t: AnyRef) => {
+        const out: Rec = { id: t.exposeID('id', { nullable: false }) };
+        for (const f of readable) {
+          if (f.type === 'reference') {
+            out[f.name] = t.field({
+              type: objects.get(f.target!), nullable: true, description: f.description,
+              resolve: (parent: Rec, _a: Args, ctx: GqlContext, info: AnyRef) => {
+                const id = parent[f.name] as string | null | undefined;
+                if (!id) return null;
+                // `{ x { id } }` needs no load: the reference already is the id
+                const sel = info.fieldNodes[0]?.selectionSet?.selections ?? [];
+                if (sel.length === 1 && sel[0].kind === 'Field' && sel[0].name.value === 'id') return { id };
+                return ctx.loaders.byId(f.target!).load(id);
+              },
+            });
+          } else if (f.type === 'one2many') {
+            out[f.name] = t.field({
+              type: [objects.get(f.target!)], nullable: false, description: f.description,
+              resolve: (parent: Rec, _a: Args, ctx: GqlContext) => ctx.loaders.children(f.target!, f.inverse!).load(parent.id as string),
+            });
+          } else {
+            out[f.name] = t.field({
+              type: scalarType(m, f), nullable: !f.notNull, description: f.description,
+              resolve: (parent: Rec) => parent[f.name] ?? null,
+            });
+          }
+        }
+        return out;
+      },
+    });
+
+    wheres.get(m.key).implement({
+      fields: (t: AnyRef) => {
+        const out: Rec = {
+          AND: t.field({ type: [wheres.get(m.key)], required: false }),
+          OR: t.field({ type: [wheres.get(m.key)], required: false }),
+          NOT: t.field({ type: wheres.get(m.key), required: false }),
+          id: t.field({ type: common.IDFilter, required: false }),
+        };
+        for (const f of m.fields.values()) {
+          if (f.private || f.name === 'record_uuid') continue;
+          if (f.type === 'reference') {
+            out[f.name] = t.field({ type: refFilter(b, common, wheres, f.target!, registry), required: false });
+          } else if (f.type === 'one2many') {
+            out[f.name] = t.field({ type: listFilter(b, wheres, f.target!, registry), required: false });
+          } else if (f.type === 'enum') {
+            const e = enumOf(m, f);
+            out[f.name] = t.field({ type: e ? enumFilter(b, e, `${m.names.typeName}${pascalName(f.name)}Filter`) : common.StringFilter, required: false });
+          } else if (FILTER[f.type]) {
+            out[f.name] = t.field({ type: common[FILTER[f.type]], required: false });
+          }
+        }
+        return out;
+      },
+    });
+
+    const orderFields = [...m.fields.values()].filter((f) => f.stored && !f.private && f.type !== 'json');
+    const orderBy = b.inputType(n.orderByInput, {
+      fields: (t: AnyRef) => Object.fromEntries(orderFields.map((f) => [f.name, t.field({ type: common.SortOrder, required: false })])),
+    });
+    const groupField = b.enumType(n.groupByField, {
+      values: orderFields.map((f) => f.name) as [string, ...string[]],
+    });
+    const inputFields = (t: AnyRef, fields: ResolvedField[], create: boolean) => Object.fromEntries(fields.map((f) => [
+      f.name,
+      t.field({ type: scalarType(m, f), required: create && f.required && f.default === undefined, description: f.description }),
+    ]));
+    const createCmd = m.createCommand ? registry.command(m.createCommand) : null;
+    const createInput = b.inputType(n.createInput, {
+      fields: (t: AnyRef) => inputFields(t, createCmd?.inputFields ? [...createCmd.inputFields.values()] : writable, true),
+    });
+    const updateInput = b.inputType(n.updateInput, { fields: (t: AnyRef) => inputFields(t, writable, false) });
+
+    const object = objects.get(m.key);
+    const where = wheres.get(m.key);
+    const order = (o: unknown) => (o as Rec[] | undefined)?.flatMap((x) => Object.entries(x).map(([k, v]) => `${k} ${v}`)).join(', ') || undefined;
+    const search = (ctx: GqlContext, a: Args, limit: number, offset: number, count = false) =>
+      ctx.kernel.dispatch<{ items: Rec[]; total?: number }>('fw.search', {
+        model: m.key, domain: whereToDomain(registry, m, a.where as Rec), order: order(a.orderBy), limit, offset, count,
+      }, ctx.principal);
+    const pageArg = (v: unknown, fallback: number) => {
+      const x = (v as number | null | undefined) ?? fallback;
+      if (x < 0 || x > limits.maxLimit) throw new RangeError(`limit must be between 0 and ${limits.maxLimit}`);
+      return x;
+    };
+
+    b.queryField(n.one, (t: AnyRef) => t.field({
+      type: object, nullable: true, args: { id: t.arg.id({ required: true }) },
+      resolve: (_r: unknown, a: Args, ctx: GqlContext) => ctx.loaders.byId(m.key).load(String(a.id)),
+    }));
+    b.queryField(n.many, (t: AnyRef) => t.field({
+      type: [object], nullable: false,
+      args: { where: t.arg({ type: where }), orderBy: t.arg({ type: [orderBy] }), limit: t.arg.int(), offset: t.arg.int() },
+      resolve: async (_r: unknown, a: Args, ctx: GqlContext) =>
+        (await search(ctx, a, pageArg(a.limit, limits.defaultLimit), (a.offset as number) ?? 0)).items,
+    }));
+    b.queryField(n.connection, (t: AnyRef) => t.field({
+      type: common.connection(n.typeName, object), nullable: false,
+      args: { where: t.arg({ type: where }), orderBy: t.arg({ type: [orderBy] }), first: t.arg.int(), after: t.arg.string() },
+      resolve: async (_r: unknown, a: Args, ctx: GqlContext) => {
+        const first = pageArg(a.first, limits.defaultLimit);
+        const offset = a.after ? decodeCursor(String(a.after)) + 1 : 0;
+        const r = await search(ctx, a, first, offset, true);
+        const edges = r.items.map((node, i) => ({ node, cursor: encodeCursor(offset + i) }));
+        return {
+          edges, totalCount: r.total,
+          pageInfo: { hasNextPage: offset + r.items.length < (r.total ?? 0), hasPreviousPage: offset > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+        };
+      },
+    }));
+    b.queryField(n.count, (t: AnyRef) => t.field({
+      type: 'Int', nullable: false, args: { where: t.arg({ type: where }) },
+      resolve: async (_r: unknown, a: Args, ctx: GqlContext) =>
+        (await ctx.kernel.dispatch<{ count: number }>('fw.count', { model: m.key, domain: whereToDomain(registry, m, a.where as Rec) }, ctx.principal)).count,
+    }));
+    b.queryField(n.groupBy, (t: AnyRef) => t.field({
+      type: [common.GroupResult], nullable: false,
+      args: { by: t.arg({ type: [groupField], required: true }), where: t.arg({ type: where }), aggregates: t.arg({ type: 'JSON', description: 'field → sum | avg | min | max | count' }) },
+      resolve: async (_r: unknown, a: Args, ctx: GqlContext) => {
+        const by = a.by as string[];
+        const r = await ctx.kernel.dispatch<{ groups: Rec[] }>('fw.read_group', {
+          model: m.key, groupby: by, domain: whereToDomain(registry, m, a.where as Rec), aggregates: a.aggregates ?? undefined,
+        }, ctx.principal);
+        return r.groups.map((g) => ({
+          key: Object.fromEntries(by.map((k) => [k, g[k]])),
+          count: g.count,
+          aggregates: Object.fromEntries(Object.entries(g).filter(([k]) => !by.includes(k) && k !== 'count')),
+        }));
+      },
+    }));
+
+    const mutation = (name: string, field: (t: AnyRef) => unknown) => (b as AnyRef).mutationField(name, field);
+    mutation(n.create, (t) => t.field({
+      type: object, nullable: false, args: { input: t.arg({ type: createInput, required: true }) },
+      resolve: (_r: unknown, a: Args, ctx: GqlContext) => (createCmd
+        ? ctx.kernel.dispatch(createCmd.name, a.input as Rec, ctx.principal)
+        : ctx.kernel.dispatch('fw.create', { model: m.key, values: a.input }, ctx.principal)),
+    }));
+    mutation(n.createMany, (t) => t.field({
+      type: [object], nullable: false, args: { inputs: t.arg({ type: [createInput], required: true }) },
+      resolve: (_r: unknown, a: Args, ctx: GqlContext) =>
+        ctx.kernel.dispatch('fw.create_many', { model: m.key, values: a.inputs }, ctx.principal),
+    }));
+    mutation(n.update, (t) => t.field({
+      type: object, nullable: false,
+      args: { id: t.arg.id({ required: true }), input: t.arg({ type: updateInput, required: true }), revision: t.arg.int() },
+      resolve: (_r: unknown, a: Args, ctx: GqlContext) =>
+        ctx.kernel.dispatch('fw.update', { model: m.key, id: a.id, values: a.input, revision: a.revision ?? undefined }, ctx.principal),
+    }));
+    mutation(n.updateMany, (t) => t.field({
+      type: common.BatchResult, nullable: false,
+      args: { where: t.arg({ type: where, required: true }), input: t.arg({ type: updateInput, required: true }) },
+      resolve: (_r: unknown, a: Args, ctx: GqlContext) => ctx.kernel.dispatch('fw.update_many', {
+        model: m.key, domain: whereToDomain(registry, m, a.where as Rec), values: a.input,
+      }, ctx.principal),
+    }));
+    mutation(n.delete, (t) => t.field({
+      type: common.DeleteResult, nullable: false, args: { id: t.arg.id({ required: true }) },
+      resolve: (_r: unknown, a: Args, ctx: GqlContext) => ctx.kernel.dispatch('fw.delete', { model: m.key, id: a.id }, ctx.principal),
+    }));
+    mutation(n.deleteMany, (t) => t.field({
+      type: common.BatchResult, nullable: false, args: { where: t.arg({ type: where, required: true }) },
+      resolve: (_r: unknown, a: Args, ctx: GqlContext) =>
+        ctx.kernel.dispatch('fw.delete_many', { model: m.key, domain: whereToDomain(registry, m, a.where as Rec) }, ctx.principal),
+    }));
+  }
+
+  for (const cmd of registry.commands.values()) {
+    if (cmd.kernel) continue;
+    commandField(b, registry, cmd, objects, (m, f) => scalarType(m, f));
+  }
+  b.mutationField('command', (t: AnyRef) => t.field({
+    type: 'JSON', nullable: true, description: 'Dispatch any command by name (the command bus over GraphQL)',
+    args: { name: t.arg.string({ required: true }), payload: t.arg({ type: 'JSON' }) },
+    resolve: (_r: unknown, a: Args, ctx: GqlContext) => ctx.kernel.dispatch(String(a.name), (a.payload as Rec) ?? {}, ctx.principal),
+  }));
+  return b.toSchema({ sortSchema: true });
+}
+
+function commandField(b: Builder, registry: Registry, cmd: ResolvedCommand, objects: Map<string, AnyRef>,
+  scalarType: (m: ResolvedModel, f: ResolvedField) => AnyRef): void {
+  const name = cmd.graphql_name ?? commandFieldName(cmd.name);
+  const model = cmd.model ? registry.model(cmd.model) : null;
+  const returnsRecord = cmd.returns === 'record' && model;
+  const field = (t: AnyRef) => {
+    const args: Rec = {};
+    if (cmd.record) args.id = t.arg.id({ required: true });
+    for (const f of cmd.inputFields?.values() ?? []) {
+      args[f.name] = t.arg({ type: scalarType(model ?? fakeModel(cmd), f), required: f.required && f.default === undefined });
+    }
+    return t.field({
+      type: returnsRecord ? objects.get(model.key) : 'JSON',
+      nullable: true,
+      description: cmd.description,
+      args,
+      resolve: (_r: unknown, a: Args, ctx: GqlContext) => {
+        const payload = Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined && v !== null));
+        return ctx.kernel.dispatch(cmd.name, payload, ctx.principal);
+      },
+    });
+  };
+  const dyn: AnyRef = b;
+  if (cmd.mutates) dyn.mutationField(name, field);
+  else dyn.queryField(name, field);
+}
+
+/** Enum payload fields of app-level commands get type names from the command. */
+const fakeModel = (cmd: ResolvedCommand) => ({ names: { typeName: pascalName(cmd.name) } }) as ResolvedModel;
+
+export const encodeCursor = (offset: number): string => Buffer.from(`o:${offset}`).toString('base64url');
+export function decodeCursor(cursor: string): number {
+  const m = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!m) throw new RangeError('invalid cursor');
+  return Number(m[1]);
+}
+
+function commonTypes(b: Builder) {
+  const SortOrder = b.enumType('SortOrder', { values: ['asc', 'desc'] as const });
+  const QueryMode = b.enumType('QueryMode', { values: ['default', 'insensitive'] as const });
+  const cmp = (name: string, type: AnyRef, extra: (t: AnyRef) => Rec = () => ({})) => b.inputType(name, {
+    fields: (t: AnyRef) => ({
+      eq: t.field({ type, required: false }), ne: t.field({ type, required: false }),
+      in: t.field({ type: [type], required: false }), notIn: t.field({ type: [type], required: false }),
+      ...extra(t),
+    }),
+  });
+  const ordered = (t: AnyRef, type: AnyRef) => ({
+    lt: t.field({ type, required: false }), lte: t.field({ type, required: false }),
+    gt: t.field({ type, required: false }), gte: t.field({ type, required: false }),
+  });
+  const PageInfo = b.objectRef<Rec>('PageInfo').implement({
+    fields: (t: AnyRef) => ({
+      hasNextPage: t.exposeBoolean('hasNextPage'), hasPreviousPage: t.exposeBoolean('hasPreviousPage'),
+      startCursor: t.exposeString('startCursor', { nullable: true }), endCursor: t.exposeString('endCursor', { nullable: true }),
+    }),
+  });
+  const connections = new Map<string, AnyRef>();
+  return {
+    SortOrder,
+    StringFilter: cmp('StringFilter', 'String', (t) => ({
+      ...ordered(t, 'String'),
+      contains: t.field({ type: 'String', required: false }), startsWith: t.field({ type: 'String', required: false }),
+      mode: t.field({ type: QueryMode, required: false }),
+    })),
+    IntFilter: cmp('IntFilter', 'Int', (t) => ordered(t, 'Int')),
+    FloatFilter: cmp('FloatFilter', 'Float', (t) => ordered(t, 'Float')),
+    DateTimeFilter: cmp('DateTimeFilter', 'DateTime', (t) => ordered(t, 'DateTime')),
+    BooleanFilter: b.inputType('BooleanFilter', { fields: (t: AnyRef) => ({ eq: t.boolean(), ne: t.boolean() }) }),
+    IDFilter: cmp('IDFilter', 'ID'),
+    GroupResult: b.objectRef<Rec>('GroupResult').implement({
+      fields: (t: AnyRef) => ({
+        key: t.field({ type: 'JSON', resolve: (g: Rec) => g.key }),
+        count: t.exposeInt('count'),
+        aggregates: t.field({ type: 'JSON', resolve: (g: Rec) => g.aggregates }),
+      }),
+    }),
+    BatchResult: b.objectRef<Rec>('BatchResult').implement({ fields: (t: AnyRef) => ({ count: t.exposeInt('count') }) }),
+    DeleteResult: b.objectRef<Rec>('DeleteResult').implement({
+      fields: (t: AnyRef) => ({ id: t.exposeID('id'), deleted: t.exposeBoolean('deleted') }),
+    }),
+    connection(typeName: string, node: AnyRef): AnyRef {
+      if (!connections.has(typeName)) {
+        const edge = b.objectRef<Rec>(`${typeName}Edge`).implement({
+          fields: (t: AnyRef) => ({ cursor: t.exposeString('cursor'), node: t.field({ type: node, resolve: (e: Rec) => e.node }) }),
+        });
+        connections.set(typeName, b.objectRef<Rec>(`${typeName}Connection`).implement({
+          fields: (t: AnyRef) => ({
+            edges: t.field({ type: [edge], resolve: (c: Rec) => c.edges }),
+            pageInfo: t.field({ type: PageInfo, resolve: (c: Rec) => c.pageInfo }),
+            totalCount: t.exposeInt('totalCount'),
+          }),
+        }));
+      }
+      return connections.get(typeName);
+    },
+  } as Record<string, AnyRef> & { connection(typeName: string, node: AnyRef): AnyRef };
+}
+
+const refFilters = new WeakMap<Builder, Map<string, AnyRef>>();
+function refFilter(b: Builder, common: Rec, wheres: Map<string, AnyRef>, target: string, registry: Registry): AnyRef {
+  const cache = refFilters.get(b) ?? new Map<string, AnyRef>();
+  refFilters.set(b, cache);
+  const name = `${registry.model(target).names.typeName}RefFilter`;
+  if (!cache.has(name)) {
+    cache.set(name, b.inputType(name, {
+      fields: (t: AnyRef) => ({
+        eq: t.id({ required: false }), ne: t.id({ required: false }),
+        in: t.idList({ required: false }), notIn: t.idList({ required: false }),
+        is: t.field({ type: wheres.get(target), required: false }),
+      }),
+    }));
+  }
+  return cache.get(name);
+}
+
+function listFilter(b: Builder, wheres: Map<string, AnyRef>, target: string, registry: Registry): AnyRef {
+  const cache = refFilters.get(b) ?? new Map<string, AnyRef>();
+  refFilters.set(b, cache);
+  const name = `${registry.model(target).names.typeName}ListFilter`;
+  if (!cache.has(name)) {
+    cache.set(name, b.inputType(name, {
+      fields: (t: AnyRef) => ({
+        some: t.field({ type: wheres.get(target), required: false }),
+        none: t.field({ type: wheres.get(target), required: false }),
+        every: t.field({ type: wheres.get(target), required: false }),
+      }),
+    }));
+  }
+  return cache.get(name);
+}
+
+function enumFilter(b: Builder, e: AnyRef, name: string): AnyRef {
+  return b.inputType(name, {
+    fields: (t: AnyRef) => ({
+      eq: t.field({ type: e, required: false }), ne: t.field({ type: e, required: false }),
+      in: t.field({ type: [e], required: false }), notIn: t.field({ type: [e], required: false }),
+    }),
+  });
+}

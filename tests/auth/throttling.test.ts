@@ -1,0 +1,116 @@
+/**
+ * Login throttling: failures are counted per (tenant, email) and per client address; over the
+ * limit the login is refused with 429 THROTTLED and a Retry-After header — even with the right
+ * password — for LOGIN_BLOCK_SECONDS. A successful login resets the email counter.
+ *
+ * Every test uses its own client addresses (inject's remoteAddress) so the per-address counter
+ * of one test does not leak into another.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_PASSWORD, expectError, rand, startTestServer, type TestServer } from '../helpers/server.ts';
+
+const BLOCK_SECONDS = 2;
+
+let t: TestServer;
+let admin: string;
+let ipCounter = 10;
+const freshIp = () => `10.0.0.${ipCounter++}`;
+
+beforeAll(async () => {
+  t = await startTestServer({
+    LOGIN_MAX_FAILURES_PER_EMAIL: '3',
+    LOGIN_MAX_FAILURES_PER_IP: '3',
+    LOGIN_BLOCK_SECONDS: String(BLOCK_SECONDS),
+    // no slow-down in these tests: they are about counting and refusing
+    LOGIN_SLOWDOWN_AFTER: '100',
+  });
+  admin = (await t.loginAdmin()).access_token;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function newUser() {
+  const email = `throttle-${rand()}@example.com`;
+  await t.createUser(admin, { email, password: 'right-pass-1' });
+  return { email, password: 'right-pass-1' };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('per-email throttling', () => {
+  it('after 3 failures the 4th attempt answers 429 THROTTLED with Retry-After, even with the right password', async () => {
+    const u = await newUser();
+    // each attempt from another address: only the per-email counter can trip
+    for (let i = 0; i < 3; i++) expectError(await t.tryLogin(u.email, 'wrong-pass', undefined, { remoteAddress: freshIp() }), 401, 'AUTHENTICATION_FAILED');
+    const res = await t.tryLogin(u.email, u.password, undefined, { remoteAddress: freshIp() });
+    expectError(res, 429, 'THROTTLED');
+    const retryAfter = Number(res.headers['retry-after']);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(BLOCK_SECONDS);
+    expect(res.body.error.details).toEqual({ retry_after_seconds: retryAfter });
+  });
+
+  it('the block ends after LOGIN_BLOCK_SECONDS and the right password works again', async () => {
+    const u = await newUser();
+    for (let i = 0; i < 3; i++) await t.tryLogin(u.email, 'wrong-pass', undefined, { remoteAddress: freshIp() });
+    expectError(await t.tryLogin(u.email, u.password, undefined, { remoteAddress: freshIp() }), 429, 'THROTTLED');
+    await sleep(BLOCK_SECONDS * 1000 + 300);
+    expect((await t.tryLogin(u.email, u.password, undefined, { remoteAddress: freshIp() })).status).toBe(200);
+  });
+
+  it('the email counter is per email: another user is not affected', async () => {
+    const blocked = await newUser();
+    const other = await newUser();
+    for (let i = 0; i < 3; i++) await t.tryLogin(blocked.email, 'wrong-pass', undefined, { remoteAddress: freshIp() });
+    expectError(await t.tryLogin(blocked.email, blocked.password, undefined, { remoteAddress: freshIp() }), 429, 'THROTTLED');
+    expect((await t.tryLogin(other.email, other.password, undefined, { remoteAddress: freshIp() })).status).toBe(200);
+  });
+
+  it('a successful login resets the email counter', async () => {
+    const u = await newUser();
+    const ip = () => freshIp();
+    for (let i = 0; i < 2; i++) expectError(await t.tryLogin(u.email, 'wrong-pass', undefined, { remoteAddress: ip() }), 401, 'AUTHENTICATION_FAILED');
+    expect((await t.tryLogin(u.email, u.password, undefined, { remoteAddress: ip() })).status).toBe(200);
+    // two more failures would make four without the reset
+    for (let i = 0; i < 2; i++) expectError(await t.tryLogin(u.email, 'wrong-pass', undefined, { remoteAddress: ip() }), 401, 'AUTHENTICATION_FAILED');
+    expect((await t.tryLogin(u.email, u.password, undefined, { remoteAddress: ip() })).status).toBe(200);
+  });
+
+  it('failures for an unknown email are counted too (no difference that reveals which emails exist)', async () => {
+    const email = `ghost-${rand()}@example.com`;
+    for (let i = 0; i < 3; i++) expectError(await t.tryLogin(email, 'wrong-pass', undefined, { remoteAddress: freshIp() }), 401, 'AUTHENTICATION_FAILED');
+    expectError(await t.tryLogin(email, 'wrong-pass', undefined, { remoteAddress: freshIp() }), 429, 'THROTTLED');
+  });
+});
+
+describe('per-address throttling', () => {
+  it('3 failures from one address with different emails: the 4th attempt from it is 429 THROTTLED with Retry-After, even with right credentials', async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 3; i++) {
+      expectError(await t.tryLogin(`spray-${rand()}@example.com`, 'wrong-pass', undefined, { remoteAddress: ip }), 401, 'AUTHENTICATION_FAILED');
+    }
+    const res = await t.tryLogin('admin@example.com', ADMIN_PASSWORD, undefined, { remoteAddress: ip });
+    expectError(res, 429, 'THROTTLED');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // another address is not affected
+    expect((await t.tryLogin('admin@example.com', ADMIN_PASSWORD, undefined, { remoteAddress: freshIp() })).status).toBe(200);
+  });
+});
+
+describe('slow-down', () => {
+  it('past LOGIN_SLOWDOWN_AFTER failures each further attempt is delayed', async () => {
+    const s = await startTestServer({ LOGIN_MAX_FAILURES_PER_EMAIL: '10', LOGIN_SLOWDOWN_AFTER: '1' });
+    try {
+      const email = `slow-${rand()}@example.com`;
+      for (let i = 0; i < 2; i++) await s.tryLogin(email, 'wrong-pass');
+      const started = performance.now();
+      expectError(await s.tryLogin(email, 'wrong-pass'), 401, 'AUTHENTICATION_FAILED');
+      // 2 failures > 1: 250 ms delay
+      expect(performance.now() - started).toBeGreaterThanOrEqual(240);
+    } finally {
+      await s.close();
+    }
+  });
+});

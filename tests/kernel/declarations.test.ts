@@ -1,0 +1,277 @@
+/**
+ * Model declarations → registry: every declaration mistake fails at boot with a BootError whose
+ * message names the model/field and the rule (spec: Module conventions).
+ */
+import { describe, expect, it } from 'vitest';
+import type { CommandDecl, EventHandlerDecl, HookDecl } from '../../src/kernel/app.ts';
+import { defineModel, f, type FieldDecl, type ModelDecl } from '../../src/kernel/declare.ts';
+import { BootError } from '../../src/kernel/errors.ts';
+import { createRegistry } from '../../src/kernel/kernel.ts';
+import { AUTO_FIELDS } from '../../src/kernel/registry/model.ts';
+import type { LoadedApp } from '../../src/kernel/registry/registry.ts';
+import resCountry from '../../schema/base/res.country.ts';
+import { fixtureApp } from '../helpers/kernel.ts';
+
+const model = (key: string, fields: Record<string, FieldDecl> = {}, extra: Partial<ModelDecl> = {}): ModelDecl =>
+  defineModel({ key, description: `Model ${key}`, fields: { name: f.char(50), ...fields }, ...extra });
+
+/** A foundation app owning res.country plus the given models. */
+const foundation = (models: ModelDecl[], extra: Parameters<typeof fixtureApp>[1] = {}): LoadedApp =>
+  fixtureApp('fixture_base', { models: [resCountry, ...models], ...extra });
+
+const noop: CommandDecl['handler'] = async () => null;
+
+function bootFails(apps: LoadedApp[], message: RegExp): BootError {
+  let err: unknown;
+  try {
+    createRegistry(apps);
+  } catch (e) {
+    err = e;
+  }
+  expect(err, 'registry should refuse to boot').toBeInstanceOf(BootError);
+  expect((err as BootError).code).toBe('BOOT_ERROR');
+  expect((err as BootError).message).toMatch(message);
+  return err as BootError;
+}
+
+describe('a valid declaration', () => {
+  it('gets the automatic fields dbid, record_uuid, created_at_utc, updated_at_utc and revision, read-only', () => {
+    const reg = createRegistry([foundation([model('res.thing', { size: f.integer() })])]);
+    const m = reg.model('res.thing');
+    expect([...m.fields.keys()].slice(0, 5)).toEqual([...AUTO_FIELDS]);
+    for (const name of AUTO_FIELDS) expect(m.fields.get(name)).toMatchObject({ auto: true, readonly: true, notNull: true });
+  });
+
+  it('gets the generic fw.* commands from the kernel, beside its own model commands', () => {
+    const reg = createRegistry([foundation([model('res.thing')], {
+      commands: [{ name: 'res.thing.archive', handler: noop }],
+    })]);
+    for (const c of ['fw.create', 'fw.read_one', 'fw.update', 'fw.delete', 'fw.search', 'fw.count', 'fw.read_group']) {
+      expect(reg.commands.get(c)?.kernel).toBe(true);
+    }
+    expect(reg.command('res.thing.archive')).toMatchObject({ model: 'res.thing', kernel: false, app: 'fixture_base' });
+  });
+
+  it('a required Reference defaults to on_delete restrict, an optional one to set null', () => {
+    const reg = createRegistry([foundation([model('res.thing', {
+      must: f.reference('res.country', { required: true }),
+      may: f.reference('res.country'),
+    })])]);
+    expect(reg.model('res.thing').fields.get('must')!.onDelete).toBe('restrict');
+    expect(reg.model('res.thing').fields.get('may')!.onDelete).toBe('set null');
+  });
+
+  it('record_name defaults to "name" and default_order to "dbid asc"', () => {
+    const m = createRegistry([foundation([model('res.thing')])]).model('res.thing');
+    expect(m.recordName).toBe('name');
+    expect(m.defaultOrder).toEqual([{ field: 'dbid', direction: 'asc' }]);
+  });
+
+  it('a user-domain app may reference res.* models from its own {domain}.{name} models', () => {
+    const reg = createRegistry([
+      foundation([]),
+      fixtureApp('shop.orders', { models: [model('shop.order', { country: f.reference('res.country') })] }),
+    ]);
+    expect(reg.model('shop.order').app).toBe('shop.orders');
+  });
+});
+
+describe('model keys and field names', () => {
+  it.each(['Res.Thing', 'thing', 'res..thing', 'res.thing-x', '1res.thing', 'res.'])('the model key "%s" is refused: keys are dotted lower_snake_case', (key) => {
+    bootFails([foundation([model(key)])], /must be dotted lower_snake_case/);
+  });
+
+  it.each([...AUTO_FIELDS, 'id'])('declaring the automatic field "%s" is refused', (name) => {
+    bootFails([foundation([model('res.thing', { [name]: f.char(10) })])], new RegExp(`model res.thing, field ${name}: "${name}" is an automatic field`));
+  });
+
+  it.each(['Name', 'first-name', '2nd', '_x'])('the field name "%s" is refused: field names are lower_snake_case', (name) => {
+    bootFails([foundation([model('res.thing', { [name]: f.char(10) })])], /field names are lower_snake_case/);
+  });
+
+  it.each(['country_rel', 'rev_things'])('the field name "%s" is refused: _rel and rev_ names are reserved for relations', (name) => {
+    bootFails([foundation([model('res.thing', { [name]: f.char(10) })])], /reserved for relations/);
+  });
+
+  it('a model without a description is refused', () => {
+    bootFails([foundation([{ key: 'res.thing', description: '', fields: {} }])], /model res.thing: description is required/);
+  });
+
+  it('a model declared twice (by two apps) is refused, naming both apps', () => {
+    bootFails([foundation([model('res.thing')]), fixtureApp('other_base', { models: [model('res.thing')] })],
+      /model res.thing is declared by both fixture_base and other_base/);
+  });
+});
+
+describe('field rules', () => {
+  it('a Char size must be a positive integer', () => {
+    bootFails([foundation([model('res.thing', { code: f.char(0) })])], /field code: Char size must be a positive integer/);
+  });
+
+  it('an Enum default must be one of its values', () => {
+    bootFails([foundation([model('res.thing', { state: f.enum(['draft', 'done'], { default: 'archived' }) })])],
+      /field state: default "archived" is not one of draft, done/);
+  });
+
+  it('an Enum needs at least one value, and values must not repeat', () => {
+    bootFails([foundation([model('res.thing', { state: f.enum([]) })])], /an Enum needs at least one value/);
+    bootFails([foundation([model('res.thing', { state: f.enum(['a', 'a']) })])], /Enum values repeat/);
+  });
+
+  it('a DateTime default can only be "now"', () => {
+    bootFails([foundation([model('res.thing', { at: f.datetime({ default: 'tomorrow' as 'now' }) })])], /a DateTime default can only be "now"/);
+  });
+
+  it('on_delete "set null" on a required Reference is refused', () => {
+    bootFails([foundation([model('res.thing', { country: f.reference('res.country', { required: true, on_delete: 'set null' }) })])],
+      /field country: on_delete "set null" needs an optional field/);
+  });
+
+  it('a Reference to a model that is not loaded is refused', () => {
+    bootFails([foundation([model('res.thing', { owner: f.reference('res.nobody') })])],
+      /model res.thing, field owner: Reference target "res.nobody" is not a loaded model/);
+  });
+
+  it('a One2Many to a model that is not loaded is refused', () => {
+    bootFails([foundation([model('res.thing', { parts: f.one2many('res.part', 'thing') })])],
+      /One2Many target "res.part" is not a loaded model/);
+  });
+
+  it('a One2Many whose inverse does not exist is refused', () => {
+    bootFails([foundation([
+      model('res.thing', { parts: f.one2many('res.part', 'thing') }),
+      model('res.part'),
+    ])], /field parts: inverse "res.part.thing" must be a Reference to res.thing/);
+  });
+
+  it('a One2Many whose inverse is not a Reference is refused', () => {
+    bootFails([foundation([
+      model('res.thing', { parts: f.one2many('res.part', 'thing') }),
+      model('res.part', { thing: f.char(36) }),
+    ])], /inverse "res.part.thing" must be a Reference to res.thing/);
+  });
+
+  it('a One2Many whose inverse references another model is refused', () => {
+    bootFails([foundation([
+      model('res.thing', { parts: f.one2many('res.part', 'country') }),
+      model('res.part', { country: f.reference('res.country') }),
+    ])], /inverse "res.part.country" must be a Reference to res.thing/);
+  });
+
+  it('a One2Many cannot be required or unique', () => {
+    bootFails([foundation([
+      model('res.thing', { parts: f.one2many('res.part', 'thing', { required: true }) }),
+      model('res.part', { thing: f.reference('res.thing') }),
+    ])], /a One2Many cannot be required or unique/);
+  });
+});
+
+describe('model options', () => {
+  it('default_order naming an unknown field is refused', () => {
+    bootFails([foundation([model('res.thing', {}, { default_order: 'rank desc' })])],
+      /model res.thing: default_order field "rank" is not a stored field/);
+  });
+
+  it('default_order naming a One2Many (not stored) is refused', () => {
+    bootFails([foundation([
+      model('res.thing', { parts: f.one2many('res.part', 'thing') }, { default_order: 'parts asc' }),
+      model('res.part', { thing: f.reference('res.thing') }),
+    ])], /default_order field "parts" is not a stored field/);
+  });
+
+  it('default_order must read "<field> asc" or "<field> desc"', () => {
+    bootFails([foundation([model('res.thing', {}, { default_order: 'name sideways' })])], /must read "<field> asc" or "<field> desc"/);
+  });
+
+  it('record_name, name_search_fields and unique_together must name fields', () => {
+    bootFails([foundation([model('res.thing', {}, { record_name: 'title' })])], /record_name "title" is not a field/);
+    bootFails([foundation([model('res.thing', {}, { name_search_fields: ['title'] })])], /name_search_fields has unknown field "title"/);
+    bootFails([foundation([model('res.thing', {}, { unique_together: [['name', 'title']] })])], /unique_together names unknown field "title"/);
+  });
+
+  it('create_command naming a command that is not registered is refused', () => {
+    bootFails([foundation([model('res.thing', {}, { create_command: 'res.thing.enroll' })])],
+      /model res.thing: create_command res.thing.enroll is not a registered command/);
+  });
+});
+
+describe('key prefixes and user domains', () => {
+  it('a user-domain app declaring a res.* model is refused: res.* and ir.* belong to the foundation', () => {
+    bootFails([foundation([]), fixtureApp('shop.orders', { models: [model('res.order')] })],
+      /app shop.orders: user-domain apps cannot declare res.order; res.\* and ir.\* belong to the foundation/);
+  });
+
+  it('a user-domain app declaring an ir.* model is refused', () => {
+    bootFails([foundation([]), fixtureApp('shop.orders', { models: [model('ir.order')] })], /user-domain apps cannot declare ir.order/);
+  });
+
+  it('a user-domain app must name its models {domain}.{name}', () => {
+    bootFails([foundation([]), fixtureApp('shop.orders', { models: [model('crm.order')] })],
+      /model crm.order must be named shop.<name> \(domain shop\)/);
+  });
+
+  it('a user-domain app adding a command to a res.* model is refused with a clear message', () => {
+    bootFails([foundation([]), fixtureApp('shop.orders', { commands: [{ name: 'res.country.annex', handler: noop }] })],
+      /app shop.orders: user-domain apps must not add commands to res.country \(res.\* and ir.\* are framework models\)/);
+  });
+
+  it('a user-domain app adding a command to an ir.* model (named explicitly) is refused', () => {
+    bootFails([foundation([]), fixtureApp('shop.orders', { commands: [{ name: 'shop.replay', model: 'ir.event', handler: noop }] })],
+      /user-domain apps must not add commands to ir.event/);
+  });
+
+  it('a user-domain app adding a command to another domain\'s model is refused', () => {
+    bootFails([
+      foundation([]),
+      fixtureApp('crm.sales', { models: [model('crm.deal')] }),
+      fixtureApp('shop.orders', { commands: [{ name: 'crm.deal.steal', handler: noop }] }),
+    ], /command crm.deal.steal targets crm.deal, outside domain shop/);
+  });
+
+  it('a foundation app may add commands to res.* models', () => {
+    const reg = createRegistry([foundation([], { commands: [{ name: 'res.country.annex', handler: noop }] })]);
+    expect(reg.command('res.country.annex').model).toBe('res.country');
+  });
+});
+
+describe('commands, hooks and handlers', () => {
+  it('an app command using the reserved fw.* prefix is refused', () => {
+    bootFails([foundation([], { commands: [{ name: 'fw.archive', handler: noop }] })], /command fw.archive uses the reserved fw.\* prefix/);
+  });
+
+  it('the same command name registered twice is refused', () => {
+    const c: CommandDecl = { name: 'res.country.annex', handler: noop };
+    bootFails([foundation([], { commands: [c] }), fixtureApp('other_base', { commands: [c] })],
+      /command res.country.annex is already registered by fixture_base/);
+  });
+
+  it('a command naming an unknown model is refused', () => {
+    bootFails([foundation([], { commands: [{ name: 'x.go', model: 'res.nobody', handler: noop }] })], /targets unknown model res.nobody/);
+  });
+
+  it('a hook point must read pre.<model>.<op> or post.<model>.<op>', () => {
+    const hooks: HookDecl[] = [{ point: 'before.res.country.create' }];
+    bootFails([foundation([], { hooks })], /hook point "before.res.country.create" must read pre.<model>.<op>/);
+  });
+
+  it('track_fields needs a post hook on a loaded model and stored fields', () => {
+    bootFails([foundation([], { hooks: [{ point: 'pre.res.country.update', track_fields: ['code'] }] })], /track_fields needs a post hook/);
+    bootFails([foundation([], { hooks: [{ point: 'post.res.nobody.update', track_fields: ['code'] }] })], /track_fields needs a post hook on a loaded model/);
+    bootFails([foundation([], { hooks: [{ point: 'post.res.country.update', track_fields: ['flag'] }] })], /tracks unknown field flag/);
+  });
+
+  it('hooks of one point are ordered by sequence (lower first), ties in app load order', () => {
+    const h = (sequence: number | undefined, tag: string): HookDecl => ({ point: 'pre.res.country.create', sequence, handler: () => void tag });
+    const reg = createRegistry([
+      foundation([], { hooks: [h(20, 'a20'), h(undefined, 'a10')] }),
+      fixtureApp('other_base', { hooks: [h(5, 'b5'), h(10, 'b10')] }),
+    ]);
+    expect(reg.hooksAt('pre.res.country.create').map((x) => `${x.app}:${x.sequence ?? 10}`))
+      .toEqual(['other_base:5', 'fixture_base:10', 'other_base:10', 'fixture_base:20']);
+  });
+
+  it('an event handler id used twice is refused', () => {
+    const eh: EventHandlerDecl = { id: 'dup', event: 'x.happened', handler: async () => {} };
+    bootFails([foundation([], { eventHandlers: [eh, eh] })], /event handler id dup is used twice/);
+  });
+});
