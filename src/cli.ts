@@ -10,7 +10,7 @@ import { FwError } from './kernel/errors.js';
 const USAGE = `fw — model-driven application platform
 
   fw serve                                   start the HTTP server (HOST, PORT)
-  fw generate                                print prisma/<provider>/schema.prisma from the declarations and build the clients
+  fw generate                                declarations → prisma/<provider>/schema.prisma, Prisma clients, generated/schema.graphql
   fw migrate generate -m <description> --app <app>
                                              write the migration SQL (both providers) for declaration changes
   fw migrate upgrade -t <tenant>             apply pending migrations to a tenant database (idempotent)
@@ -40,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
     const registry = await fullRegistry(layout);
     const changed = writePrismaSchemas(layout, registry);
     generatePrismaClients(layout);
+    const { writeSdl } = await import('./server/graphql/sdl.js');
+    if (await writeSdl(layout)) changed.push('generated/schema.graphql');
     console.log(changed.length ? `wrote ${changed.join(', ')}` : 'schemas unchanged', '— clients generated');
     return 0;
   }

@@ -78,6 +78,18 @@ describe('per-email throttling', () => {
     expect((await t.tryLogin(u.email, u.password, undefined, { remoteAddress: ip() })).status).toBe(200);
   });
 
+  it('parallel attempts cannot get past the limit: of 10 concurrent wrong passwords for one email at most 3 are checked, the rest are 429', async () => {
+    const u = await newUser();
+    const results = await Promise.all(Array.from({ length: 10 }, () =>
+      t.tryLogin(u.email, 'wrong-pass', undefined, { remoteAddress: freshIp() })));
+    const checked = results.filter((r) => r.status === 401);
+    const refused = results.filter((r) => r.status === 429);
+    expect(checked.length).toBeLessThanOrEqual(3);
+    expect(checked.length + refused.length).toBe(10);
+    for (const r of refused) expectError(r, 429, 'THROTTLED');
+    expectError(await t.tryLogin(u.email, u.password, undefined, { remoteAddress: freshIp() }), 429, 'THROTTLED');
+  });
+
   it('failures for an unknown email are counted too (no difference that reveals which emails exist)', async () => {
     const email = `ghost-${rand()}@example.com`;
     for (let i = 0; i < 3; i++) expectError(await t.tryLogin(email, 'wrong-pass', undefined, { remoteAddress: freshIp() }), 401, 'AUTHENTICATION_FAILED');

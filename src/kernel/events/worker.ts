@@ -48,7 +48,7 @@ export class EventWorker {
       return;
     }
     const run = this.drain(tenant)
-      .catch((err) => this.host.log('error', 'event worker failed', { tenant, err: String(err) }))
+      .then(() => undefined, (err) => this.host.log('error', 'event worker failed', { tenant, err: String(err) }))
       .finally(() => {
         this.running.delete(tenant);
         if (this.again.delete(tenant)) this.kick(tenant);

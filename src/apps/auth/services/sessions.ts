@@ -56,7 +56,7 @@ export class SessionService {
   }
 
   /** Issues an access token and a new refresh token in `familyId` (a new login when omitted). */
-  async issue(env: Env, user: SessionUser, familyId = crypto.randomUUID()): Promise<TokenPair> {
+  async issue(env: Env, user: SessionUser, familyId: string = crypto.randomUUID()): Promise<TokenPair> {
     const refresh = `${env.tenant}.${crypto.randomBytes(32).toString('base64url')}`;
     const client = env.principal.client;
     await this.sessions(env.db).create({

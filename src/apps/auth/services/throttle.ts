@@ -36,8 +36,13 @@ export class LoginThrottle {
   }
 
   async failed(emailKey: string, ip: string | null): Promise<void> {
-    // consume() rejects once over the limit, and that is when blockDuration starts
-    const count = (limiter: RateLimiterMemory, key: string) => limiter.consume(key).catch(() => undefined);
+    // `before` refuses a key as soon as it reaches the limit, so consume() never goes over it and
+    // its own blockDuration would never start: the refusal would last the rest of the failure
+    // window instead of LOGIN_BLOCK_SECONDS. Start the block explicitly when the limit is reached.
+    const count = async (limiter: RateLimiterMemory, key: string) => {
+      const res = await limiter.consume(key).catch(() => null);
+      if (res && res.consumedPoints >= limiter.points && limiter.blockDuration > 0) await limiter.block(key, limiter.blockDuration);
+    };
     await Promise.all([count(this.byEmail, emailKey), ip ? count(this.byIp, ip) : null]);
   }
 
