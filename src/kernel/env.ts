@@ -80,4 +80,6 @@ export interface Env {
   sudo(): Env;
   /** Runs after the transaction commits (never on rollback): cache invalidation, notifications. */
   afterCommit(fn: () => void): void;
+  /** Live notification to this tenant's subscribers (every server process), sent after commit. */
+  publish(topic: string, message: Record<string, unknown>): void;
 }

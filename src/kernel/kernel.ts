@@ -10,6 +10,9 @@ import { readStoredMigrations } from './migrate/store.js';
 import { loadActiveApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import { delegateOf } from './data/delegate.js';
 import { Registry, type LoadedApp } from './registry/registry.js';
+import { createMemoryPubSub } from './pubsub/memory/index.js';
+import { createRedisPubSub } from './pubsub/redis/index.js';
+import { channelOf, type PubSub } from './pubsub/types.js';
 import { loadSettings, type Settings } from './settings.js';
 
 export interface KernelOptions {
@@ -40,6 +43,7 @@ export class Kernel implements EnvCore {
   readonly tenants: TenantDatabases;
   readonly worker: EventWorker;
   readonly provider: 'sqlite' | 'postgresql';
+  readonly pubsub: PubSub;
   private readonly changeListeners = new Set<(tenant: string, changes: RecordChange[]) => void>();
   private readonly logFn: NonNullable<KernelOptions['log']>;
 
@@ -54,6 +58,7 @@ export class Kernel implements EnvCore {
       onOpen: (tenant, client) => this.initialiseTenant(tenant, client),
     });
     this.provider = this.tenants.provider;
+    this.pubsub = settings.REDIS_URL ? createRedisPubSub(settings.REDIS_URL) : createMemoryPubSub();
     this.worker = new EventWorker({
       registry, settings, provider: this.provider,
       client: (t) => this.tenants.get(t),
@@ -102,8 +107,24 @@ export class Kernel implements EnvCore {
     }
     for (const fn of sink.afterCommit) fn();
     if (wrote) this.worker.kick(tenant);
-    if (sink.changes.length) for (const l of this.changeListeners) l(tenant, sink.changes);
+    if (sink.changes.length) {
+      for (const l of this.changeListeners) l(tenant, sink.changes);
+      for (const c of sink.changes) void this.publish(tenant, `changed:${c.model}`, { ...c });
+    }
     return result;
+  }
+
+  /** Live notification to a tenant's subscribers on every server process. */
+  async publish(tenant: string, topic: string, message: Record<string, unknown>): Promise<void> {
+    try {
+      await this.pubsub.publish(channelOf(tenant, topic), message);
+    } catch (err) {
+      this.log('warn', 'publish failed', { tenant, topic, err: String(err) });
+    }
+  }
+
+  subscribe(tenant: string, topic: string, handler: (message: unknown) => void): Promise<() => void> {
+    return this.pubsub.subscribe(channelOf(tenant, topic), handler);
   }
 
   /** Record changes after commit (subscriptions listen here). */
@@ -138,6 +159,7 @@ export class Kernel implements EnvCore {
 
   async close(): Promise<void> {
     await this.worker.stop();
+    await this.pubsub.close();
     await this.tenants.close();
   }
 }

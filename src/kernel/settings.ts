@@ -30,6 +30,7 @@ export const SETTINGS = {
   API_DEFAULT_PAGE_SIZE: { kind: 'int', default: '50', doc: 'Records a list returns when the request gives no `limit`.' },
   API_MAX_PAGE_SIZE: { kind: 'int', default: '500', doc: 'Largest `limit` a list accepts; more is refused with 400 PAGE_TOO_LARGE.' },
   HTTP_BODY_LIMIT_BYTES: { kind: 'int', default: '1048576', doc: 'Largest JSON request body (uploads have their own limits).' },
+  REDIS_URL: { kind: 'string', default: '', doc: 'Empty = in-process pub/sub (one server process). `redis://host:port` = live notifications (subscriptions, client reloads) reach subscribers of every server process.' },
   LOG_LEVEL: { kind: 'string', default: 'info', doc: 'Server log level (fatal, error, warn, info, debug, trace, silent).' },
 } satisfies Record<string, Spec>;
 

@@ -109,9 +109,29 @@ describe('per-address throttling', () => {
     // another address is not affected
     expect((await t.tryLogin('admin@example.com', ADMIN_PASSWORD, undefined, { remoteAddress: freshIp() })).status).toBe(200);
   });
+
+  it('successful logins do not count against the address limit', async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 5; i++) expect((await t.tryLogin('admin@example.com', ADMIN_PASSWORD, undefined, { remoteAddress: ip })).status).toBe(200);
+  });
 });
 
 describe('slow-down', () => {
+  it('past LOGIN_SLOWDOWN_AFTER failures each further attempt is delayed', async () => {
+    const s = await startTestServer({ LOGIN_MAX_FAILURES_PER_EMAIL: '10', LOGIN_SLOWDOWN_AFTER: '1' });
+    try {
+      const email = `slow-${rand()}@example.com`;
+      for (let i = 0; i < 2; i++) await s.tryLogin(email, 'wrong-pass');
+      const started = performance.now();
+      expectError(await s.tryLogin(email, 'wrong-pass'), 401, 'AUTHENTICATION_FAILED');
+      // 2 failures > 1: 250 ms delay
+      expect(performance.now() - started).toBeGreaterThanOrEqual(240);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
   it('past LOGIN_SLOWDOWN_AFTER failures each further attempt is delayed', async () => {
     const s = await startTestServer({ LOGIN_MAX_FAILURES_PER_EMAIL: '10', LOGIN_SLOWDOWN_AFTER: '1' });
     try {

@@ -61,7 +61,7 @@ const commands: CommandDecl[] = [
         await throttle.failed(key, ip);
         throw new AuthenticationFailed();
       }
-      await throttle.succeeded(key);
+      await throttle.succeeded(key, ip);
       // not env.sudo(): the system principal has no client, and the session records its user agent and address
       return sessions.issue(env, { id: user.record_uuid as string, role: user.role as string });
     },

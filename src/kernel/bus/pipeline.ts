@@ -24,6 +24,7 @@ export interface EnvCore {
   registry: Registry;
   settings: Settings;
   provider: 'sqlite' | 'postgresql';
+  publish(tenant: string, topic: string, message: Record<string, unknown>): Promise<void>;
 }
 
 export const newSink = (): Sink => ({ events: [], changes: [], current: [], afterCommit: [] });
@@ -41,6 +42,7 @@ export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink:
     emit: (name, payload) => { sink.events.push({ name, payload, source: sink.current.at(-1) ?? 'unknown' }); },
     sudo: () => (principal.kind === 'system' ? env : makeEnv(core, db, systemPrincipal(principal.tenant_id), sink)),
     afterCommit: (fn) => { sink.afterCommit.push(fn); },
+    publish: (topic, message) => { sink.afterCommit.push(() => void core.publish(principal.tenant_id, topic, message)); },
   };
   return env;
 }

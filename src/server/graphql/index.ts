@@ -9,6 +9,7 @@ import { defineSettings } from '../../kernel/settings.js';
 import '../types.js';
 import { createLoaders } from './loaders.js';
 import { buildGraphQLSchema, type GqlContext } from './schema.js';
+import { graphqlWebSocket } from './ws.js';
 
 export const graphqlSettings = defineSettings('graphql', {
   GRAPHQL_MAX_DEPTH: { kind: 'int', default: '10', doc: 'Deepest selection a GraphQL operation may have.' },
@@ -64,6 +65,7 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
       ...(s.GRAPHQL_INTROSPECTION ? [] : [hideSchema]),
     ],
   });
+  graphqlWebSocket(server, kernel, yoga);
   server.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],

@@ -1,5 +1,8 @@
 import SchemaBuilder from '@pothos/core';
 import type { GraphQLSchema } from 'graphql';
+import { Repeater } from 'graphql-yoga';
+import { checkAccess } from '../../kernel/access.js';
+import { AuthenticationRequired, FwError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ResolvedField, ResolvedModel } from '../../kernel/registry/model.js';
 import { commandFieldName, pascalName } from '../../kernel/registry/names.js';
@@ -52,6 +55,7 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
   });
   b.queryType({});
   b.mutationType({});
+  b.subscriptionType({});
   const common = commonTypes(b);
   const enums = new Map<string, AnyRef>();
   const objects = new Map<string, AnyRef>();
@@ -247,7 +251,39 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
       resolve: (_r: unknown, a: Args, ctx: GqlContext) =>
         ctx.kernel.dispatch('fw.delete_many', { model: m.key, domain: whereToDomain(registry, m, a.where as Rec) }, ctx.principal),
     }));
+
+    const change = b.objectRef<Rec>(`${n.typeName}Change`).implement({
+      fields: (t: AnyRef) => ({
+        op: t.exposeString('op'), id: t.exposeID('id'),
+        record: t.field({ type: object, nullable: true, resolve: (c: Rec) => c.record ?? null }),
+      }),
+    });
+    b.subscriptionField(n.changed, (t: AnyRef) => t.field({
+      type: change, nullable: false,
+      description: `Creates, updates and deletes of ${m.key} records you can read`,
+      subscribe: (_r: unknown, _a: Args, ctx: GqlContext) => {
+        checkAccess(m, ctx.principal, 'read');
+        // a change is delivered only if the subscriber may read the record now (record rules)
+        return topicIterator(ctx, `changed:${m.key}`, async (msg) => {
+          if (msg.op === 'delete') return msg;
+          try {
+            return { ...msg, record: await ctx.kernel.dispatch('fw.read_one', { model: m.key, id: msg.id }, ctx.principal) };
+          } catch (err) {
+            if (err instanceof FwError && err.status === 404) return null;
+            throw err;
+          }
+        });
+      },
+      resolve: (c: Rec) => c,
+    }));
   }
+
+  b.subscriptionField('clientReload', (t: AnyRef) => t.field({
+    type: 'JSON', nullable: false,
+    description: 'web.client.reload notifications of your tenant (e.g. the organization slug changed)',
+    subscribe: (_r: unknown, _a: Args, ctx: GqlContext) => topicIterator(ctx, 'client.reload'),
+    resolve: (m: unknown) => m,
+  }));
 
   for (const cmd of registry.commands.values()) {
     if (cmd.kernel) continue;
@@ -286,6 +322,23 @@ function commandField(b: Builder, registry: Registry, cmd: ResolvedCommand, obje
   const dyn: AnyRef = b;
   if (cmd.mutates) dyn.mutationField(name, field);
   else dyn.queryField(name, field);
+}
+
+/**
+ * A subscription stream of one topic of the subscriber's tenant; `select` may drop (null) or
+ * enrich a message.
+ */
+function topicIterator(ctx: GqlContext, topic: string, select?: (m: Rec) => Promise<Rec | null>): AsyncIterable<Rec> {
+  if (ctx.principal.kind === 'anonymous') throw new AuthenticationRequired('subscriptions need a bearer access token');
+  return new Repeater<Rec>(async (push, stop) => {
+    const off = await ctx.kernel.subscribe(ctx.principal.tenant_id, topic, (raw) => {
+      const msg = raw as Rec;
+      if (!select) return void push(msg);
+      void select(msg).then((m) => m && push(m), (err) => stop(err));
+    });
+    await stop;
+    off();
+  });
 }
 
 /** Enum payload fields of app-level commands get type names from the command. */

@@ -1,4 +1,4 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
 import { Throttled } from '../../../kernel/errors.js';
 import type { Settings } from '../../../kernel/settings.js';
 import { authSettings } from '../settings.js';
@@ -23,30 +23,45 @@ export class LoginThrottle {
     this.slowAfter = s.LOGIN_SLOWDOWN_AFTER;
   }
 
-  /** Before checking a password: refuse blocked keys, slow down keys with recent failures. */
+  /**
+   * Before checking a password: refuse blocked keys, reserve this attempt on both counters, slow
+   * down keys with recent failures. The attempt is counted here, not after the (slow) bcrypt
+   * check, so concurrent guesses cannot all slip past the limit before any failure is recorded.
+   */
   async before(emailKey: string, ip: string | null): Promise<void> {
     const [e, i] = await Promise.all([this.byEmail.get(emailKey), ip ? this.byIp.get(ip) : null]);
     for (const [res, limiter] of [[e, this.byEmail], [i, this.byIp]] as const) {
-      if (res && res.consumedPoints >= limiter.points) {
-        throw new Throttled('too many failed logins; try again later', Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
-      }
+      if (res && res.consumedPoints >= limiter.points) throw this.refusal(res.msBeforeNext);
     }
-    const failures = Math.max(e?.consumedPoints ?? 0, i?.consumedPoints ?? 0);
+    // consume() rejects (and starts the block) once a key goes over its limit: a concurrent race
+    const settle = (p: Promise<RateLimiterRes>) => p.then(
+      (r) => ({ ok: true, r }),
+      (r: unknown) => {
+        if (r instanceof Error) throw r;
+        return { ok: false, r: r as RateLimiterRes };
+      },
+    );
+    const [ce, ci] = await Promise.all([settle(this.byEmail.consume(emailKey)), ip ? settle(this.byIp.consume(ip)) : null]);
+    for (const c of [ce, ci]) if (c && !c.ok) throw this.refusal(c.r.msBeforeNext);
+    const failures = Math.max(ce?.r.consumedPoints ?? 1, ci?.r.consumedPoints ?? 1) - 1;
     if (failures > this.slowAfter) await sleep(Math.min(3000, 250 * (failures - this.slowAfter)));
   }
 
+  /** The attempt reserved by `before` failed: a key that has reached its limit is blocked for LOGIN_BLOCK_SECONDS. */
   async failed(emailKey: string, ip: string | null): Promise<void> {
-    // `before` refuses a key as soon as it reaches the limit, so consume() never goes over it and
-    // its own blockDuration would never start: the refusal would last the rest of the failure
-    // window instead of LOGIN_BLOCK_SECONDS. Start the block explicitly when the limit is reached.
-    const count = async (limiter: RateLimiterMemory, key: string) => {
-      const res = await limiter.consume(key).catch(() => null);
-      if (res && res.consumedPoints >= limiter.points && limiter.blockDuration > 0) await limiter.block(key, limiter.blockDuration);
+    const block = async (limiter: RateLimiterMemory, key: string) => {
+      const res = await limiter.get(key);
+      if (res && res.consumedPoints === limiter.points && limiter.blockDuration > 0) await limiter.block(key, limiter.blockDuration);
     };
-    await Promise.all([count(this.byEmail, emailKey), ip ? count(this.byIp, ip) : null]);
+    await Promise.all([block(this.byEmail, emailKey), ip ? block(this.byIp, ip) : null]);
   }
 
-  async succeeded(emailKey: string): Promise<void> {
-    await this.byEmail.delete(emailKey);
+  /** A successful login clears the email's failures and gives the address its reserved attempt back. */
+  async succeeded(emailKey: string, ip: string | null = null): Promise<void> {
+    await Promise.all([this.byEmail.delete(emailKey), ip ? this.byIp.reward(ip, 1) : null]);
+  }
+
+  private refusal(msBeforeNext: number): Throttled {
+    return new Throttled('too many failed logins; try again later', Math.max(1, Math.ceil(msBeforeNext / 1000)));
   }
 }
