@@ -3,6 +3,7 @@ import type { Kernel } from '../kernel/kernel.js';
 import { installAuth } from './authenticate.js';
 import { installErrorHandling } from './errors.js';
 import { graphqlRoutes } from './graphql/index.js';
+import { buildOpenApi } from './openapi.js';
 import { dataRoutes } from './routes/data.js';
 import './types.js';
 
@@ -22,7 +23,10 @@ export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
   server.get('/health', { config: { auth: 'public' } }, async () => ({ status: 'ok' }));
   server.get('/api/base/ping', async (req) => ({ pong: true, tenant_id: req.principal.tenant_id, time: new Date().toISOString() }));
   graphqlRoutes(server, kernel);
-  dataRoutes(server, kernel, { defaultLimit: kernel.settings.API_DEFAULT_PAGE_SIZE, maxLimit: kernel.settings.API_MAX_PAGE_SIZE });
+  const limits = { defaultLimit: kernel.settings.API_DEFAULT_PAGE_SIZE, maxLimit: kernel.settings.API_MAX_PAGE_SIZE };
+  const openapi = buildOpenApi(kernel.registry, limits);
+  server.get('/api/openapi.json', { config: { auth: 'public' } }, async () => openapi);
+  dataRoutes(server, kernel, limits);
 
   for (const app of kernel.registry.apps) {
     if (app.module.routes) await app.module.routes(server, { kernel });

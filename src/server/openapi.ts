@@ -1,0 +1,125 @@
+import type { ResolvedField, ResolvedModel } from '../kernel/registry/model.js';
+import type { Registry, ResolvedCommand } from '../kernel/registry/registry.js';
+
+type Json = Record<string, unknown>;
+
+function fieldSchema(f: ResolvedField): Json {
+  const base: Json = { description: f.description };
+  switch (f.type) {
+    case 'char': return { ...base, type: 'string', maxLength: f.size };
+    case 'text': return { ...base, type: 'string' };
+    case 'integer': return { ...base, type: 'integer', ...(f.min !== undefined ? { minimum: f.min } : {}), ...(f.max !== undefined ? { maximum: f.max } : {}) };
+    case 'float': return { ...base, type: 'number' };
+    case 'boolean': return { ...base, type: 'boolean' };
+    case 'datetime': return { ...base, type: 'string', format: 'date-time' };
+    case 'uuid': return { ...base, type: 'string', format: 'uuid' };
+    case 'reference': return { ...base, type: 'string', format: 'uuid', 'x-reference': f.target };
+    case 'enum': return { ...base, type: 'string', enum: [...f.values!] };
+    default: return base;
+  }
+}
+
+const nullable = (s: Json, f: ResolvedField): Json => (f.notNull ? s : { ...s, type: [s.type, 'null'] });
+
+function recordSchema(m: ResolvedModel): Json {
+  const props: Json = { id: { type: 'string', format: 'uuid' } };
+  const required = ['id'];
+  for (const f of m.fields.values()) {
+    if (!f.stored || f.private || f.name === 'record_uuid') continue;
+    props[f.name] = nullable(fieldSchema(f), f);
+    if (f.notNull) required.push(f.name);
+  }
+  return { type: 'object', description: m.description, properties: props, required };
+}
+
+function writeSchema(fields: Iterable<ResolvedField>, create: boolean): Json {
+  const props: Json = {};
+  const required: string[] = [];
+  for (const f of fields) {
+    if (!f.stored || f.auto || f.readonly) continue;
+    props[f.name] = nullable(fieldSchema(f), f);
+    if (create && f.required && f.default === undefined) required.push(f.name);
+  }
+  return { type: 'object', properties: props, additionalProperties: false, ...(required.length ? { required } : {}) };
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Json, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
+const errors = {
+  400: json(ref('Error'), 'Bad input'), 401: json(ref('Error'), 'Not authenticated'),
+  403: json(ref('Error'), 'Denied'), 404: json(ref('Error'), 'Unknown record or model'),
+  409: json(ref('Error'), 'Conflict (unique or stale revision)'), 422: json(ref('Error'), 'Validation failed'),
+};
+const listParams = [
+  { name: 'filter', in: 'query', description: 'JSON domain: [[field, operator, value], …] with &, |, ! prefixes', schema: { type: 'string' } },
+  { name: 'order', in: 'query', description: '"<field> asc|desc[, …]"', schema: { type: 'string' } },
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 } },
+  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
+  { name: 'fields', in: 'query', description: 'comma-separated field names', schema: { type: 'string' } },
+];
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+
+function commandPath(m: ResolvedModel, c: ResolvedCommand): Json {
+  return {
+    post: {
+      tags: [m.key], operationId: c.name, summary: c.description ?? c.name,
+      parameters: [idParam],
+      requestBody: c.inputFields ? { content: { 'application/json': { schema: writeSchema(c.inputFields.values(), true) } } } : undefined,
+      responses: { 200: json(c.returns === 'record' ? ref(m.names.typeName) : {}), ...errors },
+    },
+  };
+}
+
+/** OpenAPI 3.1 of the REST layer, generated from the registry like the GraphQL schema. */
+export function buildOpenApi(registry: Registry, limits: { defaultLimit: number; maxLimit: number }): Json {
+  const schemas: Json = {
+    Error: {
+      type: 'object', required: ['error'],
+      properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' } } } },
+    },
+  };
+  const paths: Json = {
+    '/health': { get: { tags: ['base'], security: [], summary: 'Health ping', responses: { 200: json({ type: 'object', properties: { status: { const: 'ok' } } }) } } },
+    '/api/auth/login': { post: { tags: ['auth'], security: [], summary: 'Log in', requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['email', 'password'], properties: { email: { type: 'string' }, password: { type: 'string' }, tenant: { type: 'string' } } } } } }, responses: { 200: json(ref('TokenPair')), 401: errors[401], 429: json(ref('Error'), 'Throttled') } } },
+    '/api/auth/refresh': { post: { tags: ['auth'], security: [], summary: 'Rotate the refresh token', requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['refresh_token'], properties: { refresh_token: { type: 'string' } } } } } }, responses: { 200: json(ref('TokenPair')), 401: errors[401] } } },
+    '/api/auth/logout': { post: { tags: ['auth'], summary: 'Revoke the current session', responses: { 200: json({ type: 'object' }), 401: errors[401] } } },
+    '/api/auth/me': { get: { tags: ['auth'], summary: 'Current user', responses: { 200: json({ type: 'object' }), 401: errors[401] } } },
+    '/api/command/{name}': { post: { tags: ['commands'], summary: 'Dispatch any command by name', parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }], requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { 200: json({}), ...errors } } },
+  };
+  schemas.TokenPair = {
+    type: 'object', required: ['access_token', 'refresh_token', 'token_type', 'expires_in'],
+    properties: { access_token: { type: 'string' }, refresh_token: { type: 'string' }, token_type: { const: 'bearer' }, expires_in: { type: 'integer' } },
+  };
+  for (const m of registry.models.values()) {
+    const t = m.names.typeName;
+    schemas[t] = recordSchema(m);
+    const createCmd = m.createCommand ? registry.command(m.createCommand) : null;
+    schemas[`${t}Create`] = writeSchema(createCmd?.inputFields?.values() ?? m.fields.values(), true);
+    schemas[`${t}Update`] = writeSchema(m.fields.values(), false);
+    const base = `/api/data/${m.key}`;
+    const list = { type: 'object', properties: { items: { type: 'array', items: ref(t) }, total: { type: 'integer' }, limit: { type: 'integer', default: limits.defaultLimit, maximum: limits.maxLimit }, offset: { type: 'integer' } } };
+    paths[base] = {
+      get: { tags: [m.key], operationId: `${m.names.many}List`, summary: `List ${m.description}`, parameters: listParams, responses: { 200: json(list), ...errors } },
+      post: { tags: [m.key], operationId: m.names.create, summary: `Create ${m.description}`, requestBody: { required: true, content: { 'application/json': { schema: ref(`${t}Create`) } } }, responses: { 201: json(ref(t), 'Created'), ...errors } },
+    };
+    paths[`${base}/count`] = { get: { tags: [m.key], operationId: m.names.count, parameters: [listParams[0]], responses: { 200: json({ type: 'object', properties: { count: { type: 'integer' } } }), ...errors } } };
+    paths[`${base}/read_group`] = { post: { tags: [m.key], operationId: m.names.groupBy, requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['groupby'], properties: { groupby: { type: 'array', items: { type: 'string' } }, filter: { type: 'array' }, aggregates: { type: 'object', additionalProperties: { enum: ['sum', 'avg', 'min', 'max', 'count'] } } } } } } }, responses: { 200: json({ type: 'object', properties: { groups: { type: 'array', items: { type: 'object' } } } }), ...errors } } };
+    const revision = { type: 'object', properties: { revision: { type: 'integer', description: 'optimistic lock; or send If-Match' } } };
+    paths[`${base}/{id}`] = {
+      get: { tags: [m.key], operationId: m.names.one, parameters: [idParam], responses: { 200: json(ref(t)), ...errors } },
+      patch: { tags: [m.key], operationId: m.names.update, parameters: [idParam], requestBody: { content: { 'application/json': { schema: { allOf: [ref(`${t}Update`), revision] } } } }, responses: { 200: json(ref(t)), ...errors } },
+      put: { tags: [m.key], operationId: `${m.names.update}Replace`, parameters: [idParam], requestBody: { content: { 'application/json': { schema: { allOf: [ref(`${t}Update`), revision] } } } }, responses: { 200: json(ref(t)), ...errors } },
+      delete: { tags: [m.key], operationId: m.names.delete, parameters: [idParam], responses: { 200: json({ type: 'object', properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } }), ...errors } },
+    };
+    for (const c of registry.commands.values()) {
+      if (c.model === m.key && c.record) paths[`${base}/{id}/${c.name.slice(m.key.length + 1)}`] = commandPath(m, c);
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'fw REST API', version: '1.0.0', description: 'Generated from the model registry. Conventions: docs/api.md.' },
+    components: { schemas, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    security: [{ bearer: [] }],
+    paths,
+  };
+}
