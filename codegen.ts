@@ -14,5 +14,7 @@ const config: CodegenConfig = {
     },
   },
   ignoreNoDocuments: false,
+  // ESM imports with .js extensions, as NodeNext resolution wants
+  emitLegacyCommonJSImports: false,
 };
 export default config;

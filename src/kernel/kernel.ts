@@ -9,6 +9,7 @@ import { kernelApp } from './kernel-app.js';
 import { readStoredMigrations } from './migrate/store.js';
 import { loadActiveApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import { delegateOf } from './data/delegate.js';
+import { loadDataFile } from './seed-data.js';
 import { Registry, type LoadedApp } from './registry/registry.js';
 import { createMemoryPubSub } from './pubsub/memory/index.js';
 import { createRedisPubSub } from './pubsub/redis/index.js';
@@ -147,6 +148,7 @@ export class Kernel implements EnvCore {
       if (installed.get(app.name) === version) continue;
       await this.execute(client, systemPrincipal(tenant), async (env) => {
         await app.module.seed?.(env);
+        for (const file of app.dataFiles.filter((f) => f.endsWith('.json'))) await loadDataFile(env, file);
         const m = delegateOf(env.db, this.registry.model('ir.module'));
         if (installed.has(app.name)) {
           await m.update({ where: { name: app.name }, data: { version, seeded_at: new Date() } });

@@ -6,8 +6,15 @@ const manifest: AppManifest = {
   description: 'Shared business resources (res.country, res.organization, res.user) and the ir.action / ir.menu metadata every client navigates by.',
   author: 'fw',
   category: 'Foundation',
-  version: '1.0.0',
+  version: '1.1.0',
   depends: [],
-  data: [],
+  data: [
+    'data/menus.json',
+    'views/res_organization_list.xml',
+    'views/res_organization_form.xml',
+    'views/res_organization_search.xml',
+    'views/res_user_list.xml',
+    'views/res_user_form.xml',
+  ],
 };
 export default manifest;

@@ -8,6 +8,12 @@ const manifest: AppManifest = {
   category: 'Sales',
   version: '1.0.0',
   depends: ['base'],
-  data: [],
+  data: [
+    'data/menus.json',
+    'views/crm_lead_list.xml',
+    'views/crm_lead_form.xml',
+    'views/crm_lead_kanban.xml',
+    'views/crm_lead_search.xml',
+  ],
 };
 export default manifest;

@@ -10,12 +10,14 @@ import { authenticatorOf } from '../authenticate.js';
 import type { GqlContext } from './schema.js';
 
 type Enveloped = ReturnType<YogaServerInstance<Record<string, unknown>, GqlContext>['getEnveloped']>;
+/** The part of a yoga instance the socket server needs. */
+interface EnvelopSource { getEnveloped(initial: Record<string, unknown>): Enveloped }
 
 /**
  * graphql-ws on the HTTP server's /graphql upgrade: the token travels in `connectionParams`
  * (`{ authorization: 'Bearer …' }`), since browsers cannot set headers on a WebSocket.
  */
-export function graphqlWebSocket(server: FastifyInstance, kernel: Kernel, yoga: YogaServerInstance<Record<string, unknown>, GqlContext>): void {
+export function graphqlWebSocket(server: FastifyInstance, kernel: Kernel, yoga: EnvelopSource): void {
   const wss = new WebSocketServer({ noServer: true });
   server.server.on('upgrade', (req, socket, head) => {
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/graphql') return void socket.destroy();

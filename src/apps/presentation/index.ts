@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify';
+import { defineApp, type CommandDecl, type RouteContext } from '../../kernel/app.js';
+import { f } from '../../kernel/declare.js';
+import type { Env } from '../../kernel/env.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import type { Registry } from '../../kernel/registry/registry.js';
+import '../../server/types.js';
+import { buildBootstrap } from './bootstrap.js';
+import manifest from './manifest.js';
+import { eventStreamRoute } from './sse.js';
+import { ViewRegistry } from './views/registry.js';
+
+/** Views are compiled once per registry at boot; a broken view stops the boot. */
+const viewRegistries = new WeakMap<Registry, ViewRegistry>();
+export function viewsOf(registry: Registry): ViewRegistry {
+  let v = viewRegistries.get(registry);
+  if (!v) {
+    v = new ViewRegistry(registry);
+    viewRegistries.set(registry, v);
+  }
+  return v;
+}
+
+const commands: CommandDecl[] = [
+  {
+    name: 'presentation.list_views',
+    mutates: false,
+    returns: 'json',
+    description: 'All registered view ids and metadata',
+    handler: async (env) => ({ views: viewsOf(env.registry).list() }),
+  },
+  {
+    name: 'presentation.get_view_plan',
+    mutates: false,
+    returns: 'json',
+    description: 'Render plan of a view',
+    input: { view_id: f.char(200, { required: true }) },
+    handler: async (env, p) => viewsOf(env.registry).plan(String(p.view_id), env.principal),
+  },
+  {
+    name: 'presentation.bootstrap',
+    mutates: false,
+    returns: 'json',
+    description: 'Bootstrap payload of the web client',
+    handler: (env: Env) => buildBootstrap(env, viewsOf(env.registry)),
+  },
+];
+
+function routes(server: FastifyInstance, { kernel }: RouteContext): void {
+  const run = (name: string, payload: Record<string, unknown>) => (req: { principal: Parameters<Kernel['dispatch']>[2] }) =>
+    kernel.dispatch(name, payload, req.principal);
+  server.get('/api/presentation/views', async (req) => (await run('presentation.list_views', {})(req) as { views: unknown }).views);
+  server.get('/api/presentation/view/:view_id', (req) =>
+    kernel.dispatch('presentation.get_view_plan', { view_id: (req.params as { view_id: string }).view_id }, req.principal));
+  server.get('/api/presentation/bootstrap', run('presentation.bootstrap', {}));
+  server.get('/api/base/bootstrap', run('presentation.bootstrap', {}));
+  eventStreamRoute(server, kernel);
+}
+
+export const app = defineApp({
+  manifest,
+  commands,
+  routes,
+  boot: (kernel) => { viewsOf(kernel.registry); },
+  eventHandlers: [
+    {
+      // the spec's chain: a changed organization slug makes every open tab of the tenant reload
+      id: 'presentation.slug_changed_reload',
+      event: 'res.organization.field_changed',
+      filter: { field: 'code' },
+      handler: async (env, e) => {
+        env.emit('web.client.reload', {
+          reason: 'org_slug_changed', org_id: e.payload.record_id, new_slug: e.payload.new_value, tenant_id: e.tenant_id,
+        });
+      },
+    },
+    {
+      id: 'presentation.broadcast_reload',
+      event: 'web.client.reload',
+      handler: async (env, e) => {
+        env.publish('client.reload', { event_id: e.id, name: e.name, payload: e.payload });
+      },
+    },
+  ],
+});

@@ -1,0 +1,13 @@
+import type { AppManifest } from '../../kernel/app.js';
+
+const manifest: AppManifest = {
+  name: 'presentation',
+  summary: 'XML views, render plans, bootstrap payload and live client reload',
+  description: 'Parses the XML views every app declares in its manifest data, validates them against the registry at boot, serves render plans and the web client bootstrap, and pushes web.client.reload to browsers.',
+  author: 'fw',
+  category: 'Foundation',
+  version: '1.0.0',
+  depends: ['base', 'auth'],
+  data: [],
+};
+export default manifest;

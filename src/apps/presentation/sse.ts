@@ -1,0 +1,73 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { AuthenticationRequired } from '../../kernel/errors.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import { defineSettings } from '../../kernel/settings.js';
+import { authenticatorOf, bearerToken } from '../../server/authenticate.js';
+import '../../server/types.js';
+
+export const presentationSettings = defineSettings('presentation', {
+  SSE_HEARTBEAT_SECONDS: { kind: 'int', default: '15', doc: 'Interval of the comment line the event stream sends to keep proxies from closing it.' },
+  SSE_REPLAY_BUFFER: { kind: 'int', default: '100', doc: 'Recent events per tenant kept to replay to a client reconnecting with Last-Event-ID.' },
+});
+
+interface Buffered { id: string; name: string; data: unknown }
+
+/**
+ * GET /api/presentation/events: the tenant's web.client.reload events as server-sent events
+ * (`event: <name>`, JSON `data`, `id`). Browsers' EventSource cannot send headers, so the token
+ * may come as `?access_token=`. Reconnecting with Last-Event-ID replays what was missed.
+ */
+export function eventStreamRoute(server: FastifyInstance, kernel: Kernel): void {
+  const s = presentationSettings(kernel.settings);
+  const buffers = new Map<string, Buffered[]>();
+  const listening = new Map<string, Promise<() => void>>();
+  const clients = new Map<string, Set<(e: Buffered) => void>>();
+
+  const listen = (tenant: string) => {
+    if (!listening.has(tenant)) {
+      listening.set(tenant, kernel.subscribe(tenant, 'client.reload', (raw) => {
+        const msg = raw as { event_id?: string; name?: string; payload?: unknown };
+        const e: Buffered = { id: msg.event_id ?? crypto.randomUUID(), name: msg.name ?? 'web.client.reload', data: msg.payload ?? msg };
+        const buf = buffers.get(tenant) ?? [];
+        buf.push(e);
+        if (buf.length > s.SSE_REPLAY_BUFFER) buf.shift();
+        buffers.set(tenant, buf);
+        for (const c of clients.get(tenant) ?? []) c(e);
+      }));
+    }
+    return listening.get(tenant)!;
+  };
+  server.addHook('onClose', async () => {
+    for (const p of listening.values()) (await p)();
+  });
+
+  server.get('/api/presentation/events', { config: { auth: 'public' } }, async (req, reply) => {
+    const token = bearerToken(req) ?? (req.query as { access_token?: string }).access_token;
+    const auth = authenticatorOf(kernel);
+    if (!token || !auth) throw new AuthenticationRequired('a bearer access token (header or access_token parameter) is required');
+    const principal = await auth.authenticate(token);
+    const tenant = principal.tenant_id;
+    await listen(tenant);
+
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    const send = (e: Buffered) => res.write(`id: ${e.id}\nevent: ${e.name}\ndata: ${JSON.stringify(e.data)}\n\n`);
+    res.write(`: connected\nretry: 3000\n\n`);
+    const last = req.headers['last-event-id'];
+    if (typeof last === 'string') {
+      const buf = buffers.get(tenant) ?? [];
+      const at = buf.findIndex((e) => e.id === last);
+      for (const e of at >= 0 ? buf.slice(at + 1) : []) send(e);
+    }
+    const set = clients.get(tenant) ?? new Set();
+    set.add(send);
+    clients.set(tenant, set);
+    const beat = setInterval(() => res.write(`: heartbeat\n\n`), s.SSE_HEARTBEAT_SECONDS * 1000);
+    req.raw.on('close', () => {
+      clearInterval(beat);
+      set.delete(send);
+    });
+  });
+}

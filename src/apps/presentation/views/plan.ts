@@ -1,0 +1,237 @@
+import crypto from 'node:crypto';
+import { domainToWhere } from '../../../kernel/data/domain.js';
+import type { ResolvedField, ResolvedModel } from '../../../kernel/registry/model.js';
+import type { Registry } from '../../../kernel/registry/registry.js';
+import { parseDomainLiteral, placeholderValues, resolvePlaceholders } from './domain-literal.js';
+import { ViewFileError, type XmlNode } from './xml.js';
+
+export type ViewType = 'list' | 'form' | 'kanban' | 'search';
+
+export interface PlanField {
+  name: string;
+  label: string;
+  type: string;
+  widget: string | null;
+  optional: 'show' | 'hide' | null;
+  required: boolean;
+  readonly: boolean;
+  relation: string | null;
+  values: string[] | null;
+}
+
+/** A render plan: everything a client needs to draw the view, computed once at boot. */
+export interface RenderPlan {
+  view_id: string;
+  version: number;
+  title: string;
+  type: ViewType;
+  model: string;
+  fields: PlanField[];
+  [key: string]: unknown;
+}
+
+const VIEW_ID = /^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\.(list|form|kanban|search)$/;
+
+class Ctx {
+  fields = new Map<string, PlanField>();
+  constructor(readonly file: string, readonly registry: Registry, readonly model: ResolvedModel) {}
+  fail(node: XmlNode, message: string): never {
+    throw new ViewFileError(`${this.file}: <${node.path}>: ${message}`);
+  }
+  attr(node: XmlNode, name: string): string {
+    const v = node.attrs[name];
+    if (v === undefined || v === '') this.fail(node, `missing attribute "${name}"`);
+    return v;
+  }
+  field(node: XmlNode, model = this.model): ResolvedField {
+    const name = this.attr(node, 'name');
+    const f = model.fields.get(name);
+    if (!f || f.private) this.fail(node, `${model.key} has no field "${name}"`);
+    return f;
+  }
+  planField(node: XmlNode, f: ResolvedField): PlanField {
+    const optional = node.attrs.optional ?? null;
+    if (optional !== null && optional !== 'show' && optional !== 'hide') this.fail(node, `optional must be show or hide`);
+    const p: PlanField = {
+      name: f.name,
+      label: node.attrs.label ?? node.attrs.string ?? f.description,
+      type: f.type,
+      widget: node.attrs.widget ?? null,
+      optional: optional as PlanField['optional'],
+      required: f.required,
+      readonly: f.readonly || f.auto,
+      relation: f.target ?? null,
+      values: f.values ? [...f.values] : null,
+    };
+    if (!this.fields.has(f.name)) this.fields.set(f.name, p);
+    return p;
+  }
+}
+
+/** Compiles one parsed view file into its render plan, validating it against the registry. */
+export function compileView(root: XmlNode, file: string, registry: Registry): RenderPlan {
+  const fail = (n: XmlNode, m: string): never => { throw new ViewFileError(`${file}: <${n.path}>: ${m}`); };
+  if (root.tag !== 'view') fail(root, 'the root element must be <view>');
+  const id = root.attrs.id ?? fail(root, 'missing attribute "id"');
+  if (!VIEW_ID.test(id)) fail(root, `view id "${id}" must read {domain}.{model_name}.{view_type}`);
+  const expectedFile = `${id.replace(/\./g, '_')}.xml`;
+  if (!file.endsWith(`/${expectedFile}`) && file !== expectedFile) fail(root, `view ${id} must live in a file named ${expectedFile}`);
+  const version = Number(root.attrs.version);
+  if (!Number.isInteger(version) || version < 1) fail(root, `version "${root.attrs.version ?? ''}" must be an integer ≥ 1`);
+  if (root.children.length !== 1) fail(root, 'a view holds exactly one of <list>, <form>, <kanban>, <search>');
+  const body = root.children[0];
+  const type = body.tag as ViewType;
+  if (!['list', 'form', 'kanban', 'search'].includes(type)) fail(body, `unknown view type <${body.tag}>`);
+  if (id.split('.')[2] !== type) fail(body, `view id ${id} says ${id.split('.')[2]} but the view is a <${type}>`);
+  const modelKey = body.attrs.model ?? fail(body, 'missing attribute "model"');
+  const model = registry.models.get(modelKey) ?? fail(body, `unknown model "${modelKey}"`);
+  const ctx = new Ctx(file, registry, model);
+  const plan: RenderPlan = { view_id: id, version, title: root.attrs.title ?? model.description, type, model: model.key, fields: [] };
+  if (type === 'list') Object.assign(plan, compileList(ctx, body));
+  if (type === 'form') Object.assign(plan, compileForm(ctx, body));
+  if (type === 'kanban') Object.assign(plan, compileKanban(ctx, body));
+  if (type === 'search') Object.assign(plan, compileSearch(ctx, body));
+  plan.fields = [...ctx.fields.values()];
+  return plan;
+}
+
+function compileList(ctx: Ctx, node: XmlNode, model = ctx.model) {
+  const order = node.attrs.default_order ?? null;
+  if (order) {
+    const m = /^(\w+)\s+(asc|desc)$/.exec(order.trim());
+    if (!m || !model.fields.get(m[1])?.stored) ctx.fail(node, `default_order "${order}" must read "<field> asc|desc" with a stored field`);
+  }
+  const limit = node.attrs.limit === undefined ? null : Number(node.attrs.limit);
+  if (limit !== null && (!Number.isInteger(limit) || limit < 1)) ctx.fail(node, `limit must be a positive integer`);
+  const columns = node.children.map((c) => {
+    if (c.tag !== 'field') ctx.fail(c, `a list holds <field> elements, not <${c.tag}>`);
+    const f = ctx.field(c, model);
+    return model === ctx.model ? ctx.planField(c, f).name : nestedField(ctx, c, f);
+  });
+  return { default_order: order ?? model.defaultOrder.map((o) => `${o.field} ${o.direction}`).join(', '), limit, columns };
+}
+
+function nestedField(ctx: Ctx, node: XmlNode, f: ResolvedField) {
+  return { name: f.name, label: node.attrs.label ?? f.description, type: f.type, widget: node.attrs.widget ?? null };
+}
+
+function button(ctx: Ctx, node: XmlNode) {
+  const name = ctx.attr(node, 'name');
+  if (!ctx.registry.commands.has(name)) ctx.fail(node, `button names unknown command "${name}"`);
+  const type = node.attrs.type ?? 'object';
+  if (type !== 'object') ctx.fail(node, `button type must be "object"`);
+  const special = node.attrs.special ?? null;
+  if (special !== null && special !== 'file_upload') ctx.fail(node, `unknown special "${special}"`);
+  return { string: node.attrs.string ?? name, name, type, special, special_accept: node.attrs['special-accept'] ?? null };
+}
+
+function formNode(ctx: Ctx, node: XmlNode): Record<string, unknown> {
+  switch (node.tag) {
+    case 'group':
+      return { kind: 'group', string: node.attrs.string ?? null, children: node.children.map((c) => formNode(ctx, c)) };
+    case 'notebook':
+      return {
+        kind: 'notebook',
+        pages: node.children.map((p) => {
+          if (p.tag !== 'page') ctx.fail(p, 'a notebook holds <page> elements');
+          return { string: ctx.attr(p, 'string'), children: p.children.map((c) => formNode(ctx, c)) };
+        }),
+      };
+    case 'field': {
+      const f = ctx.field(node);
+      const out: Record<string, unknown> = { kind: 'field', ...ctx.planField(node, f) };
+      const nested = node.children.find((c) => c.tag === 'list');
+      if (nested) {
+        if (f.type !== 'one2many') ctx.fail(nested, `only a One2Many field can hold a nested list (${f.name} is ${f.type})`);
+        out.list = { model: f.target, ...compileList(ctx, nested, ctx.registry.model(f.target!)) };
+      }
+      return out;
+    }
+    case 'button':
+      return { kind: 'button', ...button(ctx, node) };
+    case 'separator':
+      return { kind: 'separator', string: node.attrs.string ?? null };
+    default:
+      return ctx.fail(node, `unexpected <${node.tag}> in a form`);
+  }
+}
+
+function compileForm(ctx: Ctx, node: XmlNode) {
+  let header: Record<string, unknown> | null = null;
+  let sheet: unknown[] = [];
+  let chatter = false;
+  for (const c of node.children) {
+    if (c.tag === 'header') {
+      const buttons: unknown[] = [];
+      let statusbar: unknown = null;
+      for (const h of c.children) {
+        if (h.tag === 'button') buttons.push(button(ctx, h));
+        else if (h.tag === 'statusbar') {
+          const fieldNode = { ...h, attrs: { name: ctx.attr(h, 'field') } };
+          const f = ctx.field(fieldNode);
+          if (f.type !== 'enum') ctx.fail(h, `statusbar field ${f.name} must be an Enum`);
+          const values = (h.attrs.values ?? f.values!.join(',')).split(',').map((v) => v.trim());
+          for (const v of values) if (!f.values!.includes(v)) ctx.fail(h, `statusbar value "${v}" is not a value of ${f.name}`);
+          ctx.planField(fieldNode, f);
+          statusbar = { field: f.name, values };
+        } else ctx.fail(h, `a header holds <button> and <statusbar>, not <${h.tag}>`);
+      }
+      header = { statusbar, buttons };
+    } else if (c.tag === 'sheet') {
+      sheet = c.children.map((x) => formNode(ctx, x));
+    } else if (c.tag === 'chatter') {
+      chatter = true;
+    } else {
+      sheet.push(formNode(ctx, c));
+    }
+  }
+  return { header, sheet, chatter };
+}
+
+function compileKanban(ctx: Ctx, node: XmlNode) {
+  const groupNode = { ...node, attrs: { name: ctx.attr(node, 'groupby_field') } };
+  const g = ctx.field(groupNode);
+  ctx.planField(groupNode, g);
+  const columns: unknown[] = [];
+  const cards: string[] = [];
+  for (const c of node.children) {
+    if (c.tag === 'column') {
+      const value = ctx.attr(c, 'value');
+      if (g.values && !g.values.includes(value)) ctx.fail(c, `column value "${value}" is not a value of ${g.name}`);
+      columns.push({ value, label: c.attrs.label ?? value });
+    } else if (c.tag === 'card_field') {
+      cards.push(ctx.planField(c, ctx.field(c)).name);
+    } else ctx.fail(c, `a kanban holds <column> and <card_field>, not <${c.tag}>`);
+  }
+  return { groupby_field: g.name, columns, card_fields: cards };
+}
+
+function compileSearch(ctx: Ctx, node: XmlNode) {
+  const fields: unknown[] = [];
+  const filters: unknown[] = [];
+  const groupBy: unknown[] = [];
+  for (const c of node.children) {
+    if (c.tag === 'field') {
+      const f = ctx.field(c);
+      ctx.planField(c, f);
+      fields.push({ name: f.name, string: c.attrs.string ?? f.description });
+    } else if (c.tag === 'filter') {
+      const text = ctx.attr(c, 'domain');
+      let domain: unknown;
+      try {
+        domain = parseDomainLiteral(text);
+        // checked now with sample placeholder values; resolved for real per request
+        const sample = resolvePlaceholders(domain, placeholderValues(new Date(), { user_id: crypto.randomUUID(), organization_id: crypto.randomUUID() }));
+        domainToWhere(ctx.model, sample, { registry: ctx.registry, provider: 'postgresql' });
+      } catch (err) {
+        ctx.fail(c, `filter domain ${text} does not parse: ${(err as Error).message}`);
+      }
+      filters.push({ string: ctx.attr(c, 'string'), domain });
+    } else if (c.tag === 'group_by') {
+      const fieldNode = { ...c, attrs: { name: ctx.attr(c, 'field') } };
+      const f = ctx.field(fieldNode);
+      groupBy.push({ string: c.attrs.string ?? f.description, field: f.name });
+    } else ctx.fail(c, `a search holds <field>, <filter> and <group_by>, not <${c.tag}>`);
+  }
+  return { search_fields: fields, filters, group_by: groupBy };
+}

@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Principal } from '../../../kernel/env.js';
+import { NotFound } from '../../../kernel/errors.js';
+import type { Registry } from '../../../kernel/registry/registry.js';
+import { placeholderValues, resolvePlaceholders } from './domain-literal.js';
+import { compileView, type RenderPlan } from './plan.js';
+import { parseXml, ViewFileError } from './xml.js';
+
+export interface ViewInfo { view_id: string; version: number; title: string; type: string; model: string; app: string }
+
+/**
+ * Every view declared in an active app's manifest `data`, parsed and validated once at boot
+ * against the model registry; render plans are computed then and served from memory.
+ */
+export class ViewRegistry {
+  private readonly plans = new Map<string, { plan: RenderPlan; app: string }>();
+
+  constructor(registry: Registry) {
+    for (const app of registry.apps) {
+      for (const file of app.dataFiles.filter((f) => f.endsWith('.xml'))) {
+        const rel = path.join('views', app.name, path.basename(file));
+        const plan = compileView(parseXml(fs.readFileSync(file, 'utf8'), rel), rel, registry);
+        const clash = this.plans.get(plan.view_id);
+        if (clash) throw new ViewFileError(`${rel}: view id ${plan.view_id} is already declared by app ${clash.app}`);
+        this.plans.set(plan.view_id, { plan: Object.freeze(plan), app: app.name });
+      }
+    }
+  }
+
+  list(): ViewInfo[] {
+    return [...this.plans.values()].map(({ plan, app }) => ({
+      view_id: plan.view_id, version: plan.version, title: plan.title, type: plan.type, model: plan.model, app,
+    })).sort((a, b) => a.view_id.localeCompare(b.view_id));
+  }
+
+  /** The cached plan; search filter placeholders (`%(month_start)s`, …) resolved for this request. */
+  plan(viewId: string, principal: Principal, now = new Date()): RenderPlan {
+    const entry = this.plans.get(viewId);
+    if (!entry) throw new NotFound(`unknown view "${viewId}"`, { view_id: viewId }, 'UNKNOWN_VIEW');
+    const { plan } = entry;
+    if (plan.type !== 'search') return plan;
+    const values = placeholderValues(now, principal);
+    return { ...plan, filters: (plan.filters as Array<{ domain: unknown }>).map((f) => ({ ...f, domain: resolvePlaceholders(f.domain, values) })) };
+  }
+
+  /** Views of a model by type, for actions. */
+  viewsOf(model: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const { plan } of this.plans.values()) if (plan.model === model && !out[plan.type]) out[plan.type] = plan.view_id;
+    return out;
+  }
+}
