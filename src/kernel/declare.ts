@@ -28,7 +28,16 @@ export interface DateTimeField extends FieldBase { type: 'datetime'; default?: '
 export interface JsonField extends FieldBase { type: 'json' }
 export interface UuidField extends FieldBase { type: 'uuid' }
 export interface EnumField extends FieldBase { type: 'enum'; values: readonly string[]; default?: string }
-export interface ReferenceField extends FieldBase { type: 'reference'; target: string; on_delete?: OnDelete }
+export interface ReferenceField extends FieldBase {
+  type: 'reference';
+  target: string;
+  on_delete?: OnDelete;
+  /**
+   * The target belongs to an app that may be inactive (e.g. ir.connector.param.file_id →
+   * storage.document). Without it the field reads and writes as a plain record id.
+   */
+  if_loaded?: boolean;
+}
 export interface One2ManyField extends FieldBase { type: 'one2many'; target: string; inverse: string }
 
 export type FieldDecl =

@@ -80,6 +80,11 @@ export interface Env {
   sudo(): Env;
   /** Runs after the transaction commits (never on rollback): cache invalidation, notifications. */
   afterCommit(fn: () => void): void;
+  /**
+   * For commands declared `transaction: false` (slow I/O such as uploads must not hold a database
+   * transaction open): run the database part atomically. Inside a transaction already, runs inline.
+   */
+  transaction<T>(fn: (env: Env) => Promise<T>): Promise<T>;
   /** Live notification to this tenant's subscribers (every server process), sent after commit. */
   publish(topic: string, message: Record<string, unknown>): void;
 }

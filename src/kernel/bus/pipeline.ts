@@ -1,7 +1,7 @@
 import { checkAccess } from '../access.js';
 import { delegateOf } from '../data/delegate.js';
 import { coerceScalar } from '../data/values.js';
-import { systemPrincipal, type DbClient, type Env, type Principal } from '../env.js';
+import { systemPrincipal, type DbClient, type Env, type Principal, type RootDbClient } from '../env.js';
 import { AccessDenied, AuthenticationRequired, BadRequest, NotFound, ValidationError } from '../errors.js';
 import type { Registry, ResolvedCommand } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
@@ -42,6 +42,11 @@ export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink:
     emit: (name, payload) => { sink.events.push({ name, payload, source: sink.current.at(-1) ?? 'unknown' }); },
     sudo: () => (principal.kind === 'system' ? env : makeEnv(core, db, systemPrincipal(principal.tenant_id), sink)),
     afterCommit: (fn) => { sink.afterCommit.push(fn); },
+    transaction: (fn) => {
+      const root = db as Partial<RootDbClient>;
+      if (typeof root.$transaction !== 'function') return fn(env);
+      return root.$transaction((tx) => fn(makeEnv(core, tx, principal, sink)), { maxWait: 10_000, timeout: 60_000 });
+    },
     publish: (topic, message) => { sink.afterCommit.push(() => void core.publish(principal.tenant_id, topic, message)); },
   };
   return env;

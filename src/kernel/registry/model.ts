@@ -23,6 +23,7 @@ export interface ResolvedField {
   target?: string;
   onDelete?: OnDelete;
   inverse?: string;
+  ifLoaded?: boolean;
   default?: unknown;
   min?: number;
   max?: number;
@@ -124,6 +125,7 @@ export function resolveField(model: string, name: string, decl: FieldDecl): Reso
         throw new BootError(`${where}: on_delete "set null" needs an optional field`);
       }
       field.onDelete = onDelete;
+      field.ifLoaded = decl.if_loaded ?? false;
       field.index = true;
       break;
     }
@@ -187,8 +189,18 @@ export function resolveModel(decl: ModelDecl, app: string): ResolvedModel {
   };
 }
 
-/** Checks that need every model: reference targets, one2many inverses, name clashes. */
+/**
+ * Checks that need every model: reference targets, one2many inverses, name clashes. A reference
+ * declared `if_loaded` whose target app is inactive degrades to a plain uuid field.
+ */
 export function checkModelGraph(models: ReadonlyMap<string, ResolvedModel>): void {
+  for (const m of models.values()) {
+    for (const f of m.fields.values()) {
+      if (f.type === 'reference' && f.ifLoaded && !models.has(f.target!)) {
+        (m.fields as Map<string, ResolvedField>).set(f.name, { ...f, type: 'uuid', target: undefined, onDelete: undefined });
+      }
+    }
+  }
   const typeNames = new Map<string, string>();
   for (const m of models.values()) {
     const clash = typeNames.get(m.names.typeName);

@@ -1,0 +1,119 @@
+import { ValidationError } from '../errors.js';
+import type { ResolvedField, ResolvedModel } from '../registry/model.js';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * One value of one field, checked and converted to what Prisma stores. Throws a plain Error
+ * with a human message; callers wrap it in the error class of their context.
+ */
+export function coerceScalar(field: ResolvedField, v: unknown): unknown {
+  const is = (t: string) => typeof v === t;
+  switch (field.type) {
+    case 'char':
+    case 'text':
+      if (!is('string')) throw new Error(`expected text, got ${typeof v}`);
+      if (field.size && (v as string).length > field.size) throw new Error(`longer than ${field.size} characters`);
+      return v;
+    case 'integer':
+      if (!Number.isInteger(v)) throw new Error(`expected an integer, got ${JSON.stringify(v)}`);
+      if (field.min !== undefined && (v as number) < field.min) throw new Error(`must be ≥ ${field.min}`);
+      if (field.max !== undefined && (v as number) > field.max) throw new Error(`must be ≤ ${field.max}`);
+      if (Math.abs(v as number) > 2 ** 31 - 1) throw new Error('out of the 32-bit integer range');
+      return v;
+    case 'float':
+      if (!is('number') || !Number.isFinite(v)) throw new Error(`expected a number, got ${JSON.stringify(v)}`);
+      return v;
+    case 'boolean':
+      if (!is('boolean')) throw new Error(`expected true or false, got ${JSON.stringify(v)}`);
+      return v;
+    case 'datetime': {
+      const d = v instanceof Date ? v : is('string') ? new Date(v as string) : null;
+      if (!d || Number.isNaN(d.getTime())) throw new Error(`expected an ISO 8601 date-time, got ${JSON.stringify(v)}`);
+      return d;
+    }
+    case 'uuid':
+    case 'reference':
+      if (!is('string') || !UUID_RE.test(v as string)) throw new Error(`expected a record id (UUID), got ${JSON.stringify(v)}`);
+      return (v as string).toLowerCase();
+    case 'enum':
+      if (!is('string') || !field.values!.includes(v as string)) {
+        throw new Error(`expected one of ${field.values!.join(', ')}, got ${JSON.stringify(v)}`);
+      }
+      return v;
+    case 'json':
+      return v;
+    default:
+      throw new Error(`${field.type} fields hold no value`);
+  }
+}
+
+export interface FieldProblem { field: string; code: string; message: string }
+
+/**
+ * Values of a create or update turned into Prisma data. Every problem is collected so a client
+ * learns all of them at once (422 with `details.errors`).
+ */
+export function toWriteData(
+  model: ResolvedModel,
+  values: Record<string, unknown>,
+  mode: 'create' | 'update',
+  opts: { allowReadonly?: boolean; canWrite?: (f: ResolvedField) => boolean } = {},
+): Record<string, unknown> {
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) {
+    throw new ValidationError(`${model.key}: values must be a JSON object`, undefined, 'INVALID_PAYLOAD');
+  }
+  const problems: FieldProblem[] = [];
+  const data: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(values)) {
+    const field = model.fields.get(name);
+    if (!field || (field.private && !opts.allowReadonly)) {
+      problems.push({ field: name, code: 'UNKNOWN_FIELD', message: `${model.key} has no field "${name}"` });
+      continue;
+    }
+    if (field.auto || field.type === 'one2many' || (field.readonly && !opts.allowReadonly)) {
+      problems.push({ field: name, code: 'READONLY_FIELD', message: `"${name}" is read-only` });
+      continue;
+    }
+    if (opts.canWrite && !opts.canWrite(field)) {
+      problems.push({ field: name, code: 'FIELD_ACCESS_DENIED', message: `you may not write "${name}"` });
+      continue;
+    }
+    if (v === null || v === undefined) {
+      if (field.notNull) problems.push({ field: name, code: 'REQUIRED', message: `"${name}" is required` });
+      else data[name] = null;
+      continue;
+    }
+    try {
+      data[name] = coerceScalar(field, v);
+    } catch (err) {
+      const message = (err as Error).message;
+      const code = message.startsWith('longer') ? 'TOO_LONG' : field.type === 'enum' ? 'INVALID_ENUM' : 'INVALID_TYPE';
+      problems.push({ field: name, code, message: `"${name}": ${message}` });
+    }
+  }
+  if (mode === 'create') {
+    for (const f of model.fields.values()) {
+      if (f.required && !f.auto && f.stored && f.default === undefined && data[f.name] === undefined
+        && !problems.some((p) => p.field === f.name)) {
+        problems.push({ field: f.name, code: 'REQUIRED', message: `"${f.name}" is required` });
+      }
+    }
+  }
+  if (problems.length) {
+    throw new ValidationError(problems.map((p) => p.message).join('; '), { model: model.key, errors: problems });
+  }
+  return data;
+}
+
+/** A stored row as clients see it: declared fields plus id, dbid, timestamps and revision. */
+export function toRecord(model: ResolvedModel, row: Record<string, unknown>, hide?: (f: ResolvedField) => boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: row.record_uuid };
+  for (const f of model.fields.values()) {
+    if (!f.stored || f.private || f.name === 'record_uuid' || hide?.(f)) continue;
+    const v = row[f.name];
+    if (v === undefined) continue;
+    out[f.name] = v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? Number(v) : v;
+  }
+  return out;
+}
