@@ -85,7 +85,9 @@ export class Kernel implements EnvCore {
 
   /** Runs one command for a principal: its own transaction, outbox write, then notifications. */
   async dispatch<T = unknown>(command: string, payload: Record<string, unknown>, principal: Principal): Promise<T> {
-    const client = await this.tenants.get(principal.tenant_id);
+    const client = principal.kind === 'anonymous'
+      ? await this.tenants.getExisting(principal.tenant_id)
+      : await this.tenants.get(principal.tenant_id);
     const cmd = this.registry.command(command);
     return this.execute(client, principal, (env, sink) => runCommand(env, sink, command, payload), cmd.transaction ?? cmd.mutates) as Promise<T>;
   }

@@ -31,6 +31,7 @@ export const SETTINGS = {
   API_MAX_PAGE_SIZE: { kind: 'int', default: '500', doc: 'Largest `limit` a list accepts; more is refused with 400 PAGE_TOO_LARGE.' },
   HTTP_BODY_LIMIT_BYTES: { kind: 'int', default: '1048576', doc: 'Largest JSON request body (uploads have their own limits).' },
   REDIS_URL: { kind: 'string', default: '', doc: 'Empty = in-process pub/sub (one server process). `redis://host:port` = live notifications (subscriptions, client reloads) reach subscribers of every server process.' },
+  TRUST_PROXY: { kind: 'bool', default: 'false', doc: 'Behind a reverse proxy: take the client address from X-Forwarded-For (login throttling per address, session records).' },
   LOG_LEVEL: { kind: 'string', default: 'info', doc: 'Server log level (fatal, error, warn, info, debug, trace, silent).' },
 } satisfies Record<string, Spec>;
 

@@ -16,6 +16,7 @@ export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
   const server = Fastify({
     logger: kernel.settings.LOG_LEVEL === 'silent' ? false : { level: kernel.settings.LOG_LEVEL },
     bodyLimit: kernel.settings.HTTP_BODY_LIMIT_BYTES,
+    trustProxy: kernel.settings.TRUST_PROXY,
   });
   installErrorHandling(server);
   installAuth(server, kernel);

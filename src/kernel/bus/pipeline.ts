@@ -5,7 +5,7 @@ import { systemPrincipal, type DbClient, type Env, type Principal, type RootDbCl
 import { AccessDenied, AuthenticationRequired, BadRequest, NotFound, ValidationError } from '../errors.js';
 import type { Registry, ResolvedCommand } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
-import { scopedWhere } from '../commands/crud.js';
+import { recordId, scopedWhere } from '../commands/crud.js';
 import { runPostHooks, runPreHooks } from './hooks.js';
 
 export interface EmittedEvent { name: string; payload: Record<string, unknown>; source: string }
@@ -84,9 +84,9 @@ async function runModelCommand(env: Env, cmd: ResolvedCommand, payload: Record<s
   let before: Record<string, unknown> | undefined;
   if (cmd.record) {
     if (!model) throw new BadRequest(`${cmd.name} is a record command without a model`);
-    if (typeof payload.id !== 'string') throw new BadRequest(`${cmd.name} needs the record id in payload.id`, undefined, 'INVALID_PAYLOAD');
+    const id = recordId(model, payload.id);
     const row = await delegateOf(env.db, model).findFirst({
-      where: { AND: [{ record_uuid: payload.id.toLowerCase() }, scopedWhere(env, model, cmd.op)] },
+      where: { AND: [{ record_uuid: id }, scopedWhere(env, model, cmd.op)] },
       select: { record_uuid: true },
     });
     if (!row) throw new NotFound(`${model.key} ${payload.id} not found`, { model: model.key, id: payload.id }, 'RECORD_NOT_FOUND');

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import { canReadField, canWriteField, checkAccess, principalPlaceholder, ruleDomain } from '../access.js';
+import { AccessDenied } from '../errors.js';
 import type { CommandDecl } from '../app.js';
 import type { AccessOp } from '../declare.js';
 import { delegateOf } from '../data/delegate.js';
-import { domainToWhere, type Where } from '../data/domain.js';
+import { domainToWhere, type DomainContext, type Where } from '../data/domain.js';
 import { mapDbError } from '../data/db-errors.js';
 import { toRecord, toWriteData } from '../data/values.js';
 import type { Env } from '../env.js';
@@ -24,11 +25,18 @@ const hiddenFor = (env: Env) => (m: ResolvedModel, f: Parameters<typeof canReadF
 
 /** The caller's filter ANDed with the record rules for `op`. */
 export function scopedWhere(env: Env, model: ResolvedModel, op: AccessOp, domain?: unknown): Where {
-  const ctx = {
+  const placeholder = principalPlaceholder(env.principal);
+  const ctx: DomainContext = {
     registry: env.registry,
     provider: env.provider,
-    placeholder: principalPlaceholder(env.principal),
+    placeholder,
     hidden: hiddenFor(env),
+    // a filter through a relation may only look at records the caller could read directly
+    scope: (target) => {
+      checkAccess(target, env.principal, 'read');
+      const rules = ruleDomain(target, env.principal, 'read');
+      return rules ? domainToWhere(target, rules, { registry: env.registry, provider: env.provider, placeholder }) : null;
+    },
   };
   const user = domainToWhere(model, domain, ctx);
   const rules = ruleDomain(model, env.principal, op);
@@ -89,9 +97,28 @@ function pageNumber(v: unknown, name: string): number | undefined {
   return v as number;
 }
 
-async function loadForWrite(env: Env, model: ResolvedModel, id: unknown, op: AccessOp) {
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A record id from the outside: not a UUID means no such record (PostgreSQL would reject the cast). */
+export function recordId(model: ResolvedModel, id: unknown): string {
   if (typeof id !== 'string') throw new BadRequest('payload.id must be a record id', undefined, 'INVALID_PAYLOAD');
-  const row = await delegateOf(env.db, model).findFirst({ where: { AND: [{ record_uuid: id.toLowerCase() }, scopedWhere(env, model, op)] } });
+  if (!UUID_RE.test(id)) throw new NotFound(`${model.key} ${id} not found`, { model: model.key, id }, 'RECORD_NOT_FOUND');
+  return id.toLowerCase();
+}
+
+/**
+ * Record rules also bind what a write produces: the created or updated record must still be
+ * one the caller may see under the rules of `op` (no moving a lead into another organization).
+ */
+async function checkWrittenRecord(env: Env, model: ResolvedModel, dbid: unknown, op: AccessOp): Promise<void> {
+  if (!ruleDomain(model, env.principal, op)) return;
+  const row = await delegateOf(env.db, model).findFirst({ where: { AND: [{ dbid }, scopedWhere(env, model, op)] }, select: { dbid: true } });
+  if (!row) throw new AccessDenied(`the record would fall outside what your role may ${op} in ${model.key}`, { model: model.key, op });
+}
+
+async function loadForWrite(env: Env, model: ResolvedModel, id: unknown, op: AccessOp) {
+  id = recordId(model, id);
+  const row = await delegateOf(env.db, model).findFirst({ where: { AND: [{ record_uuid: id }, scopedWhere(env, model, op)] } });
   if (!row) throw new NotFound(`${model.key} ${id} not found`, { model: model.key, id }, 'RECORD_NOT_FOUND');
   return row;
 }
@@ -182,6 +209,7 @@ export const crudCommands: CommandDecl[] = [
       const data = toWriteData(model, ctx.payload, 'create', { allowReadonly: true });
       const uuid = env.principal.kind === 'system' && typeof payload.record_uuid === 'string' ? payload.record_uuid : crypto.randomUUID();
       const row = await delegateOf(env.db, model).create({ data: { ...data, record_uuid: uuid } }).catch(mapDbError(model));
+      await checkWrittenRecord(env, model, row.dbid, 'create');
       const after = record(env.sudo(), model, row);
       await runPostHooks({ ...ctx, after });
       return record(env, model, row);
@@ -194,9 +222,9 @@ export const crudCommands: CommandDecl[] = [
     description: 'One record by id: { model, id, fields? }',
     async handler(env, payload) {
       const model = targetModel(env, payload, 'read');
-      if (typeof payload.id !== 'string') throw new BadRequest('payload.id must be a record id', undefined, 'INVALID_PAYLOAD');
+      const id = recordId(model, payload.id);
       const row = await delegateOf(env.db, model).findFirst({
-        where: { AND: [{ record_uuid: payload.id.toLowerCase() }, scopedWhere(env, model, 'read')] },
+        where: { AND: [{ record_uuid: id }, scopedWhere(env, model, 'read')] },
         select: selectFor(model, payload.fields, env),
       });
       if (!row) throw new NotFound(`${model.key} ${payload.id} not found`, { model: model.key, id: payload.id }, 'RECORD_NOT_FOUND');
@@ -264,6 +292,7 @@ export const crudCommands: CommandDecl[] = [
       const updated = await delegateOf(env.db, model)
         .update({ where: { dbid: row.dbid, revision: row.revision }, data: { ...data, revision: { increment: 1 } } })
         .catch(mapDbError(model, { onMissing: () => new StaleRevision(model.key, String(payload.id), row.revision as number, null) }));
+      await checkWrittenRecord(env, model, updated.dbid, 'update');
       const after = record(env.sudo(), model, updated);
       await runPostHooks({ ...ctx, after });
       return record(env, model, updated);

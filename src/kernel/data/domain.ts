@@ -14,7 +14,17 @@ export interface DomainContext {
   placeholder?: (name: string) => unknown;
   /** Field names the caller may not filter on (private or read-restricted). */
   hidden?: (model: ResolvedModel, field: ResolvedField) => boolean;
+  /**
+   * What the caller may see of a model reached through a relation path: throws when the role
+   * may not read it, returns its record-rule filter (or null). Without it, paths are unscoped.
+   */
+  scope?: (model: ResolvedModel) => Where | null;
 }
+
+const withScope = (inner: Where, target: ResolvedModel, ctx: DomainContext): Where => {
+  const rules = ctx.scope?.(target);
+  return rules ? { AND: [inner, rules] } : inner;
+};
 
 export const DOMAIN_OPERATORS = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'like', 'ilike', 'not like', 'not ilike', 'startswith', 'istartswith', 'any'] as const;
 
@@ -69,7 +79,7 @@ function leaf(model: ResolvedModel, path: string, op: string, rawValue: unknown,
       throw invalid(`"${path}": ${head} is not a relation`, { field: head });
     }
     const target = ctx.registry.model(field.target!);
-    const inner = leaf(target, rest.join('.'), op, rawValue, ctx);
+    const inner = withScope(leaf(target, rest.join('.'), op, rawValue, ctx), target, ctx);
     return field.type === 'reference'
       ? { [relationFieldName(head)]: { is: inner } }
       : { [head]: { some: inner } };
@@ -77,7 +87,8 @@ function leaf(model: ResolvedModel, path: string, op: string, rawValue: unknown,
   if (op === 'any') {
     // [relation, 'any', subdomain]: the referenced record (or some child) matches the whole subdomain
     if (field.type !== 'reference' && field.type !== 'one2many') throw invalid(`"any" needs a relation; ${path} is ${field.type}`);
-    const inner = domainToWhere(ctx.registry.model(field.target!), rawValue, ctx);
+    const target = ctx.registry.model(field.target!);
+    const inner = withScope(domainToWhere(target, rawValue, ctx), target, ctx);
     return field.type === 'reference' ? { [relationFieldName(head)]: { is: inner } } : { [head]: { some: inner } };
   }
   if (field.type === 'one2many') throw invalid(`"${path}" is a One2Many; filter on one of its fields (${path}.<field>) or use "any"`);
@@ -112,7 +123,7 @@ function leaf(model: ResolvedModel, path: string, op: string, rawValue: unknown,
     case 'not ilike':
     case 'startswith':
     case 'istartswith': {
-      if (field.type !== 'char' && field.type !== 'text' && field.type !== 'enum' && field.type !== 'uuid') {
+      if (field.type !== 'char' && field.type !== 'text' && field.type !== 'enum') {
         throw invalid(`"${op}" applies to text fields; ${path} is ${field.type}`, { field: path });
       }
       if (typeof value !== 'string') throw invalid(`"${op}" needs a text value`, { field: path });

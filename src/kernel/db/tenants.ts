@@ -106,6 +106,20 @@ export class TenantDatabases {
     return client;
   }
 
+  /**
+   * The client of a tenant that already exists; never creates one. Anonymous requests (login,
+   * refresh) come through here, so naming a new tenant in `X-Tenant` cannot create a database.
+   */
+  async getExisting(tenant: string): Promise<RootDbClient> {
+    if (this.clients.has(tenant) || this.opening.has(tenant)) return this.get(tenant);
+    checkTenantKey(tenant);
+    const exists = this.provider === 'sqlite'
+      ? fs.existsSync(this.sqliteFile(tenant))
+      : (await listPostgresDatabases(this.settings.DATABASE_URL, this.pgDatabase(tenant))).includes(this.pgDatabase(tenant));
+    if (!exists) throw new NotFound(`unknown tenant "${tenant}"`, { tenant }, 'UNKNOWN_TENANT');
+    return this.get(tenant);
+  }
+
   /** Applies pending migrations to a tenant (the `fw migrate upgrade -t` path); returns names applied. */
   async upgrade(tenant: string): Promise<string[]> {
     checkTenantKey(tenant);
