@@ -175,3 +175,30 @@ describe('refresh rotation and reuse detection', () => {
     expectError(await t.request('POST', '/api/auth/refresh', { body: { refresh_token: pair.refresh_token } }), 401, 'TOKEN_INVALID');
   });
 });
+
+describe('refresh rotation on PostgreSQL (real concurrent transactions)', () => {
+  let pg: TestServer;
+  beforeAll(async () => {
+    pg = await startTestServer({ PG_POOL_MAX: '10' }, { provider: 'postgresql' });
+  });
+  afterAll(async () => {
+    await pg?.close();
+  });
+
+  it('N parallel refreshes with the same token: exactly one succeeds', async () => {
+    const pair = await pg.loginAdmin();
+    const results = await Promise.all(Array.from({ length: 10 }, () =>
+      pg.request('POST', '/api/auth/refresh', { body: { refresh_token: pair.refresh_token } })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 200)) expectError(r, 401, 'TOKEN_INVALID');
+  });
+
+  it('reuse of a rotated token revokes the family: the new refresh token and the access tokens are rejected', async () => {
+    const first = await pg.loginAdmin();
+    const second = (await pg.request('POST', '/api/auth/refresh', { body: { refresh_token: first.refresh_token } })).body;
+    expectError(await pg.request('POST', '/api/auth/refresh', { body: { refresh_token: first.refresh_token } }), 401, 'TOKEN_INVALID');
+    expectError(await pg.request('POST', '/api/auth/refresh', { body: { refresh_token: second.refresh_token } }), 401, 'TOKEN_INVALID');
+    expectError(await pg.request('GET', '/api/auth/me', { token: second.access_token }), 401, 'TOKEN_INVALID');
+    expectError(await pg.request('GET', '/api/auth/me', { token: first.access_token }), 401, 'TOKEN_INVALID');
+  });
+});

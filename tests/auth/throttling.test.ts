@@ -106,6 +106,7 @@ describe('per-address throttling', () => {
     const res = await t.tryLogin('admin@example.com', ADMIN_PASSWORD, undefined, { remoteAddress: ip });
     expectError(res, 429, 'THROTTLED');
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(BLOCK_SECONDS);
     // another address is not affected
     expect((await t.tryLogin('admin@example.com', ADMIN_PASSWORD, undefined, { remoteAddress: freshIp() })).status).toBe(200);
   });
@@ -117,21 +118,6 @@ describe('per-address throttling', () => {
 });
 
 describe('slow-down', () => {
-  it('past LOGIN_SLOWDOWN_AFTER failures each further attempt is delayed', async () => {
-    const s = await startTestServer({ LOGIN_MAX_FAILURES_PER_EMAIL: '10', LOGIN_SLOWDOWN_AFTER: '1' });
-    try {
-      const email = `slow-${rand()}@example.com`;
-      for (let i = 0; i < 2; i++) await s.tryLogin(email, 'wrong-pass');
-      const started = performance.now();
-      expectError(await s.tryLogin(email, 'wrong-pass'), 401, 'AUTHENTICATION_FAILED');
-      // 2 failures > 1: 250 ms delay
-      expect(performance.now() - started).toBeGreaterThanOrEqual(240);
-    } finally {
-      await s.close();
-    }
-  });
-});
-
   it('past LOGIN_SLOWDOWN_AFTER failures each further attempt is delayed', async () => {
     const s = await startTestServer({ LOGIN_MAX_FAILURES_PER_EMAIL: '10', LOGIN_SLOWDOWN_AFTER: '1' });
     try {

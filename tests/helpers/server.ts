@@ -57,6 +57,8 @@ export interface TestServer {
   /** POST /api/auth/login and expect 200. */
   login(email: string, password: string, tenant?: string, opts?: RequestOptions): Promise<TokenPair>;
   loginAdmin(tenant?: string): Promise<TokenPair>;
+  /** Provisions a tenant (creates, migrates and seeds its database) the way an operator would. */
+  provisionTenant(tenant: string): Promise<void>;
   /** Creates an organization as `adminToken`; returns its id. */
   createOrg(adminToken: string, name: string): Promise<string>;
   /** Registers a user through POST /api/data/res.user as `adminToken`; returns the record. */
@@ -102,6 +104,9 @@ export async function startTestServer(overrides: Record<string, string> = {}, op
   let server: FastifyInstance;
   try {
     server = await buildServer(kernel);
+    // tenants are provisioned, never created by an anonymous request: open (create, migrate,
+    // seed) the default tenant up front, as `fw serve` does
+    await kernel.tenants.get(settings.DEFAULT_TENANT);
   } catch (err) {
     await kernel.close();
     throw err;
@@ -145,6 +150,9 @@ export async function startTestServer(overrides: Record<string, string> = {}, op
     tryLogin,
     login,
     loginAdmin: (tenant) => login(ADMIN_EMAIL, ADMIN_PASSWORD, tenant),
+    async provisionTenant(tenant) {
+      await kernel.tenants.get(tenant);
+    },
     async createOrg(adminToken, name) {
       const res = await request('POST', '/api/data/res.organization', { token: adminToken, body: { name } });
       expect(res.status, JSON.stringify(res.body)).toBe(201);

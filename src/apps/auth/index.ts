@@ -3,7 +3,7 @@ import { defineApp, type CommandDecl, type HookDecl, type RouteContext } from '.
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import { anonymousPrincipal, type Env } from '../../kernel/env.js';
-import { AccessDenied, AuthenticationFailed, BadRequest } from '../../kernel/errors.js';
+import { AccessDenied, AuthenticationFailed, BadRequest, FwError, InvalidTokenError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import '../../server/types.js';
 import { hashPassword, verifyPassword } from '../base/services/passwords.js';
@@ -162,7 +162,10 @@ function authRoutes(server: FastifyInstance, { kernel }: RouteContext): void {
   server.post('/api/auth/refresh', pub, async (req) => {
     const token = bodyOf(req.body).refresh_token;
     const principal = { ...anonymousPrincipal(tenantOfRefreshToken(token)), client: req.principal.client };
-    return kernel.dispatch('auth.refresh', { refresh_token: token }, principal);
+    // a token naming a tenant that does not exist is just an unknown token: 401 like any refused refresh
+    return kernel.dispatch('auth.refresh', { refresh_token: token }, principal).catch((err: unknown) => {
+      throw err instanceof FwError && err.code === 'UNKNOWN_TENANT' ? new InvalidTokenError('unknown refresh token') : err;
+    });
   });
   server.post('/api/auth/logout', async (req) => kernel.dispatch('auth.logout', {}, req.principal));
   server.get('/api/auth/me', async (req) => kernel.dispatch('auth.me', {}, req.principal));
