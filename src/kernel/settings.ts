@@ -42,6 +42,12 @@ export type Settings = { readonly [K in SettingName]: ValueOf<(typeof SETTINGS)[
   readonly extra: Readonly<Record<string, string | undefined>>;
 };
 
+/** An empty variable means "unset" for numbers and booleans (`PORT=` is not port 0). */
+function rawValue(raw: string | undefined, spec: Spec): string {
+  if (raw === undefined || (raw === '' && spec.kind !== 'string' && spec.kind !== 'list')) return spec.default;
+  return raw;
+}
+
 function parse(name: string, spec: Spec, raw: string): unknown {
   switch (spec.kind) {
     case 'int': {
@@ -67,7 +73,7 @@ function parse(name: string, spec: Spec, raw: string): unknown {
 export function loadSettings(source: Record<string, string | undefined> = process.env): Settings {
   const out: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(SETTINGS) as [string, Spec][]) {
-    out[name] = parse(name, spec, source[name] ?? spec.default);
+    out[name] = parse(name, spec, rawValue(source[name], spec));
   }
   out.DATA_DIR = path.resolve(out.DATA_DIR as string);
   out.extra = { ...source };
@@ -88,7 +94,7 @@ export function defineSettings<T extends Table>(app: string, table: T): (setting
     let v = cache.get(settings);
     if (!v) {
       const out: Record<string, unknown> = {};
-      for (const [name, spec] of Object.entries(table)) out[name] = parse(name, spec, settings.extra[name] ?? spec.default);
+      for (const [name, spec] of Object.entries(table)) out[name] = parse(name, spec, rawValue(settings.extra[name], spec));
       v = Object.freeze(out) as Parsed<T>;
       cache.set(settings, v);
     }
