@@ -1,6 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // graphql 16 ships CJS (`main`) and ESM (`module`) builds and no `exports` map. Node, and so
+    // yoga and Pothos, load the CJS one; Vite would hand our sources the ESM one — a second
+    // graphql instance whose classes fail instanceof/realm checks. One instance for everyone:
+    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+  },
   test: {
     include: ['tests/**/*.test.ts'],
     testTimeout: 30_000,

@@ -38,6 +38,11 @@ export interface CommandDecl {
   description?: string;
   /** Payload fields, declared with the same field types as models (validated before the handler). */
   input?: Record<string, FieldDecl>;
+  /**
+   * In-process only (its payload carries things JSON cannot, such as a stream): not offered
+   * as a GraphQL field nor through POST /api/command.
+   */
+  internal?: boolean;
   /** GraphQL field name when the derived one (`res.user.register` → `resUserRegister`) is not wanted. */
   graphql_name?: string;
   /** Shape of the result, for API schemas: a record of `model`, nothing, or free JSON. */

@@ -43,8 +43,9 @@ export async function readGroup(env: Env, model: ResolvedModel, payload: Record<
   const rows = await delegateOf(env.db, model).groupBy({
     by: groupby,
     where,
-    _count: { _all: true },
     ...args,
+    // a `count` aggregate adds to _count; it must not replace the group's own _all count
+    _count: { ...(args._count ?? {}), _all: true },
     orderBy: (groupby as string[]).map((g) => ({ [g]: 'asc' })),
   });
   const groups = rows.map((r) => {

@@ -20,7 +20,7 @@ export function mapDbError(model: ResolvedModel, opts: { op?: 'write' | 'delete'
     const e = err as PrismaLikeError;
     const cause = e.meta?.driverAdapterError?.cause;
     if (e.code === 'P2002' || cause?.kind === 'UniqueConstraintViolation') {
-      const target = e.meta?.target ?? cause?.constraint?.fields ?? [];
+      const target = e.meta?.target ?? cause?.constraint?.fields ?? fieldsOfIndex(model, cause?.constraint?.index) ?? [];
       throw new UniqueViolation(model.key, (Array.isArray(target) ? target : [target]).map(String));
     }
     if (e.code === 'P2003' || cause?.kind === 'ForeignKeyConstraintViolation') {
@@ -33,4 +33,26 @@ export function mapDbError(model: ResolvedModel, opts: { op?: 'write' | 'delete'
     if (e.code === 'P2000') throw new ValidationError(`${model.key}: a value is too long for its column`, { model: model.key }, 'TOO_LONG');
     throw err;
   };
+}
+
+/**
+ * PostgreSQL names only the violated index (`<table>_<field>_key`, Prisma's naming); the fields
+ * are read back from it so the error says which value clashed, as it does on SQLite.
+ */
+function fieldsOfIndex(model: ResolvedModel, index: string | undefined): string[] | undefined {
+  const prefix = `${model.names.table}_`;
+  if (!index?.startsWith(prefix) || !index.endsWith('_key')) return undefined;
+  const rest = index.slice(prefix.length, -'_key'.length);
+  if (model.fields.has(rest)) return [rest];
+  // a compound key: the longest field names first, so names containing "_" are matched whole
+  const names = [...model.fields.keys()].sort((a, b) => b.length - a.length);
+  const out: string[] = [];
+  let left = rest;
+  while (left) {
+    const hit = names.find((n) => left === n || left.startsWith(`${n}_`));
+    if (!hit) return [rest];
+    out.push(hit);
+    left = left.slice(hit.length + 1);
+  }
+  return out;
 }

@@ -60,7 +60,9 @@ export async function generateMigration(
     const existing = readStoredMigrations(layout, provider).map((m) => m.name);
     let stamp = timestamp(opts.now ?? new Date());
     // names must sort after every existing one even if two are generated within a second
-    while (existing.some((n) => n.slice(0, 14) >= stamp)) stamp = String(Number(stamp) + 1);
+    // (jump past the latest one: stepping by 1 from a clock far behind it would loop for ages)
+    const latest = existing.map((n) => n.slice(0, 14)).sort().at(-1);
+    if (latest !== undefined && latest >= stamp) stamp = String(Number(latest) + 1);
     const name = `${stamp}_${slug(opts.app)}_${label}`;
     const dir = path.join(migrationsDir(layout, provider), name);
     fs.mkdirSync(dir, { recursive: true });

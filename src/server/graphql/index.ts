@@ -30,8 +30,9 @@ export function graphqlSchemaOf(kernel: Kernel): GraphQLSchema {
 
 /** Our errors keep their code and status; anything else is masked as INTERNAL_ERROR. */
 function maskError(error: unknown): Error {
+  // GraphQL's own errors (syntax, validation, variable coercion) chain only GraphQLErrors: shown as they are
+  if (onlyGraphQLErrors(error)) return error as GraphQLError;
   const original = error instanceof GraphQLError ? error.originalError ?? error : error;
-  if (original instanceof GraphQLError && !(error instanceof GraphQLError && error.originalError)) return original;
   if (original instanceof RangeError) {
     return new GraphQLError(original.message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
   }
@@ -41,6 +42,13 @@ function maskError(error: unknown): Error {
     nodes: gqlError?.nodes, path: gqlError?.path,
     extensions: { code: body.error.code, ...(body.error.details ? { details: body.error.details } : {}), http: { status: original instanceof FwError ? status : 500 } },
   });
+}
+
+function onlyGraphQLErrors(error: unknown): boolean {
+  for (let e: unknown = error; e; e = (e as GraphQLError).originalError) {
+    if (!(e instanceof GraphQLError)) return false;
+  }
+  return error instanceof GraphQLError;
 }
 
 const hideSchema: Plugin = {

@@ -2,7 +2,7 @@ import SchemaBuilder from '@pothos/core';
 import type { GraphQLSchema } from 'graphql';
 import { Repeater } from 'graphql-yoga';
 import { checkAccess } from '../../kernel/access.js';
-import { AuthenticationRequired, FwError } from '../../kernel/errors.js';
+import { AuthenticationRequired, BadRequest, FwError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ResolvedField, ResolvedModel } from '../../kernel/registry/model.js';
 import { commandFieldName, pascalName } from '../../kernel/registry/names.js';
@@ -163,7 +163,9 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
       }, ctx.principal);
     const pageArg = (v: unknown, fallback: number) => {
       const x = (v as number | null | undefined) ?? fallback;
-      if (x < 0 || x > limits.maxLimit) throw new RangeError(`limit must be between 0 and ${limits.maxLimit}`);
+      // the same codes as the REST layer (API_MAX_PAGE_SIZE: "more is refused with 400 PAGE_TOO_LARGE")
+      if (x < 0) throw new BadRequest('limit must be a non-negative integer', undefined, 'INVALID_PAGING');
+      if (x > limits.maxLimit) throw new BadRequest(`limit may be at most ${limits.maxLimit}`, { max: limits.maxLimit }, 'PAGE_TOO_LARGE');
       return x;
     };
 
@@ -286,7 +288,7 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
   }));
 
   for (const cmd of registry.commands.values()) {
-    if (cmd.kernel) continue;
+    if (cmd.kernel || cmd.internal) continue;
     commandField(b, registry, cmd, objects, (m, f) => scalarType(m, f));
   }
   b.mutationField('command', (t: AnyRef) => t.field({

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canWriteField } from '../../kernel/access.js';
-import { BadRequest } from '../../kernel/errors.js';
+import { BadRequest, NotFound } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ResolvedModel } from '../../kernel/registry/model.js';
 import '../types.js';
@@ -111,5 +111,9 @@ export function dataRoutes(server: FastifyInstance, kernel: Kernel, limits: Page
     const name = `${m.key}.${(req.params as { command: string }).command}`;
     return kernel.dispatch(name, { ...body(req), id: id(req) }, req.principal);
   });
-  server.post('/api/command/:name', (req) => kernel.dispatch((req.params as { name: string }).name, body(req), req.principal));
+  server.post('/api/command/:name', (req) => {
+    const name = (req.params as { name: string }).name;
+    if (kernel.registry.commands.get(name)?.internal) throw new NotFound(`Unknown command "${name}"`, { command: name }, 'UNKNOWN_COMMAND');
+    return kernel.dispatch(name, body(req), req.principal);
+  });
 }

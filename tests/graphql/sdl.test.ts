@@ -1,0 +1,28 @@
+/**
+ * The committed SDL (generated/schema.graphql, read by codegen and schema explorers) is the
+ * printed schema of the default configuration: any registry change must regenerate it
+ * (`npm run fw -- generate`).
+ */
+import fs from 'node:fs';
+import { expect, it } from 'vitest';
+import { projectLayout } from '../../src/kernel/modules/loader.ts';
+import { printDefaultSdl, sdlPath } from '../../src/server/graphql/sdl.ts';
+
+it('generated/schema.graphql equals the SDL compiled from the registry (no drift)', async () => {
+  const layout = projectLayout();
+  const committed = fs.readFileSync(sdlPath(layout), 'utf8');
+  const compiled = await printDefaultSdl(layout);
+  // compare line by line first so a drift shows as a readable diff
+  expect(compiled.split('\n')).toEqual(committed.split('\n'));
+  expect(compiled).toBe(committed);
+});
+
+it('the compiled default SDL has the generic operations, commands and subscriptions of the default models', async () => {
+  const sdl = await printDefaultSdl(projectLayout());
+  for (const field of ['resOrganization(id: ID!)', 'resOrganizations(', 'resOrganizationsConnection(', 'resOrganizationCount(',
+    'resOrganizationGroupBy(', 'resOrganizationCreate(', 'resOrganizationUpdate(', 'resOrganizationDelete(',
+    'resOrganizationCreateMany(', 'resOrganizationUpdateMany(', 'resOrganizationDeleteMany(', 'resUserRegister(',
+    'resOrganizationChanged', 'clientReload', 'command(name: String!, payload: JSON): JSON']) {
+    expect(sdl).toContain(field);
+  }
+});
