@@ -43,6 +43,11 @@ export interface CommandDecl {
    * as a GraphQL field nor through POST /api/command.
    */
   internal?: boolean;
+  /**
+   * The command takes file content as `payload.stream` (plus `filename`, `content_type`,
+   * `declared_size`): GraphQL offers it with a `file: File!` argument (multipart request).
+   */
+  file_upload?: boolean;
   /** GraphQL field name when the derived one (`res.user.register` → `resUserRegister`) is not wanted. */
   graphql_name?: string;
   /** Shape of the result, for API schemas: a record of `model`, nothing, or free JSON. */

@@ -105,11 +105,16 @@ async function runModelCommand(env: Env, cmd: ResolvedCommand, payload: Record<s
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Checks a command payload against its declared `input` fields; `id` is always allowed. */
+const FILE_KEYS = new Set(['stream', 'filename', 'content_type', 'declared_size']);
+
 function validateInput(cmd: ResolvedCommand, payload: Record<string, unknown>): Record<string, unknown> {
   if (!cmd.inputFields) return { ...payload };
   const out: Record<string, unknown> = {};
+  // the transport fills these for file-upload commands; they are not part of the declared input
+  if (cmd.file_upload) for (const k of FILE_KEYS) if (k in payload) out[k] = payload[k];
   const errors: Array<{ field: string; code: string; message: string }> = [];
   for (const [k, v] of Object.entries(payload)) {
+    if (cmd.file_upload && FILE_KEYS.has(k)) continue;
     const f = cmd.inputFields.get(k);
     if (!f) {
       if (k === 'id' && cmd.record) out.id = v;

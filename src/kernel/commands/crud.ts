@@ -288,9 +288,11 @@ export const crudCommands: CommandDecl[] = [
       const ctx = { env, model: model.key, op: 'update', payload: { ...values }, before };
       await runPreHooks(ctx);
       const data = toWriteData(model, ctx.payload, 'update', { allowReadonly: true });
-      // the revision in the WHERE makes the check-and-write atomic against concurrent writers
+      // with a revision from the caller, the revision in the WHERE makes check-and-write atomic;
+      // without one, the caller asked for last-writer-wins and concurrent writers must not fail
+      const where = expected === undefined ? { dbid: row.dbid } : { dbid: row.dbid, revision: row.revision };
       const updated = await delegateOf(env.db, model)
-        .update({ where: { dbid: row.dbid, revision: row.revision }, data: { ...data, revision: { increment: 1 } } })
+        .update({ where, data: { ...data, revision: { increment: 1 } } })
         .catch(mapDbError(model, { onMissing: () => new StaleRevision(model.key, String(payload.id), row.revision as number, null) }));
       await checkWrittenRecord(env, model, updated.dbid, 'update');
       const after = record(env.sudo(), model, updated);

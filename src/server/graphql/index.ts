@@ -3,7 +3,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
-import { FwError, toErrorBody } from '../../kernel/errors.js';
+import { FwError, PayloadTooLarge, toErrorBody } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { defineSettings } from '../../kernel/settings.js';
 import '../types.js';
@@ -14,6 +14,7 @@ import { graphqlWebSocket } from './ws.js';
 export const graphqlSettings = defineSettings('graphql', {
   GRAPHQL_MAX_DEPTH: { kind: 'int', default: '10', doc: 'Deepest selection a GraphQL operation may have.' },
   GRAPHQL_MAX_COST: { kind: 'int', default: '5000', doc: 'Largest computed cost (graphql-armor cost-limit) of an operation.' },
+  GRAPHQL_UPLOAD_MAX_BYTES: { kind: 'int', default: String(25 * 1024 * 1024), doc: 'Largest multipart request /graphql accepts (file uploads are held in memory by the multipart parser); larger ones get 413 before they are read.' },
   GRAPHQL_INTROSPECTION: { kind: 'bool', default: 'true', doc: 'Answer introspection queries (schema explorers, codegen). Set false to hide the schema.' },
 });
 
@@ -74,12 +75,18 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     ],
   });
   graphqlWebSocket(server, kernel, yoga);
+  // yoga parses multipart (GraphQL file uploads) itself from the raw request
+  server.addContentTypeParser('multipart/form-data', (_req, _payload, done) => done(null));
   server.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
     // login and refresh run anonymously; a bearer token, when sent, must be valid
     config: { auth: 'optional' },
     handler: async (req, reply) => {
+      const length = Number(req.headers['content-length'] ?? 0);
+      if (req.headers['content-type']?.startsWith('multipart/') && length > s.GRAPHQL_UPLOAD_MAX_BYTES) {
+        throw new PayloadTooLarge(`multipart requests are limited to ${s.GRAPHQL_UPLOAD_MAX_BYTES} bytes`, { limit: s.GRAPHQL_UPLOAD_MAX_BYTES });
+      }
       const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
       response.headers.forEach((value, key) => { void reply.header(key, value); });
       void reply.status(response.status);

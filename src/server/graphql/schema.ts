@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import SchemaBuilder from '@pothos/core';
 import type { GraphQLSchema } from 'graphql';
 import { Repeater } from 'graphql-yoga';
@@ -24,7 +25,7 @@ type Args = Record<string, unknown>;
 
 const builderOf = () => new SchemaBuilder<{
   Context: GqlContext;
-  Scalars: { JSON: { Input: unknown; Output: unknown }; DateTime: { Input: string; Output: string } };
+  Scalars: { JSON: { Input: unknown; Output: unknown }; DateTime: { Input: string; Output: string }; File: { Input: File; Output: never } };
 }>({});
 type Builder = ReturnType<typeof builderOf>;
 /** Pothos type references are built from registry data at run time, so they are handled untyped here. */
@@ -52,6 +53,11 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     description: 'ISO 8601 date-time, UTC',
     serialize: (v: unknown) => (v instanceof Date ? v.toISOString() : String(v)),
     parseValue: (v) => String(v),
+  });
+  b.scalarType('File', {
+    description: 'A file of a multipart request (GraphQL multipart request spec)',
+    serialize: () => { throw new Error('File is an input type'); },
+    parseValue: (v) => v as File,
   });
   b.queryType({});
   b.mutationType({});
@@ -307,6 +313,7 @@ function commandField(b: Builder, registry: Registry, cmd: ResolvedCommand, obje
   const field = (t: AnyRef) => {
     const args: Rec = {};
     if (cmd.record) args.id = t.arg.id({ required: true });
+    if (cmd.file_upload) args.file = t.arg({ type: 'File', required: true });
     for (const f of cmd.inputFields?.values() ?? []) {
       args[f.name] = t.arg({ type: scalarType(model ?? fakeModel(cmd), f), required: f.required && f.default === undefined });
     }
@@ -316,7 +323,9 @@ function commandField(b: Builder, registry: Registry, cmd: ResolvedCommand, obje
       description: cmd.description,
       args,
       resolve: (_r: unknown, a: Args, ctx: GqlContext) => {
-        const payload = Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined && v !== null));
+        const { file, ...rest } = a;
+        const payload: Rec = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== null));
+        if (cmd.file_upload) Object.assign(payload, fileContent(file as File));
         return ctx.kernel.dispatch(cmd.name, payload, ctx.principal);
       },
     });
@@ -341,6 +350,17 @@ function topicIterator(ctx: GqlContext, topic: string, select?: (m: Rec) => Prom
     await stop;
     off();
   });
+}
+
+/** A multipart File as the payload keys file-upload commands read. */
+function fileContent(file: File): Rec {
+  if (!file || typeof file.stream !== 'function') throw new BadRequest('file must be a multipart file', undefined, 'NO_CONTENT');
+  return {
+    stream: Readable.fromWeb(file.stream() as import('node:stream/web').ReadableStream),
+    filename: file.name,
+    content_type: file.type || undefined,
+    declared_size: file.size,
+  };
 }
 
 /** Enum payload fields of app-level commands get type names from the command. */

@@ -113,7 +113,8 @@ export function dataRoutes(server: FastifyInstance, kernel: Kernel, limits: Page
   });
   server.post('/api/command/:name', (req) => {
     const name = (req.params as { name: string }).name;
-    if (kernel.registry.commands.get(name)?.internal) throw new NotFound(`Unknown command "${name}"`, { command: name }, 'UNKNOWN_COMMAND');
+    const cmd = kernel.registry.commands.get(name);
+    if (cmd?.internal || cmd?.file_upload) throw new NotFound(`Unknown command "${name}"`, { command: name }, 'UNKNOWN_COMMAND');
     return kernel.dispatch(name, body(req), req.principal);
   });
 }

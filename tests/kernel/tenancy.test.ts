@@ -1,0 +1,76 @@
+/**
+ * Tenancy: one database per tenant (a SQLite file under DATA_DIR, or a PostgreSQL database
+ * `<PG_DATABASE_PREFIX><tenant>`), created on first use; tenants never see each other's data.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkTenantKey } from '../../src/kernel/db/tenants.ts';
+import { systemPrincipal } from '../../src/kernel/env.ts';
+import { listPostgresDatabases } from '../../src/kernel/migrate/runner.ts';
+import { adminPrincipal, bootTestKernel, expectFwError, PG_URL, PROVIDERS, type TestKernel } from '../helpers/kernel.ts';
+
+type Page = { items: Array<Record<string, unknown> & { id: string }> };
+
+describe.each(PROVIDERS)('tenants on %s', (provider) => {
+  let tk: TestKernel;
+  const A = 'acme';
+  const B = 'big-co';
+  const search = (tenant: string, payload: Record<string, unknown>) => tk.kernel.dispatch<Page>('fw.search', payload, adminPrincipal(tenant));
+
+  beforeAll(async () => {
+    tk = await bootTestKernel({ provider });
+  });
+  afterAll(async () => {
+    await tk?.cleanup();
+  });
+
+  it('two tenants have separate data: a record created in one is invisible in the other', async () => {
+    const org = await tk.kernel.dispatch<{ id: string }>('fw.create', { model: 'res.organization', values: { name: 'Only in acme', code: 'only-acme' } }, adminPrincipal(A));
+    await tk.kernel.dispatch('fw.create', { model: 'crm.lead', values: { name: 'Acme lead', organization: org.id } }, adminPrincipal(A));
+    expect((await search(A, { model: 'res.organization', domain: [['code', '=', 'only-acme']] })).items).toHaveLength(1);
+    expect((await search(B, { model: 'res.organization', domain: [['code', '=', 'only-acme']] })).items).toHaveLength(0);
+    expect(await tk.kernel.dispatch('fw.count', { model: 'crm.lead' }, adminPrincipal(B))).toEqual({ count: 0 });
+    await expectFwError(tk.kernel.dispatch('fw.read_one', { model: 'res.organization', id: org.id }, adminPrincipal(B)), 404, 'RECORD_NOT_FOUND');
+  });
+
+  it('unique values are unique per tenant: both tenants may use the same organization code', async () => {
+    for (const t of [A, B]) {
+      await tk.kernel.dispatch('fw.create', { model: 'res.organization', values: { name: `Shared ${t}`, code: 'shared' } }, adminPrincipal(t));
+    }
+    expect((await search(A, { model: 'res.organization', domain: [['code', '=', 'shared']] })).items.map((o) => o.name)).toEqual([`Shared ${A}`]);
+    expect((await search(B, { model: 'res.organization', domain: [['code', '=', 'shared']] })).items.map((o) => o.name)).toEqual([`Shared ${B}`]);
+  });
+
+  it('each tenant is seeded on its own: its own admin, default organization and countries', async () => {
+    const admins = await Promise.all([A, B].map((t) => search(t, { model: 'res.user', domain: [['role', '=', 'admin']] })));
+    expect(admins.map((r) => r.items.length)).toEqual([1, 1]);
+    expect(admins[0].items[0].id).not.toBe(admins[1].items[0].id);
+    for (const t of [A, B]) expect(await tk.kernel.dispatch('fw.count', { model: 'res.country' }, systemPrincipal(t))).toEqual({ count: 250 });
+  });
+
+  it('every tenant has its own database: a SQLite file under DATA_DIR/tenants or a PostgreSQL database <prefix><tenant>', async () => {
+    if (provider === 'sqlite') {
+      for (const t of [A, B]) expect(fs.existsSync(tk.kernel.tenants.sqliteFile(t))).toBe(true);
+      expect(tk.kernel.tenants.sqliteFile(B)).toBe(`${tk.dataDir}/tenants/big-co.db`);
+    } else {
+      expect(await listPostgresDatabases(PG_URL, tk.pgPrefix)).toEqual([`${tk.pgPrefix}acme`, `${tk.pgPrefix}big_co`]);
+    }
+  });
+
+  it('the tenant list names every tenant created so far, sorted', async () => {
+    expect(await tk.kernel.tenants.list()).toEqual([A, B]);
+    expect(await tk.kernel.tenants.exists(B)).toBe(true);
+    expect(await tk.kernel.tenants.exists('nobody')).toBe(false);
+  });
+
+  it.each(['Acme', 'a_b', '-acme', 'acme-', 'a--b', '', 'a'.repeat(41), '../etc', 'tenant 1', 'ümlaut'])('the tenant key %j is refused with 400 INVALID_TENANT and creates nothing', async (key) => {
+    await expectFwError(tk.kernel.dispatch('fw.count', { model: 'res.country' }, systemPrincipal(key)), 400, 'INVALID_TENANT');
+    expect(await tk.kernel.tenants.list()).toEqual([A, B]);
+  });
+});
+
+describe('tenant keys', () => {
+  it.each(['a', 'acme', 'big-co', 'x1-y2-z3', 'a'.repeat(40)])('%s is a valid tenant key (lowercase letters, digits, single inner hyphens, ≤ 40)', (key) => {
+    expect(checkTenantKey(key)).toBe(key);
+  });
+});
