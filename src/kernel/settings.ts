@@ -18,7 +18,7 @@ export const SETTINGS = {
   PG_POOL_MAX: { kind: 'int', default: '5', doc: 'Connections per tenant pool on PostgreSQL.' },
   TENANT_CACHE_MAX: { kind: 'int', default: '256', doc: 'Open tenant database clients kept (least recently used are closed beyond this).' },
   DEFAULT_TENANT: { kind: 'string', default: 'default', doc: 'Tenant used when a request names none (login without `X-Tenant`, CLI without `-t`).' },
-  ACTIVE_MODULES: { kind: 'list', default: 'base,auth,presentation', doc: 'Foundation apps to load, comma-separated, in the spec order.' },
+  ACTIVE_MODULES: { kind: 'list', default: 'base,auth,presentation,connectors,storage', doc: 'Foundation apps to load, comma-separated, in the spec order.' },
   ACTIVE_DOMAINS: { kind: 'list', default: '', doc: 'User domains to boot, comma-separated; each lists its apps in `src/domains/<domain>.ts` (override with `<DOMAIN>_ACTIVE_MODULES`).' },
   ADMIN_EMAIL: { kind: 'string', default: 'admin@example.com', doc: 'Email of the admin user seeded in each new tenant.' },
   ADMIN_PASSWORD: { kind: 'string', default: '', doc: 'Password of the seeded admin. Empty = a strong random one is generated and printed once.' },

@@ -1,0 +1,47 @@
+import type { Readable } from 'node:stream';
+
+/** The spec's storage backend contract. */
+export interface StorageCapabilities {
+  directories: boolean;
+  atomic_put: boolean;
+  resumable_upload: boolean;
+  integrity_checksum: boolean;
+  native_sharing: boolean;
+}
+
+export interface ObjectReference {
+  backend_key: string;
+  key: string;
+  /** Backend-native id (S3 ETag/version, drive file id); may be empty. */
+  object_id: string;
+  /** `sha256:<hex>` */
+  checksum: string;
+  size: number;
+  mime_type: string;
+}
+
+export interface PutMetadata {
+  mime_type?: string;
+  /** Refuse content beyond this many bytes (StoragePayloadTooLarge), checked while streaming. */
+  max_bytes?: number;
+  /** Expected `sha256:<hex>`; a mismatch after write is a StorageIntegrityError. */
+  checksum?: string;
+}
+
+export interface GetResult {
+  stream: Readable;
+  size: number;
+  mime_type: string;
+  checksum?: string;
+}
+
+export interface StorageBackend {
+  readonly backend_key: string;
+  readonly capabilities: StorageCapabilities;
+  put(key: string, content: Readable | Buffer, metadata?: PutMetadata): Promise<ObjectReference>;
+  /** `range` is inclusive, as in HTTP Range. */
+  get(key: string, range?: { start: number; end: number }): Promise<GetResult>;
+  delete(key: string): Promise<void>;
+  exists(key: string): Promise<boolean>;
+  list(prefix: string, max_results?: number): Promise<ObjectReference[]>;
+}

@@ -1,0 +1,160 @@
+import type { Readable } from 'node:stream';
+import { defineApp, type CommandDecl, type HookDecl } from '../../kernel/app.js';
+import { f } from '../../kernel/declare.js';
+import type { Env } from '../../kernel/env.js';
+import { BadRequest, PayloadTooLarge } from '../../kernel/errors.js';
+import { addVersion, createDocument, readText, storedObjects, type UploadInput } from './documents.js';
+import manifest from './manifest.js';
+import { backendFor } from './router.js';
+import { storageRoutes } from './routes.js';
+import { storageSettings } from './settings.js';
+
+type Rec = Record<string, unknown>;
+
+/**
+ * Base64 mode: the JSON body carries the content; it is bounded by the HTTP upload limit.
+ * Form buttons with `special=file_upload` send the spec's `file_content` / `file_name` /
+ * `file_mime`, which are accepted as synonyms.
+ */
+function decodeBase64(env: Env, p: Rec): Buffer {
+  if (p.content_b64 === undefined && p.file_content === undefined) {
+    throw new BadRequest('content_b64 (or file_content) is required', { field: 'content_b64' }, 'NO_CONTENT');
+  }
+  const b64 = String(p.content_b64 ?? p.file_content);
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(b64.replace(/\s/g, ''))) throw new BadRequest('content_b64 is not base64', { field: 'content_b64' }, 'INVALID_BASE64');
+  const buf = Buffer.from(b64, 'base64');
+  const { STORAGE_MAX_UPLOAD_BYTES: max } = storageSettings(env.settings);
+  if (buf.length > max) throw new PayloadTooLarge(`the upload is larger than ${max} bytes`, { limit: max });
+  return buf;
+}
+
+const meta = (p: Rec): Omit<UploadInput, 'content'> => ({
+  filename: String(p.filename ?? p.file_name ?? p.name ?? 'file'),
+  name: p.name as string | undefined,
+  content_type: (p.content_type ?? p.file_mime) as string | undefined,
+  description: p.description as string | undefined,
+  tags: p.tags as string | undefined,
+  owner_model: p.owner_model as string | undefined,
+  owner_record_uuid: p.owner_record_uuid as string | undefined,
+  change_note: p.change_note as string | undefined,
+  declared_size: p.declared_size as number | undefined,
+});
+
+function streamOf(p: Rec): Readable {
+  const s = p.stream as Readable | undefined;
+  if (!s || typeof s.pipe !== 'function') throw new BadRequest('no content stream', undefined, 'NO_CONTENT');
+  return s;
+}
+
+const uploadInput = {
+  name: f.char(255),
+  filename: f.char(255, { required: true }),
+  content_b64: f.text({ required: true, description: 'File content, base64' }),
+  content_type: f.char(120),
+  description: f.text(),
+  tags: f.char(512),
+  owner_model: f.char(100),
+  owner_record_uuid: f.uuid(),
+};
+
+const commands: CommandDecl[] = [
+  {
+    name: 'storage.document.upload',
+    op: 'create',
+    transaction: false,
+    returns: 'record',
+    description: 'Upload a new document (base64 content)',
+    input: uploadInput,
+    handler: (env, p) => createDocument(env, { ...meta(p), content: decodeBase64(env, p) }),
+  },
+  {
+    name: 'storage.document.upload_stream',
+    model: 'storage.document',
+    op: 'create',
+    transaction: false,
+    file_upload: true,
+    graphql_name: 'storageDocumentUploadFile',
+    input: {
+      name: f.char(255), description: f.text(), tags: f.char(512), owner_model: f.char(100), owner_record_uuid: f.uuid(),
+    },
+    returns: 'record',
+    description: 'Upload a new document from a byte stream (binary HTTP body)',
+    handler: (env, p) => createDocument(env, { ...meta(p), content: streamOf(p) }),
+  },
+  {
+    name: 'storage.document.add_version',
+    op: 'update',
+    record: true,
+    transaction: false,
+    returns: 'record',
+    description: 'Upload a new version (base64 content); previous versions are kept',
+    input: {
+      filename: f.char(255), content_b64: f.text(), content_type: f.char(120), change_note: f.char(512),
+      file_name: f.char(255), file_content: f.text(), file_mime: f.char(120),
+    },
+    handler: (env, p) => addVersion(env, String(p.id), { ...meta(p), content: decodeBase64(env, p) }),
+  },
+  {
+    name: 'storage.document.add_version_stream',
+    model: 'storage.document',
+    op: 'update',
+    record: true,
+    transaction: false,
+    file_upload: true,
+    graphql_name: 'storageDocumentAddVersionFile',
+    input: { change_note: f.char(512) },
+    returns: 'record',
+    description: 'Upload a new version from a byte stream',
+    handler: (env, p) => addVersion(env, String(p.id), { ...meta(p), content: streamOf(p) }),
+  },
+  {
+    name: 'storage.document.archive',
+    op: 'update',
+    record: true,
+    returns: 'record',
+    description: 'Soft delete: hide the document, keep its content',
+    handler: (env, p) => env.sudo().dispatch('fw.update', { model: 'storage.document', id: p.id, values: { is_active: false } }),
+  },
+  {
+    name: 'storage.document.unarchive',
+    op: 'update',
+    record: true,
+    returns: 'record',
+    description: 'Restore an archived document',
+    handler: (env, p) => env.sudo().dispatch('fw.update', { model: 'storage.document', id: p.id, values: { is_active: true } }),
+  },
+  {
+    name: 'storage.document.read_text',
+    op: 'read',
+    record: true,
+    mutates: false,
+    returns: 'json',
+    description: 'Content of the current version as UTF-8 text (at most 1 MiB); used for connector file params',
+    handler: async (env, p) => ({ text: await readText(env, String(p.id)) }),
+  },
+];
+
+const hooks: HookDecl[] = [
+  {
+    // the stored objects go once the rows are gone: a rolled-back delete must not lose content,
+    // and a backend failure is logged, never a veto
+    point: 'pre.storage.document.delete',
+    async handler(ctx) {
+      const env = ctx.env.sudo();
+      const objects = await storedObjects(env, String(ctx.before!.id));
+      ctx.env.afterCommit(() => {
+        void (async () => {
+          for (const o of objects) {
+            try {
+              await (await backendFor(env, o.connector_id)).delete(o.key);
+            } catch (err) {
+              console.warn(`[fw] storage: could not delete ${o.key}: ${String(err)}`);
+            }
+          }
+        })();
+      });
+    },
+  },
+];
+
+export const app = defineApp({ manifest, commands, hooks, routes: storageRoutes });

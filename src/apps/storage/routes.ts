@@ -1,0 +1,151 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteContext } from '../../kernel/app.js';
+import { BadRequest, ValidationError } from '../../kernel/errors.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import { listPayload } from '../../server/routes/data.js';
+import '../../server/types.js';
+import { findVersion, openVersion } from './documents.js';
+import { storageSettings } from './settings.js';
+
+type Rec = Record<string, unknown>;
+type Q = Record<string, string | undefined>;
+
+/** RFC 6266: an ASCII fallback plus the exact UTF-8 name. */
+export function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+}
+
+/** One `bytes=a-b` range (or suffix `bytes=-n`); null when absent, 'invalid' when unsatisfiable. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'invalid' {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return 'invalid';
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    start = Math.max(0, size - Number(m[2]));
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start > end || start >= size) return 'invalid';
+  return { start, end };
+}
+
+async function sendDownload(kernel: Kernel, req: FastifyRequest, reply: FastifyReply, id: string, version?: number) {
+  const client = await kernel.tenants.get(req.principal.tenant_id);
+  const v = await kernel.execute(client, req.principal, (env) => findVersion(env, id, version), false);
+  const etag = `"${v.checksum}"`;
+  if (req.headers['if-none-match'] === etag) return reply.status(304).header('etag', etag).send();
+  const range = parseRange(req.headers.range, v.size);
+  if (range === 'invalid') {
+    return reply.status(416).header('content-range', `bytes */${v.size}`)
+      .send({ error: { code: 'RANGE_NOT_SATISFIABLE', message: 'the requested range is outside the content' } });
+  }
+  const d = await kernel.execute(client, req.principal, (env) => openVersion(env, v, range ?? undefined), false);
+  reply
+    .header('content-type', v.content_type)
+    .header('content-disposition', contentDisposition(v.filename))
+    .header('etag', etag)
+    .header('accept-ranges', 'bytes')
+    .header('content-length', String(d.size));
+  if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${v.size}`);
+  return reply.send(d.stream);
+}
+
+const intParam = (v: string | undefined, name: string): number | undefined => {
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new BadRequest(`${name} must be a positive integer`, { parameter: name }, 'INVALID_PARAMETER');
+  return n;
+};
+
+/** Upload fields from the query string (binary mode) or the JSON body (base64 mode). */
+function uploadPayload(req: FastifyRequest, kind: 'document' | 'version'): Rec {
+  const q = req.query as Q;
+  if (req.headers['content-type']?.startsWith('application/json')) {
+    const b = req.body;
+    if (!b || typeof b !== 'object' || Array.isArray(b)) throw new BadRequest('the request body must be a JSON object', undefined, 'INVALID_BODY');
+    return b as Rec;
+  }
+  const len = req.headers['content-length'];
+  const fields = kind === 'document'
+    ? { name: q.name, description: q.description, tags: q.tags, owner_model: q.owner_model, owner_record_uuid: q.owner_record_uuid }
+    : { change_note: q.change_note };
+  const payload: Rec = {
+    stream: req.body,
+    filename: q.filename ?? q.name,
+    content_type: req.headers['content-type'],
+    declared_size: len ? Number(len) : undefined,
+    ...fields,
+  };
+  return Object.fromEntries(Object.entries(payload).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * The spec's /api/storage routes. Binary bodies reach the handlers as the raw request stream
+ * (never buffered); JSON bodies are bounded by STORAGE_MAX_UPLOAD_BYTES (base64-inflated).
+ */
+export async function storageRoutes(server: FastifyInstance, { kernel }: RouteContext): Promise<void> {
+  const s = storageSettings(kernel.settings);
+  await server.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: Math.ceil(s.STORAGE_MAX_UPLOAD_BYTES * 4 / 3) + 65_536 }, (_req, text, done) => {
+      try {
+        done(null, text === '' ? {} : JSON.parse(text as string));
+      } catch {
+        done(new BadRequest('malformed JSON body', undefined, 'INVALID_JSON'), undefined);
+      }
+    });
+    scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+    const limits = { defaultLimit: kernel.settings.API_DEFAULT_PAGE_SIZE, maxLimit: kernel.settings.API_MAX_PAGE_SIZE };
+    const id = (req: FastifyRequest) => (req.params as { id: string }).id;
+    const isJson = (req: FastifyRequest) => req.headers['content-type']?.startsWith('application/json') ?? false;
+
+    const upload = async (req: FastifyRequest, reply: FastifyReply) => {
+      const payload = uploadPayload(req, 'document');
+      const doc = isJson(req)
+        ? await kernel.dispatch('storage.document.upload', payload, req.principal)
+        : await kernel.dispatch('storage.document.upload_stream', payload, req.principal);
+      return reply.status(201).send(doc);
+    };
+    scope.post('/api/storage/documents', upload);
+    scope.post('/api/storage/upload', upload);
+    scope.get('/api/storage/documents', (req) => {
+      const q = req.query as Q;
+      const p = listPayload('storage.document', q, limits);
+      if (q.include_inactive !== 'true') p.domain = [...((p.domain as unknown[]) ?? []), ['is_active', '=', true]];
+      return kernel.dispatch('fw.search', p, req.principal);
+    });
+    scope.get('/api/storage/documents/:id', (req) => kernel.dispatch('fw.read_one', { model: 'storage.document', id: id(req) }, req.principal));
+    scope.put('/api/storage/documents/:id', (req) => {
+      const b = (req.body ?? {}) as Rec;
+      const values: Rec = {};
+      for (const k of Object.keys(b)) {
+        if (k === 'revision') continue;
+        if (!['name', 'description', 'tags'].includes(k)) throw new ValidationError(`only name, description and tags can be changed here ("${k}")`, { field: k }, 'READONLY_FIELD');
+        values[k] = b[k];
+      }
+      return kernel.dispatch('fw.update', { model: 'storage.document', id: id(req), values, revision: b.revision }, req.principal);
+    });
+    scope.delete('/api/storage/documents/:id', (req) => kernel.dispatch('fw.delete', { model: 'storage.document', id: id(req) }, req.principal));
+    scope.get('/api/storage/documents/:id/versions', async (req) => {
+      const doc = await kernel.dispatch<Rec>('fw.read_one', { model: 'storage.document', id: id(req) }, req.principal);
+      return kernel.dispatch('fw.search', { model: 'storage.document_version', domain: [['document_id', '=', doc.id]], order: 'version_number asc', count: true }, req.principal);
+    });
+    scope.post('/api/storage/documents/:id/versions', async (req, reply) => {
+      const payload = { ...uploadPayload(req, 'version'), id: id(req) };
+      const doc = isJson(req)
+        ? await kernel.dispatch('storage.document.add_version', payload, req.principal)
+        : await kernel.dispatch('storage.document.add_version_stream', payload, req.principal);
+      return reply.status(201).send(doc);
+    });
+    scope.get('/api/storage/documents/:id/download', (req, reply) => sendDownload(kernel, req, reply, id(req)));
+    scope.get('/api/storage/documents/:id/versions/:n/download', (req, reply) =>
+      sendDownload(kernel, req, reply, id(req), intParam((req.params as { n: string }).n, 'n')));
+    scope.get('/api/storage/download/:id', (req, reply) =>
+      sendDownload(kernel, req, reply, id(req), intParam((req.query as Q).version_number, 'version_number')));
+  });
+}
