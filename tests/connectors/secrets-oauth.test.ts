@@ -219,7 +219,7 @@ describe('connector secrets', () => {
 
   it('another CONNECTOR_SECRET_KEY cannot decrypt them', async () => {
     const other = await Kernel.boot({
-      settings: loadSettings({ ...process.env, DATA_DIR: ts.kernel.settings.DATA_DIR, ACTIVE_MODULES: 'base,auth,presentation,connectors', ACTIVE_DOMAINS: 'crm', ADMIN_PASSWORD: 'admin-pass-1', BCRYPT_COST: '4', CONNECTOR_SECRET_KEY: 'a-completely-different-key-of-32+chars', LOG_LEVEL: 'silent' }),
+      settings: loadSettings({ DATA_DIR: ts.kernel.settings.DATA_DIR, DATABASE_URL: ts.kernel.settings.DATABASE_URL, PG_DATABASE_PREFIX: ts.kernel.settings.PG_DATABASE_PREFIX, ACTIVE_MODULES: 'base,auth,presentation,connectors', ACTIVE_DOMAINS: 'crm', ADMIN_PASSWORD: 'admin-pass-1', BCRYPT_COST: '4', CONNECTOR_SECRET_KEY: 'a-completely-different-key-of-32+chars', LOG_LEVEL: 'silent' }),
       worker: false,
       log: () => {},
     });

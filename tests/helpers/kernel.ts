@@ -21,8 +21,8 @@ import { loadSettings, type Settings } from '../../src/kernel/settings.ts';
 export type Provider = 'sqlite' | 'postgresql';
 export const PROVIDERS: Provider[] = ['sqlite', 'postgresql'];
 
-/** The machine's PostgreSQL (trust auth); CI may point elsewhere with FW_TEST_PG_URL. */
-export const PG_URL = process.env.FW_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+/** The machine's PostgreSQL (trust auth); `.ci/run` passes it as DATABASE_URL (FW_TEST_PG_URL wins if set). */
+export const PG_URL = process.env.FW_TEST_PG_URL || process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-pass-1';

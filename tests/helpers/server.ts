@@ -16,8 +16,8 @@ import { buildServer } from '../../src/server/index.ts';
 
 export type Provider = 'sqlite' | 'postgresql';
 
-/** The machine's PostgreSQL (trust auth); override with FW_TEST_PG_URL. */
-export const PG_URL = process.env.FW_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+/** The machine's PostgreSQL (trust auth); `.ci/run` passes it as DATABASE_URL (FW_TEST_PG_URL wins if set). */
+export const PG_URL = process.env.FW_TEST_PG_URL || process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-pass-1';
