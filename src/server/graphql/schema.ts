@@ -129,7 +129,7 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
         for (const f of m.fields.values()) {
           if (f.private || f.name === 'record_uuid') continue;
           if (f.type === 'reference') {
-            out[f.name] = t.field({ type: refFilter(b, common, wheres, f.target!, registry), required: false });
+            out[f.name] = t.field({ type: refFilter(b, wheres, f.target!, registry), required: false });
           } else if (f.type === 'one2many') {
             out[f.name] = t.field({ type: listFilter(b, wheres, f.target!, registry), required: false });
           } else if (f.type === 'enum') {
@@ -435,37 +435,30 @@ function commonTypes(b: Builder) {
   } as Record<string, AnyRef> & { connection(typeName: string, node: AnyRef): AnyRef };
 }
 
-const refFilters = new WeakMap<Builder, Map<string, AnyRef>>();
-function refFilter(b: Builder, common: Rec, wheres: Map<string, AnyRef>, target: string, registry: Registry): AnyRef {
-  const cache = refFilters.get(b) ?? new Map<string, AnyRef>();
-  refFilters.set(b, cache);
-  const name = `${registry.model(target).names.typeName}RefFilter`;
-  if (!cache.has(name)) {
-    cache.set(name, b.inputType(name, {
-      fields: (t: AnyRef) => ({
-        eq: t.id({ required: false }), ne: t.id({ required: false }),
-        in: t.idList({ required: false }), notIn: t.idList({ required: false }),
-        is: t.field({ type: wheres.get(target), required: false }),
-      }),
-    }));
-  }
+/** Relation filter inputs are shared by every model that points at the same target: built once. */
+const relationInputs = new WeakMap<Builder, Map<string, AnyRef>>();
+function relationInput(b: Builder, name: string, fields: (t: AnyRef) => Record<string, AnyRef>): AnyRef {
+  const cache = relationInputs.get(b) ?? new Map<string, AnyRef>();
+  relationInputs.set(b, cache);
+  if (!cache.has(name)) cache.set(name, b.inputType(name, { fields }));
   return cache.get(name);
 }
 
+function refFilter(b: Builder, wheres: Map<string, AnyRef>, target: string, registry: Registry): AnyRef {
+  return relationInput(b, `${registry.model(target).names.typeName}RefFilter`, (t) => ({
+    eq: t.id({ required: false }), ne: t.id({ required: false }),
+    in: t.idList({ required: false }), notIn: t.idList({ required: false }),
+    is: t.field({ type: wheres.get(target), required: false }),
+  }));
+}
+
 function listFilter(b: Builder, wheres: Map<string, AnyRef>, target: string, registry: Registry): AnyRef {
-  const cache = refFilters.get(b) ?? new Map<string, AnyRef>();
-  refFilters.set(b, cache);
-  const name = `${registry.model(target).names.typeName}ListFilter`;
-  if (!cache.has(name)) {
-    cache.set(name, b.inputType(name, {
-      fields: (t: AnyRef) => ({
-        some: t.field({ type: wheres.get(target), required: false }),
-        none: t.field({ type: wheres.get(target), required: false }),
-        every: t.field({ type: wheres.get(target), required: false }),
-      }),
-    }));
-  }
-  return cache.get(name);
+  const where = wheres.get(target);
+  return relationInput(b, `${registry.model(target).names.typeName}ListFilter`, (t) => ({
+    some: t.field({ type: where, required: false }),
+    none: t.field({ type: where, required: false }),
+    every: t.field({ type: where, required: false }),
+  }));
 }
 
 function enumFilter(b: Builder, e: AnyRef, name: string): AnyRef {
