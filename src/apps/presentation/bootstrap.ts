@@ -37,7 +37,8 @@ export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec
   return {
     user: user ? { id: user.id, name: user.name, email: user.email, role: user.role } : null,
     tenant_id: env.tenant,
-    apps: roots.map((r) => ({ key: r.key, name: r.name, icon: r.icon, category: r.category, menus: r.children })),
+    // a top-level entry may open an action itself (Documents has no sub-menus)
+    apps: roots.map((r) => ({ key: r.key, name: r.name, icon: r.icon, category: r.category, sequence: r.sequence, action: r.action, menus: r.children })),
     actions: Object.fromEntries(actions.map((a) => [actionKey.get(a.id as string), {
       id: a.id, name: a.name, model_key: a.model_key, view_type: a.view_type, domain: a.domain ?? null,
       views: { ...views.viewsOf(a.model_key as string), ...(a.view_id ? { [a.view_type as string]: a.view_id } : {}) },

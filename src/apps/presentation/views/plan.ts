@@ -112,7 +112,10 @@ function compileList(ctx: Ctx, node: XmlNode, model = ctx.model) {
 }
 
 function nestedField(ctx: Ctx, node: XmlNode, f: ResolvedField) {
-  return { name: f.name, label: node.attrs.label ?? f.description, type: f.type, widget: node.attrs.widget ?? null };
+  // a nested list's <field> takes the same attributes as a top-level list's, `optional` included
+  const optional = node.attrs.optional ?? null;
+  if (optional !== null && optional !== 'show' && optional !== 'hide') ctx.fail(node, `optional must be show or hide`);
+  return { name: f.name, label: node.attrs.label ?? f.description, type: f.type, widget: node.attrs.widget ?? null, optional };
 }
 
 function button(ctx: Ctx, node: XmlNode) {

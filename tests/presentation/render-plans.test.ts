@@ -1,0 +1,177 @@
+/**
+ * Render plans of every shipped view (snapshot), served by REST, by the command bus and by
+ * GraphQL alike; search-view placeholders resolved per request; unknown views answer 404
+ * UNKNOWN_VIEW. Boots the default foundation apps plus the crm domain.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { viewsOf } from '../../src/apps/presentation/index.ts';
+import type { Principal } from '../../src/kernel/env.ts';
+import { gql, gqlError, gqlOk } from '../helpers/api.ts';
+import { expectFwError, userPrincipal } from '../helpers/kernel.ts';
+import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+
+const SHIPPED = [
+  'crm.lead.form', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
+  'ir.connector.form', 'ir.connector.list',
+  'res.organization.form', 'res.organization.list', 'res.organization.search',
+  'res.user.form', 'res.user.list',
+  'storage.document.form', 'storage.document.list',
+];
+
+let ts: TestServer;
+let token: string;
+let me: { id: string; organization: string | null };
+let admin: Principal;
+
+/** First day of the month of `d`, 00:00 UTC, as ISO text. */
+const monthStart = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)).toISOString();
+
+beforeAll(async () => {
+  ts = await startTestServer({ ACTIVE_MODULES: 'base,auth,presentation,connectors,storage', ACTIVE_DOMAINS: 'crm' });
+  token = (await ts.loginAdmin()).access_token;
+  const boot = await ts.request('GET', '/api/presentation/bootstrap', { token });
+  const users = await ts.request('GET', `/api/data/res.user/${boot.body.user.id}`, { token });
+  me = { id: users.body.id, organization: users.body.organization };
+  admin = userPrincipal('default', { user_id: me.id, role: 'admin', organization_id: me.organization });
+});
+
+afterAll(async () => {
+  await ts?.close();
+});
+
+const get = (url: string, t = token) => ts.request('GET', url, { token: t });
+
+describe('view list', () => {
+  it('GET /api/presentation/views lists every shipped view with its metadata, sorted by id', async () => {
+    const res = await get('/api/presentation/views');
+    expect(res.status).toBe(200);
+    expect(res.body.map((v: { view_id: string }) => v.view_id)).toEqual(SHIPPED);
+    expect(res.body.find((v: { view_id: string }) => v.view_id === 'storage.document.list'))
+      .toEqual({ view_id: 'storage.document.list', version: 1, title: 'Documents', type: 'list', model: 'storage.document', app: 'storage' });
+    expect(res.body.find((v: { view_id: string }) => v.view_id === 'crm.lead.kanban'))
+      .toEqual({ view_id: 'crm.lead.kanban', version: 1, title: 'Pipeline', type: 'kanban', model: 'crm.lead', app: 'crm.sales' });
+  });
+
+  it('presentation.list_views (command bus, HTTP command route) and GraphQL presentationListViews give the same list', async () => {
+    const rest = (await get('/api/presentation/views')).body;
+    expect(await ts.kernel.dispatch('presentation.list_views', {}, admin)).toEqual({ views: rest });
+    const cmd = await ts.request('POST', '/api/command/presentation.list_views', { token, body: {} });
+    expect(cmd.status, JSON.stringify(cmd.body)).toBe(200);
+    expect(cmd.body).toEqual({ views: rest });
+    const data = await gqlOk(ts, '{ presentationListViews }', {}, { token });
+    expect(data.presentationListViews).toEqual({ views: rest });
+  });
+
+  it('the presentation routes require a bearer token', async () => {
+    expectError(await ts.request('GET', '/api/presentation/views'), 401);
+    expectError(await ts.request('GET', '/api/presentation/view/res.user.list'), 401);
+    expectError(await ts.request('GET', '/api/presentation/view/res.user.list', { token: 'not-a-token' }), 401);
+  });
+});
+
+describe('render plans', () => {
+  it('the plan of every shipped view matches its snapshot (request-time placeholder values normalised)', async () => {
+    const before = monthStart(new Date());
+    const ids = (await get('/api/presentation/views')).body.map((v: { view_id: string }) => v.view_id);
+    const after = monthStart(new Date());
+    for (const id of ids) {
+      const res = await get(`/api/presentation/view/${id}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const text = JSON.stringify(res.body).replaceAll(before, '<month_start>').replaceAll(after, '<month_start>').replaceAll(me.id, '<user_id>');
+      expect(JSON.parse(text), id).toMatchSnapshot(id);
+    }
+  });
+
+  it('every plan carries view_id, version, title, type, model and fields with name, label, type, widget, optional, required, readonly, relation, values', async () => {
+    for (const id of SHIPPED) {
+      const plan = (await get(`/api/presentation/view/${id}`)).body;
+      expect(plan).toMatchObject({ view_id: id, version: 1, type: id.split('.')[2], model: id.split('.').slice(0, 2).join('.') });
+      expect(typeof plan.title).toBe('string');
+      expect(plan.fields.length).toBeGreaterThan(0);
+      for (const f of plan.fields) {
+        expect(Object.keys(f).sort()).toEqual(['label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
+      }
+      const typeKeys = { list: ['default_order', 'limit', 'columns'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], search: ['search_fields', 'filters', 'group_by'] }[plan.type as 'list'];
+      for (const k of typeKeys) expect(plan, `${id} has ${k}`).toHaveProperty(k);
+    }
+  });
+
+  it('a field label defaults to the field description; a label attribute overrides it', async () => {
+    const list = (await get('/api/presentation/view/res.organization.list')).body;
+    expect(list.fields.find((f: { name: string }) => f.name === 'code').label).toBe('Workspace slug (lowercase letters, digits, hyphens)');
+    const form = (await get('/api/presentation/view/res.organization.form')).body;
+    expect(form.fields.find((f: { name: string }) => f.name === 'code').label).toBe('Workspace slug');
+  });
+
+  it('form plans carry statusbar, buttons with special=file_upload and special-accept, nested One2Many lists and chatter', async () => {
+    const form = (await get('/api/presentation/view/ir.connector.form')).body;
+    expect(form.header.statusbar).toEqual({ field: 'status', values: ['draft', 'connected', 'error'] });
+    expect(form.header.buttons).toContainEqual({
+      string: 'Import configuration', name: 'ir.connector.import_config', type: 'object', special: 'file_upload', special_accept: '.json,application/json',
+    });
+    const page = form.sheet.find((n: { kind: string }) => n.kind === 'notebook').pages[0];
+    expect(page.children[0]).toMatchObject({ kind: 'field', name: 'param_ids', type: 'one2many', relation: 'ir.connector.param', list: { model: 'ir.connector.param' } });
+    expect(form.chatter).toBe(false);
+    expect((await get('/api/presentation/view/storage.document.form')).body.chatter).toBe(true);
+  });
+
+  it('the %(month_start)s filter is resolved to the first day of the current month (UTC) at request time', async () => {
+    for (const [id, filter, field] of [['res.organization.search', 'Created this month', 'created_at_utc'], ['crm.lead.search', 'Won this month', 'closed_at']]) {
+      const before = monthStart(new Date());
+      const plan = (await get(`/api/presentation/view/${id}`)).body;
+      const after = monthStart(new Date());
+      const domain = plan.filters.find((f: { string: string }) => f.string === filter).domain;
+      const term = domain.find((t: unknown[]) => t[0] === field);
+      expect(term[1]).toBe('>=');
+      expect([before, after]).toContain(term[2]);
+      expect(new Date(term[2]).getUTCDate()).toBe(1);
+      expect(term[2]).toMatch(/T00:00:00\.000Z$/);
+      expect(JSON.stringify(plan)).not.toContain('%(');
+    }
+  });
+
+  it('the month_start value follows the clock: the cached plan is resolved anew for each request time', () => {
+    const views = viewsOf(ts.kernel.registry);
+    const jan = views.plan('res.organization.search', admin, new Date('2031-01-17T10:00:00Z'));
+    const mar = views.plan('res.organization.search', admin, new Date('2031-03-31T23:59:59Z'));
+    const term = (p: { filters: unknown }) => (p.filters as Array<{ string: string; domain: unknown[][] }>).find((f) => f.string === 'Created this month')!.domain[0];
+    expect(term(jan as never)).toEqual(['created_at_utc', '>=', '2031-01-01T00:00:00.000Z']);
+    expect(term(mar as never)).toEqual(['created_at_utc', '>=', '2031-03-01T00:00:00.000Z']);
+  });
+
+  it('%(user_id)s resolves to the calling user', async () => {
+    const plan = (await get('/api/presentation/view/crm.lead.search')).body;
+    expect(plan.filters.find((f: { string: string }) => f.string === 'Mine').domain).toEqual([['salesperson', '=', me.id]]);
+    const user = await ts.createUser(token, { email: 'plan-user@example.com', password: 'user-pass-123' });
+    const userToken = (await ts.login('plan-user@example.com', 'user-pass-123')).access_token;
+    const other = (await get('/api/presentation/view/crm.lead.search', userToken)).body;
+    expect(other.filters.find((f: { string: string }) => f.string === 'Mine').domain).toEqual([['salesperson', '=', user.id]]);
+  });
+
+  it('plans are computed once and cached: a non-search view is served as the same object every time', () => {
+    const views = viewsOf(ts.kernel.registry);
+    expect(viewsOf(ts.kernel.registry)).toBe(views);
+    expect(views.plan('res.user.form', admin)).toBe(views.plan('res.user.form', admin));
+    expect(Object.isFrozen(views.plan('res.user.form', admin))).toBe(true);
+  });
+
+  it('presentation.get_view_plan (command bus, HTTP command route) and GraphQL presentationGetViewPlan(view_id:) give the REST plan', async () => {
+    for (const id of SHIPPED) {
+      const rest = (await get(`/api/presentation/view/${id}`)).body;
+      expect(await ts.kernel.dispatch('presentation.get_view_plan', { view_id: id }, admin), id).toEqual(rest);
+      const cmd = await ts.request('POST', '/api/command/presentation.get_view_plan', { token, body: { view_id: id } });
+      expect(cmd.body, id).toEqual(rest);
+      const data = await gqlOk(ts, 'query($id: String!) { presentationGetViewPlan(view_id: $id) }', { id }, { token });
+      expect(data.presentationGetViewPlan, id).toEqual(rest);
+    }
+  });
+
+  it('an unknown view answers 404 UNKNOWN_VIEW on REST, on the command bus and on GraphQL', async () => {
+    const res = await get('/api/presentation/view/res.user.kanban');
+    expectError(res, 404, 'UNKNOWN_VIEW');
+    expect(res.body.error.message).toBe('unknown view "res.user.kanban"');
+    await expectFwError(ts.kernel.dispatch('presentation.get_view_plan', { view_id: 'no.such.view' }, admin), 404, 'UNKNOWN_VIEW');
+    expectError(await ts.request('POST', '/api/command/presentation.get_view_plan', { token, body: { view_id: 'no.such.view' } }), 404, 'UNKNOWN_VIEW');
+    gqlError(await gql(ts, '{ presentationGetViewPlan(view_id: "no.such.view") }', {}, { token }), 'UNKNOWN_VIEW');
+  });
+});

@@ -1,0 +1,342 @@
+/**
+ * View files: parsing (DOCTYPE and entities refused, malformed XML names the line) and the boot-time
+ * validation of every rule of the view definition format, each failing with a message that names
+ * the file and the element path. Crafted XML is compiled against the real registry of every app in
+ * the project; the cross-file rules (globally unique ids, only declared files discovered) run a
+ * ViewRegistry over apps whose data files live in temp folders.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileView } from '../../src/apps/presentation/views/plan.ts';
+import { ViewRegistry } from '../../src/apps/presentation/views/registry.ts';
+import { parseXml, ViewFileError } from '../../src/apps/presentation/views/xml.ts';
+import { createRegistry } from '../../src/kernel/kernel.ts';
+import { loadAllApps, projectLayout } from '../../src/kernel/modules/loader.ts';
+import type { LoadedApp } from '../../src/kernel/registry/registry.ts';
+import type { Registry } from '../../src/kernel/registry/registry.ts';
+import { fixtureApp } from '../helpers/kernel.ts';
+
+let apps: LoadedApp[];
+let registry: Registry;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  apps = await loadAllApps(projectLayout());
+  registry = createRegistry(apps);
+});
+
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** The file a view with this id must live in, under a test app's views folder. */
+const fileOf = (id: string) => `views/test/${id.replace(/\./g, '_')}.xml`;
+
+/** Parses and compiles one view text as `file` (by default the file its id asks for). */
+function compile(xml: string, file?: string) {
+  const id = /<view[^>]*\sid="([^"]*)"/.exec(xml)?.[1] ?? 'x';
+  const f = file ?? fileOf(id);
+  return compileView(parseXml(xml, f), f, registry);
+}
+
+/** The ViewFileError message compiling `xml` fails with. */
+function failure(xml: string, file?: string): string {
+  try {
+    compile(xml, file);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ViewFileError);
+    return (err as Error).message;
+  }
+  throw new Error('the view compiled, but it should have been refused');
+}
+
+const list = (body: string, attrs = 'model="res.user"') =>
+  `<view id="res.user.list" version="1" title="T">\n  <list ${attrs}>\n${body}\n  </list>\n</view>`;
+const form = (body: string, model = 'res.user') =>
+  `<view id="${model}.form" version="1" title="T">\n  <form model="${model}">\n${body}\n  </form>\n</view>`;
+const kanban = (attrs: string, body: string) =>
+  `<view id="crm.lead.kanban" version="1" title="T">\n  <kanban model="crm.lead" ${attrs}>\n${body}\n  </kanban>\n</view>`;
+const search = (body: string) =>
+  `<view id="res.organization.search" version="1" title="T">\n  <search model="res.organization">\n${body}\n  </search>\n</view>`;
+
+describe('XML parsing', () => {
+  it('a DOCTYPE declaration is refused before anything is parsed, naming the file', () => {
+    const xml = '<?xml version="1.0"?>\n<!DOCTYPE view SYSTEM "http://127.0.0.1:1/evil.dtd">\n<view id="res.user.list" version="1"><list model="res.user"/></view>';
+    expect(() => parseXml(xml, 'views/test/res_user_list.xml'))
+      .toThrow(new ViewFileError('views/test/res_user_list.xml: DOCTYPE and ENTITY declarations are not allowed in view files'));
+  });
+
+  it('a billion-laughs entity bomb is refused, not expanded', () => {
+    const lol = ['<!ENTITY lol "lol">'];
+    for (let i = 1; i <= 9; i++) lol.push(`<!ENTITY lol${i} "${`&lol${i === 1 ? '' : i - 1};`.repeat(10)}">`);
+    const xml = `<?xml version="1.0"?>\n<!DOCTYPE view [\n${lol.join('\n')}\n]>\n<view id="res.user.list" version="1" title="&lol9;"><list model="res.user"/></view>`;
+    const started = Date.now();
+    expect(() => parseXml(xml, 'views/test/res_user_list.xml')).toThrow(/views\/test\/res_user_list\.xml: DOCTYPE and ENTITY declarations are not allowed/);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('an ENTITY declaration without a DOCTYPE is refused too (also lower case, external SYSTEM entities)', () => {
+    expect(() => parseXml('<!ENTITY xxe SYSTEM "file:///etc/passwd">\n<view id="a.b.list"/>', 'views/test/a_b_list.xml'))
+      .toThrow(/DOCTYPE and ENTITY declarations are not allowed/);
+    expect(() => parseXml('<!doctype view>\n<view id="a.b.list"/>', 'views/test/a_b_list.xml'))
+      .toThrow(/DOCTYPE and ENTITY declarations are not allowed/);
+  });
+
+  it('malformed XML is refused with the file and the line of the error', () => {
+    const xml = '<view id="res.user.list" version="1">\n  <list model="res.user">\n    <field name="name">\n  </list>\n</view>';
+    let message = '';
+    try {
+      parseXml(xml, 'views/test/res_user_list.xml');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ViewFileError);
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/^views\/test\/res_user_list\.xml: line 4: /);
+  });
+
+  it('an unclosed attribute quote names its line', () => {
+    expect(() => parseXml('<view id="res.user.list" version="1">\n\n\n  <list model="res.user>\n  </list>\n</view>', 'views/test/res_user_list.xml'))
+      .toThrow(/^views\/test\/res_user_list\.xml: line \d+: /);
+  });
+
+  it('a file with two root elements is refused', () => {
+    expect(() => parseXml('<view id="a"/>\n<view id="b"/>', 'views/test/a.xml')).toThrow(ViewFileError);
+  });
+
+  it('element paths index repeated tags: view/form[1]/sheet[1]/group[2]/field[1]', () => {
+    const root = parseXml(form('<sheet><group><field name="name"/></group><group><field name="email"/></group></sheet>'), 'x.xml');
+    expect(root.path).toBe('view');
+    expect(root.children[0].children[0].children[1].children[0].path).toBe('view/form[1]/sheet[1]/group[2]/field[1]');
+  });
+});
+
+describe('view header rules', () => {
+  it('a view id must read {domain}.{model_name}.{view_type}', () => {
+    expect(failure('<view id="Res.User.list" version="1"><list model="res.user"><field name="name"/></list></view>', 'views/test/Res_User_list.xml'))
+      .toBe('views/test/Res_User_list.xml: <view>: view id "Res.User.list" must read {domain}.{model_name}.{view_type}');
+    expect(failure('<view id="res.user.table" version="1"><list model="res.user"/></view>', 'views/test/res_user_table.xml'))
+      .toBe('views/test/res_user_table.xml: <view>: view id "res.user.table" must read {domain}.{model_name}.{view_type}');
+    expect(failure('<view id="user.list" version="1"><list model="res.user"/></view>', 'views/test/user_list.xml'))
+      .toBe('views/test/user_list.xml: <view>: view id "user.list" must read {domain}.{model_name}.{view_type}');
+  });
+
+  it('a view id must be present', () => {
+    expect(failure('<view version="1"><list model="res.user"/></view>', 'views/test/x.xml'))
+      .toBe('views/test/x.xml: <view>: missing attribute "id"');
+  });
+
+  it('the file name must be the view id with . replaced by _ plus .xml', () => {
+    expect(failure(list('<field name="name"/>'), 'views/test/users.xml'))
+      .toBe('views/test/users.xml: <view>: view res.user.list must live in a file named res_user_list.xml');
+    expect(failure(list('<field name="name"/>'), 'views/test/res.user.list.xml'))
+      .toBe('views/test/res.user.list.xml: <view>: view res.user.list must live in a file named res_user_list.xml');
+  });
+
+  it('version must be an integer ≥ 1 (0, negative, fractional, text and missing are refused)', () => {
+    for (const v of ['0', '-1', '1.5', 'one', '']) {
+      expect(failure(`<view id="res.user.list" version="${v}"><list model="res.user"/></view>`))
+        .toBe(`views/test/res_user_list.xml: <view>: version "${v}" must be an integer ≥ 1`);
+    }
+    expect(failure('<view id="res.user.list"><list model="res.user"/></view>'))
+      .toBe('views/test/res_user_list.xml: <view>: version "" must be an integer ≥ 1');
+    expect(compile(list('<field name="name"/>').replace('version="1"', 'version="3"')).version).toBe(3);
+  });
+
+  it('the model must be a registered model', () => {
+    expect(failure('<view id="res.partner.list" version="1">\n  <list model="res.partner"><field name="name"/></list>\n</view>'))
+      .toBe('views/test/res_partner_list.xml: <view/list[1]>: unknown model "res.partner"');
+  });
+
+  it('the body must be one of list, form, kanban, search and match the id', () => {
+    expect(failure('<view id="res.user.list" version="1"><tree model="res.user"/></view>'))
+      .toBe('views/test/res_user_list.xml: <view/tree[1]>: unknown view type <tree>');
+    expect(failure('<view id="res.user.list" version="1"><form model="res.user"/></view>'))
+      .toBe('views/test/res_user_list.xml: <view/form[1]>: view id res.user.list says list but the view is a <form>');
+    expect(failure('<view id="res.user.list" version="1"><list model="res.user"/><list model="res.user"/></view>'))
+      .toBe('views/test/res_user_list.xml: <view>: a view holds exactly one of <list>, <form>, <kanban>, <search>');
+  });
+});
+
+describe('fields', () => {
+  it('every <field name> must be a field of the model', () => {
+    expect(failure(list('    <field name="name"/>\n    <field name="nickname"/>')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]/field[2]>: res.user has no field "nickname"');
+  });
+
+  it('a private field (password_hash) counts as unknown: views cannot expose it', () => {
+    expect(failure(list('<field name="password_hash"/>')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]/field[1]>: res.user has no field "password_hash"');
+  });
+
+  it('a form field deep in sheet/notebook/page is checked and named by its path', () => {
+    expect(failure(form('<sheet><group><field name="name"/></group><notebook><page string="A"/><page string="B"><field name="shoe_size"/></page></notebook></sheet>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/sheet[1]/notebook[1]/page[2]/field[1]>: res.user has no field "shoe_size"');
+  });
+
+  it('optional must be show or hide', () => {
+    expect(failure(list('<field name="name" optional="maybe"/>')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]/field[1]>: optional must be show or hide');
+    const plan = compile(list('<field name="name" optional="hide"/><field name="email" optional="show"/>'));
+    expect(plan.fields.map((f) => [f.name, f.optional])).toEqual([['name', 'hide'], ['email', 'show']]);
+  });
+
+  it('optional must be show or hide in a nested One2Many list too', () => {
+    const xml = form('<sheet><field name="users"><list><field name="name" optional="sometimes"/></list></field></sheet>', 'res.organization');
+    expect(failure(xml))
+      .toBe('views/test/res_organization_form.xml: <view/form[1]/sheet[1]/field[1]/list[1]/field[1]>: optional must be show or hide');
+    const plan = compile(form('<sheet><field name="users"><list><field name="name"/><field name="email" optional="hide"/></list></field></sheet>', 'res.organization'));
+    const nested = (plan.sheet as Array<{ list: { model: string; columns: Array<{ name: string; optional: string | null }> } }>)[0].list;
+    expect(nested.model).toBe('res.user');
+    expect(nested.columns.map((c) => [c.name, c.optional])).toEqual([['name', null], ['email', 'hide']]);
+  });
+
+  it('a nested list is only allowed inside a One2Many field', () => {
+    expect(failure(form('<sheet><field name="organization"><list><field name="name"/></list></field></sheet>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/sheet[1]/field[1]/list[1]>: only a One2Many field can hold a nested list (organization is reference)');
+  });
+
+  it('the fields of a nested list are fields of the child model', () => {
+    expect(failure(form('<sheet><field name="users"><list><field name="name"/><field name="code"/></list></field></sheet>', 'res.organization')))
+      .toBe('views/test/res_organization_form.xml: <view/form[1]/sheet[1]/field[1]/list[1]/field[2]>: res.user has no field "code"');
+  });
+
+  it('list default_order must read "<field> asc|desc" with a stored field, and limit must be a positive integer', () => {
+    expect(failure(list('<field name="name"/>', 'model="res.user" default_order="name sideways"')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]>: default_order "name sideways" must read "<field> asc|desc" with a stored field');
+    expect(failure(list('<field name="name"/>', 'model="res.user" default_order="nope asc"')))
+      .toMatch(/^views\/test\/res_user_list\.xml: <view\/list\[1\]>: default_order "nope asc"/);
+    expect(failure(list('<field name="name"/>', 'model="res.user" limit="0"')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]>: limit must be a positive integer');
+  });
+});
+
+describe('buttons and statusbar', () => {
+  it('a button must name an existing command', () => {
+    expect(failure(form('<header><button string="Go" name="res.user.activate" type="object"/><button string="Fly" name="res.user.fly" type="object"/></header>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/header[1]/button[2]>: button names unknown command "res.user.fly"');
+  });
+
+  it('button type is object and special only file_upload', () => {
+    expect(failure(form('<header><button string="Go" name="res.user.activate" type="action"/></header>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/header[1]/button[1]>: button type must be "object"');
+    expect(failure(form('<header><button string="Go" name="res.user.activate" type="object" special="camera"/></header>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/header[1]/button[1]>: unknown special "camera"');
+  });
+
+  it('a statusbar field must be an Enum field of the model', () => {
+    expect(failure(form('<header><statusbar field="email" values="a,b"/></header>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/header[1]/statusbar[1]>: statusbar field email must be an Enum');
+    expect(failure(form('<header><statusbar field="mood" values="a,b"/></header>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/header[1]/statusbar[1]>: res.user has no field "mood"');
+  });
+
+  it('every statusbar value must be a value of the enum', () => {
+    expect(failure(form('<header><statusbar field="role" values="user, superuser"/></header>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/header[1]/statusbar[1]>: statusbar value "superuser" is not a value of role');
+  });
+
+  it('a statusbar without values shows every value of the enum', () => {
+    const plan = compile(form('<header><statusbar field="role"/></header>'));
+    expect(plan.header).toEqual({ statusbar: { field: 'role', values: ['admin', 'user', 'qa'] }, buttons: [] });
+  });
+});
+
+describe('kanban', () => {
+  it('groupby_field must be a field of the model', () => {
+    expect(failure(kanban('groupby_field="phase"', '<column value="new"/>')))
+      .toBe('views/test/crm_lead_kanban.xml: <view/kanban[1]>: crm.lead has no field "phase"');
+    expect(failure(kanban('', '<column value="new"/>')))
+      .toBe('views/test/crm_lead_kanban.xml: <view/kanban[1]>: missing attribute "groupby_field"');
+  });
+
+  it('a column value must be a value of the groupby enum', () => {
+    expect(failure(kanban('groupby_field="stage"', '<column value="new"/>\n<column value="archived" label="Archived"/>')))
+      .toBe('views/test/crm_lead_kanban.xml: <view/kanban[1]/column[2]>: column value "archived" is not a value of stage');
+  });
+
+  it('card fields are fields of the model', () => {
+    expect(failure(kanban('groupby_field="stage"', '<column value="new"/><card_field name="name"/><card_field name="budget"/>')))
+      .toBe('views/test/crm_lead_kanban.xml: <view/kanban[1]/card_field[2]>: crm.lead has no field "budget"');
+  });
+});
+
+describe('search', () => {
+  it('a filter domain that does not parse is refused', () => {
+    expect(failure(search(`<filter string="Broken" domain="[('name', '=', 'x'"/>`)))
+      .toMatch(/^views\/test\/res_organization_search\.xml: <view\/search\[1\]\/filter\[1\]>: filter domain \[\('name', '=', 'x' does not parse: /);
+    expect(failure(search(`<filter string="Code" domain="[('name', '=', __import__('os'))]"/>`)))
+      .toMatch(/^views\/test\/res_organization_search\.xml: <view\/search\[1\]\/filter\[1\]>: filter domain .* does not parse: unexpected "__import__/);
+  });
+
+  it('a filter domain naming an unknown field is refused', () => {
+    expect(failure(search(`<filter string="A" domain="[('is_active', '=', True)]"/>\n<filter string="B" domain="[('revenue', '&gt;', 5)]"/>`)))
+      .toBe(`views/test/res_organization_search.xml: <view/search[1]/filter[2]>: filter domain [('revenue', '>', 5)] does not parse: res.organization has no field "revenue"`);
+  });
+
+  it('a filter domain with an unknown placeholder is refused; known ones are accepted', () => {
+    expect(failure(search(`<filter string="A" domain="[('created_at_utc', '&gt;=', '%(week_start)s')]"/>`)))
+      .toBe(`views/test/res_organization_search.xml: <view/search[1]/filter[1]>: filter domain [('created_at_utc', '>=', '%(week_start)s')] does not parse: unknown placeholder %(week_start)s`);
+    const plan = compile(search(`<filter string="A" domain="[('created_at_utc', '&gt;=', '%(month_start)s'), ('created_at_utc', '&lt;', '%(today)s')]"/>`));
+    // the cached plan keeps the placeholder; it is resolved per request
+    expect(plan.filters).toEqual([{ string: 'A', domain: [['created_at_utc', '>=', '%(month_start)s'], ['created_at_utc', '<', '%(today)s']] }]);
+  });
+
+  it('search fields and group_by fields are fields of the model', () => {
+    expect(failure(search('<field name="name" string="Name"/><field name="slug" string="Slug"/>')))
+      .toBe('views/test/res_organization_search.xml: <view/search[1]/field[2]>: res.organization has no field "slug"');
+    expect(failure(search('<group_by string="Region" field="region"/>')))
+      .toBe('views/test/res_organization_search.xml: <view/search[1]/group_by[1]>: res.organization has no field "region"');
+  });
+});
+
+describe('view registry over app data files', () => {
+  /** An app whose manifest data lists `files` (name → XML), written to a temp folder. */
+  function appWithViews(name: string, files: Record<string, string>, declared = Object.keys(files)): LoadedApp {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `fw-views-${name}-`));
+    dirs.push(dir);
+    for (const [file, xml] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), xml);
+    return { ...fixtureApp(name), dataFiles: declared.map((f) => path.join(dir, f)) };
+  }
+  const countryList = (title: string) =>
+    `<view id="res.country.list" version="1" title="${title}"><list model="res.country"><field name="name"/><field name="code"/></list></view>`;
+
+  it('view ids are globally unique: a second app declaring the same id stops the registry, naming both', () => {
+    const alpha = appWithViews('alpha', { 'res_country_list.xml': countryList('Alpha') });
+    const beta = appWithViews('beta', { 'res_country_list.xml': countryList('Beta') });
+    expect(() => new ViewRegistry(createRegistry([...apps, alpha, beta])))
+      .toThrow(new ViewFileError('views/beta/res_country_list.xml: view id res.country.list is already declared by app alpha'));
+  });
+
+  it('an id already shipped by another app clashes as well', () => {
+    const gamma = appWithViews('gamma', { 'res_user_list.xml': list('<field name="name"/>') });
+    expect(() => new ViewRegistry(createRegistry([...apps, gamma])))
+      .toThrow(new ViewFileError('views/gamma/res_user_list.xml: view id res.user.list is already declared by app base'));
+  });
+
+  it('the file name rule applies to the declared file, with the error naming views/<app>/<file>', () => {
+    const delta = appWithViews('delta', { 'countries.xml': countryList('Countries') });
+    expect(() => new ViewRegistry(createRegistry([...apps, delta])))
+      .toThrow(new ViewFileError('views/delta/countries.xml: <view>: view res.country.list must live in a file named res_country_list.xml'));
+  });
+
+  it('files not declared in the manifest data are not discovered', () => {
+    const eps = appWithViews('eps', { 'res_country_list.xml': countryList('Declared'), 'res_country_form.xml': '<view broken' }, ['res_country_list.xml']);
+    const views = new ViewRegistry(createRegistry([...apps, eps]));
+    expect(views.list().filter((v) => v.app === 'eps')).toEqual([
+      { view_id: 'res.country.list', version: 1, title: 'Declared', type: 'list', model: 'res.country', app: 'eps' },
+    ]);
+  });
+
+  it('every shipped view of every app compiles', () => {
+    const ids = new ViewRegistry(registry).list().map((v) => v.view_id);
+    expect(ids).toEqual([
+      'crm.lead.form', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
+      'ir.connector.form', 'ir.connector.list',
+      'res.organization.form', 'res.organization.list', 'res.organization.search',
+      'res.user.form', 'res.user.list',
+      'storage.document.form', 'storage.document.list',
+    ]);
+  });
+});
