@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import mime from 'mime-types';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
-import { BadRequest, NotFound, ValidationError } from '../../kernel/errors.js';
+import { BadRequest, NotFound, PayloadTooLarge, ValidationError } from '../../kernel/errors.js';
 import { documentKey, sanitizeFilename } from './backends/keys.js';
 import type { GetResult, ObjectReference } from './backends/types.js';
 import { backendFor, uploadTarget } from './router.js';
@@ -41,7 +41,7 @@ function organizationOf(env: Env): string | null {
 async function store(env: Env, docId: string, version: number, input: UploadInput, org: string | null) {
   const { STORAGE_MAX_FILE_SIZE_BYTES: max } = storageSettings(env.settings);
   if (input.declared_size !== undefined && input.declared_size > max) {
-    throw new BadRequest(`the file is larger than ${max} bytes`, { limit: max }, 'PAYLOAD_TOO_LARGE');
+    throw new PayloadTooLarge(`the file is larger than ${max} bytes`, { limit: max });
   }
   const filename = sanitizeFilename(input.filename);
   const target = await uploadTarget(env, org);
@@ -107,8 +107,29 @@ export async function createDocument(env: Env, input: UploadInput): Promise<Rec>
   }
 }
 
+/**
+ * Version uploads of one document run one after another in this process: two at once would both
+ * claim version N+1 and write the same key, so the second write replaced the first's object and
+ * the loser's cleanup then deleted the object the winner's row points at.
+ */
+const versionQueues = new Map<string, Promise<unknown>>();
+async function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const run = (versionQueues.get(key) ?? Promise.resolve()).then(fn);
+  const tail = run.catch(() => undefined);
+  versionQueues.set(key, tail);
+  try {
+    return await run;
+  } finally {
+    if (versionQueues.get(key) === tail) versionQueues.delete(key);
+  }
+}
+
 /** Version N+1: previous versions stay; the document points at the new one. */
-export async function addVersion(env: Env, documentId: string, input: UploadInput): Promise<Rec> {
+export function addVersion(env: Env, documentId: string, input: UploadInput): Promise<Rec> {
+  return oneAtATime(`${env.tenant}:${documentId}`, () => addVersionNow(env, documentId, input));
+}
+
+async function addVersionNow(env: Env, documentId: string, input: UploadInput): Promise<Rec> {
   // the command's record check already required update rights on the document
   const doc = await env.dispatch<Rec>('fw.read_one', { model: 'storage.document', id: documentId });
   const next = (doc.current_version as number) + 1;
@@ -121,7 +142,7 @@ export async function addVersion(env: Env, documentId: string, input: UploadInpu
         model: 'storage.document_version',
         values: { ...values, document_id: doc.id, version_number: next, change_note: input.change_note ?? null, uploaded_by: env.principal.user_id },
       });
-      // the revision check makes two concurrent uploads of version N+1 fail one of them
+      // across processes, the revision check makes two concurrent uploads of version N+1 fail one of them
       await tx.sudo().dispatch('fw.update', {
         model: 'storage.document', id: doc.id, revision: doc.revision,
         values: { ...values, current_version: next, version_count: (doc.version_count as number) + 1 },

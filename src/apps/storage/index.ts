@@ -5,6 +5,7 @@ import type { Env } from '../../kernel/env.js';
 import { BadRequest, PayloadTooLarge } from '../../kernel/errors.js';
 import { addVersion, createDocument, readText, storedObjects, type UploadInput } from './documents.js';
 import manifest from './manifest.js';
+import type { StorageBackend } from './backends/types.js';
 import { backendFor } from './router.js';
 import { storageRoutes } from './routes.js';
 import { storageSettings } from './settings.js';
@@ -142,13 +143,24 @@ const hooks: HookDecl[] = [
     async handler(ctx) {
       const env = ctx.env.sudo();
       const objects = await storedObjects(env, String(ctx.before!.id));
+      // backends are resolved now, while the transaction is open: connector backends read their
+      // config from the database, and this env's transaction is closed once afterCommit runs
+      const targets: Array<{ key: string; backend: StorageBackend | null; error?: unknown }> = [];
+      for (const o of objects) {
+        try {
+          targets.push({ key: o.key, backend: await backendFor(env, o.connector_id) });
+        } catch (error) {
+          targets.push({ key: o.key, backend: null, error });
+        }
+      }
       ctx.env.afterCommit(() => {
         void (async () => {
-          for (const o of objects) {
+          for (const t of targets) {
             try {
-              await (await backendFor(env, o.connector_id)).delete(o.key);
+              if (!t.backend) throw t.error;
+              await t.backend.delete(t.key);
             } catch (err) {
-              console.warn(`[fw] storage: could not delete ${o.key}: ${String(err)}`);
+              console.warn(`[fw] storage: could not delete ${t.key}: ${String(err)}`);
             }
           }
         })();

@@ -356,7 +356,9 @@ function topicIterator(ctx: GqlContext, topic: string, select?: (m: Rec) => Prom
 function fileContent(file: File): Rec {
   if (!file || typeof file.stream !== 'function') throw new BadRequest('file must be a multipart file', undefined, 'NO_CONTENT');
   return {
-    stream: Readable.fromWeb(file.stream() as import('node:stream/web').ReadableStream),
+    // yoga hands over a ponyfill File whose stream is not Node's ReadableStream class, but every
+    // web stream is async-iterable
+    stream: Readable.from(file.stream() as unknown as AsyncIterable<Uint8Array>, { objectMode: false }),
     filename: file.name,
     content_type: file.type || undefined,
     declared_size: file.size,
