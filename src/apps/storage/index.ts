@@ -49,9 +49,13 @@ function streamOf(p: Rec): Readable {
 
 const uploadInput = {
   name: f.char(255),
-  filename: f.char(255, { required: true }),
-  content_b64: f.text({ required: true, description: 'File content, base64' }),
+  filename: f.char(255),
+  content_b64: f.text({ description: 'File content, base64' }),
   content_type: f.char(120),
+  // the names a form's file_upload button sends
+  file_name: f.char(255),
+  file_content: f.text(),
+  file_mime: f.char(120),
   description: f.text(),
   tags: f.char(512),
   owner_model: f.char(100),

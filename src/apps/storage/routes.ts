@@ -50,6 +50,8 @@ async function sendDownload(kernel: Kernel, req: FastifyRequest, reply: FastifyR
     .header('content-disposition', contentDisposition(v.filename))
     .header('etag', etag)
     .header('accept-ranges', 'bytes')
+    // the type is the uploader's word: never let a browser sniff a different one
+    .header('x-content-type-options', 'nosniff')
     .header('content-length', String(d.size));
   if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${v.size}`);
   return reply.send(d.stream);

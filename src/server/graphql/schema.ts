@@ -10,6 +10,7 @@ import { commandFieldName, pascalName } from '../../kernel/registry/names.js';
 import type { Registry, ResolvedCommand } from '../../kernel/registry/registry.js';
 import type { Principal } from '../../kernel/env.js';
 import type { Loaders } from './loaders.js';
+import { publicCommandName } from '../commands.js';
 import { whereToDomain } from './where.js';
 
 export interface GqlContext {
@@ -300,7 +301,8 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
   b.mutationField('command', (t: AnyRef) => t.field({
     type: 'JSON', nullable: true, description: 'Dispatch any command by name (the command bus over GraphQL)',
     args: { name: t.arg.string({ required: true }), payload: t.arg({ type: 'JSON' }) },
-    resolve: (_r: unknown, a: Args, ctx: GqlContext) => ctx.kernel.dispatch(String(a.name), (a.payload as Rec) ?? {}, ctx.principal),
+    resolve: (_r: unknown, a: Args, ctx: GqlContext) =>
+      ctx.kernel.dispatch(publicCommandName(registry, String(a.name)), (a.payload as Rec) ?? {}, ctx.principal),
   }));
   return b.toSchema({ sortSchema: true });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canWriteField } from '../../kernel/access.js';
-import { BadRequest, NotFound } from '../../kernel/errors.js';
+import { BadRequest } from '../../kernel/errors.js';
+import { publicCommandName } from '../commands.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ResolvedModel } from '../../kernel/registry/model.js';
 import '../types.js';
@@ -108,13 +109,9 @@ export function dataRoutes(server: FastifyInstance, kernel: Kernel, limits: Page
   server.delete('/api/data/:model/:id', (req) => kernel.dispatch('fw.delete', { model: model(req).key, id: id(req) }, req.principal));
   server.post('/api/data/:model/:id/:command', (req) => {
     const m = model(req);
-    const name = `${m.key}.${(req.params as { command: string }).command}`;
+    const name = publicCommandName(kernel.registry, `${m.key}.${(req.params as { command: string }).command}`);
     return kernel.dispatch(name, { ...body(req), id: id(req) }, req.principal);
   });
-  server.post('/api/command/:name', (req) => {
-    const name = (req.params as { name: string }).name;
-    const cmd = kernel.registry.commands.get(name);
-    if (cmd?.internal || cmd?.file_upload) throw new NotFound(`Unknown command "${name}"`, { command: name }, 'UNKNOWN_COMMAND');
-    return kernel.dispatch(name, body(req), req.principal);
-  });
+  server.post('/api/command/:name', (req) =>
+    kernel.dispatch(publicCommandName(kernel.registry, (req.params as { name: string }).name), body(req), req.principal));
 }

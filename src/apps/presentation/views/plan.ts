@@ -30,7 +30,7 @@ export interface RenderPlan {
   [key: string]: unknown;
 }
 
-const VIEW_ID = /^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\.(list|form|kanban|search)$/;
+const VIEW_ID = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+\.(list|form|kanban|search)$/;
 
 class Ctx {
   fields = new Map<string, PlanField>();
@@ -82,8 +82,10 @@ export function compileView(root: XmlNode, file: string, registry: Registry): Re
   const body = root.children[0];
   const type = body.tag as ViewType;
   if (!['list', 'form', 'kanban', 'search'].includes(type)) fail(body, `unknown view type <${body.tag}>`);
-  if (id.split('.')[2] !== type) fail(body, `view id ${id} says ${id.split('.')[2]} but the view is a <${type}>`);
+  const idType = id.slice(id.lastIndexOf('.') + 1);
+  if (idType !== type) fail(body, `view id ${id} says ${idType} but the view is a <${type}>`);
   const modelKey = body.attrs.model ?? fail(body, 'missing attribute "model"');
+  if (id !== `${modelKey}.${type}`) fail(body, `view id ${id} does not match its model ${modelKey} (expected ${modelKey}.${type})`);
   const model = registry.models.get(modelKey) ?? fail(body, `unknown model "${modelKey}"`);
   const ctx = new Ctx(file, registry, model);
   const plan: RenderPlan = { view_id: id, version, title: root.attrs.title ?? model.description, type, model: model.key, fields: [] };

@@ -1,0 +1,72 @@
+/** Workloads 1–4: GraphQL and REST list, read by id, and create, on the main server. */
+import { failures, job, measure, type Bench } from '../lib/bench.ts';
+import { ok, request } from '../lib/http.ts';
+import type { LoadJob } from '../lib/load.ts';
+import type { FwServer } from '../lib/server.ts';
+import { GQL_CREATE, GQL_LIST_BODY, GQL_READ, REST_LIST } from './queries.ts';
+
+export interface ApiTarget { server: FwServer; token: string; orgIds: string[]; countryId: string }
+
+/** One request of the job, checked before it is measured: a broken workload is not a figure. */
+async function check(t: ApiTarget, j: LoadJob, expect: (body: any) => boolean): Promise<void> {
+  const body = j.bodies?.[0] ?? j.bodyTemplate?.replaceAll('{{n}}', 'check');
+  const r = await request(t.server.base, j.method, j.paths[0]!, {
+    token: t.token,
+    ...(body ? { body: JSON.parse(body) } : {}),
+  });
+  if (r.status >= 300 || (r.body as any)?.errors || !expect(r.body)) {
+    throw new Error(`${j.name}: unexpected answer ${r.status} ${JSON.stringify(r.body).slice(0, 400)}`);
+  }
+}
+
+async function run(b: Bench, t: ApiTarget, id: string, label: string, j: LoadJob, expect: (body: any) => boolean, target?: { floor: 'http'; min: number } | { yoga: number }): Promise<void> {
+  b.log(`workload ${id}: ${label}`);
+  await check(t, j, expect);
+  const [r] = await measure(t.server.pid, [j]);
+  b.raw[`w${id}`] = r;
+  const xYoga = b.floors.yoga ? r!.rps / b.floors.yoga : undefined;
+  const vsHttp = b.floors.http ? r!.rps / b.floors.http : undefined;
+  let met: boolean | undefined;
+  let targetText: string | undefined;
+  if (target && 'yoga' in target && xYoga !== undefined) { met = xYoga >= target.yoga; targetText = `≥ ${target.yoga}× yoga`; }
+  if (target && 'floor' in target && vsHttp !== undefined) { met = vsHttp >= target.min; targetText = `≥ ${target.min}× node:http`; }
+  const bad = failures(r!);
+  b.rows.push({
+    id, workload: label, rps: r!.rps, p50: r!.p50, p99: r!.p99, peakRssMb: r!.peakRssMb, xYoga,
+    vsFloor: vsHttp !== undefined && (id === '1' || id === '2') ? { name: 'node:http', ratio: vsHttp } : undefined,
+    target: targetText, met: bad && met ? false : met, note: bad || undefined,
+  });
+}
+
+export async function apiWorkloads(b: Bench, t: ApiTarget, only: (w: string) => boolean): Promise<void> {
+  const auth = { authorization: `Bearer ${t.token}` };
+  const base = t.server.base;
+  const list50 = (body: any) => body?.data?.resOrganizations?.length === 50;
+  if (only('1')) {
+    await run(b, t, '1', 'GraphQL list 50 orgs + country', job(b, { name: 'w1', base, method: 'POST', paths: ['/graphql'], headers: auth, bodies: [GQL_LIST_BODY] }), list50, { yoga: 0.8 });
+  }
+  if (only('2')) {
+    await run(b, t, '2', 'REST list 50 orgs', job(b, { name: 'w2', base, method: 'GET', paths: [REST_LIST], headers: auth }), (x) => x?.items?.length === 50, { floor: 'http', min: 0.2 });
+  }
+  if (only('3')) {
+    const bodies = t.orgIds.map((id) => JSON.stringify({ query: GQL_READ, variables: { id } }));
+    await run(b, t, '3a', 'GraphQL read 1 org by id', job(b, { name: 'w3a', base, method: 'POST', paths: ['/graphql'], headers: auth, bodies }), (x) => Boolean(x?.data?.resOrganization?.id));
+    const paths = t.orgIds.map((id) => `/api/data/res.organization/${id}`);
+    await run(b, t, '3b', 'REST read 1 org by id', job(b, { name: 'w3b', base, method: 'GET', paths, headers: auth }), (x) => Boolean(x?.id));
+  }
+  if (only('4')) {
+    const input = { name: 'Bench GQL {{n}}', country: t.countryId };
+    const gql = JSON.stringify({ query: GQL_CREATE, variables: { input } });
+    await run(b, t, '4a', 'GraphQL create 1 org', job(b, { name: 'w4a', base, method: 'POST', paths: ['/graphql'], headers: auth, bodyTemplate: gql }), (x) => Boolean(x?.data?.resOrganizationCreate?.id));
+    const rest = JSON.stringify({ name: 'Bench REST {{n}}', country: t.countryId });
+    await run(b, t, '4b', 'REST create 1 org', job(b, { name: 'w4b', base, method: 'POST', paths: ['/api/data/res.organization'], headers: auth, bodyTemplate: rest }), (x) => Boolean(x?.id));
+  }
+}
+
+/** Workload 1's answer on the seeded server: the floors serve exactly these bytes. */
+export async function fixtureOf(base: string, token: string): Promise<unknown> {
+  const body = await ok<{ data: { resOrganizations: Array<{ country: unknown }> } }>(base, 'POST', '/graphql', { token, body: JSON.parse(GQL_LIST_BODY) });
+  const orgs = body.data?.resOrganizations ?? [];
+  if (orgs.length !== 50 || orgs.filter((o) => o.country).length < 49) throw new Error(`workload 1 answered ${orgs.length} organizations`);
+  return body;
+}

@@ -1,0 +1,99 @@
+/**
+ * Workload 6: binary upload and download of 1 MiB and 50 MiB (52,428,800 bytes) through
+ * /api/storage/documents, MiB/s and the server's peak RSS growth, against `cat file > copy` on
+ * the same disk. Runs its own server with the storage app active.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { catFloor, type CatFloor } from '../floors/cat.ts';
+import type { Bench } from '../lib/bench.ts';
+import { spawnScript } from '../lib/load.ts';
+import { pinning, RssWatch, waitExit } from '../lib/proc.ts';
+import { login } from '../lib/seed.ts';
+import { startFw } from '../lib/server.ts';
+
+const SIZES = [{ label: '1MiB', bytes: 1_048_576 }, { label: '50MiB', bytes: 52_428_800 }];
+const STORAGE_MODULES = 'base,auth,presentation,connectors,storage';
+
+function writeRandomFile(file: string, bytes: number): void {
+  const fd = fs.openSync(file, 'w');
+  const chunk = 1_048_576;
+  for (let done = 0; done < bytes; done += chunk) fs.writeSync(fd, crypto.randomBytes(Math.min(chunk, bytes - done)));
+  fs.closeSync(fd);
+}
+
+const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p / 100 * s.length))] ?? NaN; };
+
+export async function storageWorkload(b: Bench): Promise<void> {
+  const dir = path.join(b.ctx.tmp, 'files');
+  fs.mkdirSync(dir, { recursive: true });
+  const cats: Record<string, CatFloor> = {};
+  for (const s of SIZES) {
+    const file = path.join(dir, `bench-${s.label}.bin`);
+    writeRandomFile(file, s.bytes);
+    b.log(`floor: cat ${s.label}`);
+    cats[s.label] = catFloor(file, s.bytes > 10_000_000 ? 5 : 15);
+    b.rows.push({ id: 'floor', workload: `cat ${s.label} > copy (same disk)`, note: `${cats[s.label]!.mibPerS.toFixed(0)} MiB/s (median of ${cats[s.label]!.runs})` });
+    if (s.bytes > 10_000_000) {
+      // not the issue's floor: shows what the local backend's fsync costs on this disk
+      const synced = catFloor(file, 5, true);
+      cats[`${s.label}+fsync`] = synced;
+      b.rows.push({ id: 'floor', workload: `cat ${s.label} > copy && sync copy`, note: `${synced.mibPerS.toFixed(0)} MiB/s (median of ${synced.runs}); information only` });
+    }
+  }
+  b.raw['floor-cat'] = cats;
+
+  b.log(`workload 6: storage server (ACTIVE_MODULES=${STORAGE_MODULES})`);
+  let server;
+  try {
+    server = await startFw(b.ctx, 'storage', { ACTIVE_MODULES: STORAGE_MODULES });
+  } catch (err) {
+    const why = (err as Error).message.split('\n').filter(Boolean).pop() ?? String(err);
+    b.raw.w6 = { error: (err as Error).message };
+    for (const s of SIZES) for (const op of ['upload', 'download']) {
+      b.rows.push({ id: '6', workload: `storage ${op} ${s.label}`, target: s.bytes > 10_000_000 ? '≥ 0.5× cat, RSS +< 32 MB' : undefined, met: null, note: `could not run: ${why}` });
+    }
+    return;
+  }
+  try {
+    const token = await login(server.base, b.ctx);
+    const worker = spawnScript('storage client', 'workloads/storage-worker.ts', [JSON.stringify({
+      base: server.base, token, outDir: dir, maxCount: b.ctx.quick ? 3 : 20, maxSeconds: b.durationS,
+      files: SIZES.map((s) => ({ label: s.label, file: path.join(dir, `bench-${s.label}.bin`) })),
+    })], pinning.loadCore);
+    const growth: Record<string, { peakMb: number; growthMb: number }> = {};
+    const got: { watch?: RssWatch; result?: { phases: Array<{ phase: string; count: number; mibPerS: number; latenciesMs: number[] }> } } = {};
+    let buf = '';
+    worker.proc.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+        const msg = JSON.parse(buf.slice(0, i)) as { event: string; phase?: string; phases?: never };
+        buf = buf.slice(i + 1);
+        if (msg.event === 'phase-start') got.watch = new RssWatch(server.pid).start();
+        if (msg.event === 'phase-end' && got.watch) { const peak = got.watch.stop(); growth[msg.phase!] = { peakMb: peak, growthMb: peak - got.watch.startMb }; }
+        if (msg.event === 'result') got.result = msg as never;
+      }
+    });
+    const code = await waitExit(worker, (4 * b.durationS + 300) * 1000);
+    got.watch?.stop();
+    if (code !== 0 || !got.result) throw new Error(`storage client failed: ${worker.err().slice(-800)}`);
+    b.raw.w6 = { phases: got.result.phases, rss: growth };
+    for (const p of got.result.phases) {
+      const label = p.phase.split(' ')[1]!;
+      const big = label === '50MiB';
+      const ratio = p.mibPerS / cats[label]!.mibPerS;
+      const g = growth[p.phase]!;
+      b.rows.push({
+        id: '6', workload: `storage ${p.phase}`, rps: p.count / (p.latenciesMs.reduce((a, x) => a + x, 0) / 1000),
+        p50: pct(p.latenciesMs, 50), p99: pct(p.latenciesMs, 99), peakRssMb: g.peakMb,
+        vsFloor: { name: 'cat', ratio },
+        target: big ? '≥ 0.5× cat, RSS +< 32 MB' : undefined,
+        met: big ? ratio >= 0.5 && g.growthMb < 32 : undefined,
+        note: `${p.mibPerS.toFixed(0)} MiB/s, RSS +${g.growthMb.toFixed(1)} MB, ${p.count} files`,
+      });
+    }
+  } finally {
+    await server.stop();
+  }
+}
