@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { crudCommands } from './commands/crud.js';
-import { makeEnv, newSink, runCommand, type EnvCore, type RecordChange, type Sink } from './bus/pipeline.js';
+import { makeEnv, newSink, runCommand, type EnvCore, type Sink } from './bus/pipeline.js';
 import { TenantDatabases } from './db/tenants.js';
 import { systemPrincipal, type DbClient, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
 import { writeOutbox } from './events/outbox.js';
@@ -45,7 +45,6 @@ export class Kernel implements EnvCore {
   readonly worker: EventWorker;
   readonly provider: 'sqlite' | 'postgresql';
   readonly pubsub: PubSub;
-  private readonly changeListeners = new Set<(tenant: string, changes: RecordChange[]) => void>();
   private readonly logFn: NonNullable<KernelOptions['log']>;
 
   private constructor(registry: Registry, settings: Settings, layout: ProjectLayout, opts: KernelOptions) {
@@ -56,14 +55,17 @@ export class Kernel implements EnvCore {
     this.tenants = new TenantDatabases({
       settings,
       migrations: readStoredMigrations(layout, settings.DATABASE_URL ? 'postgresql' : 'sqlite'),
-      onOpen: (tenant, client) => this.initialiseTenant(tenant, client),
+      onOpen: async (tenant, client) => {
+        await this.initialiseTenant(tenant, client);
+        // deliveries left behind by a process that stopped before handing them over
+        this.worker.kick(tenant);
+      },
     });
     this.provider = this.tenants.provider;
     this.pubsub = settings.REDIS_URL ? createRedisPubSub(settings.REDIS_URL) : createMemoryPubSub();
     this.worker = new EventWorker({
       registry, settings, provider: this.provider,
       client: (t) => this.tenants.get(t),
-      openTenants: () => this.tenants.openTenants(),
       deliver: (tenant, event, handler) => this.deliverEvent(tenant, event, handler),
       log: (level, msg, extra) => this.logFn(level, msg, extra),
     });
@@ -109,9 +111,8 @@ export class Kernel implements EnvCore {
       if (sink.events.length) wrote = await writeOutbox(client, this.registry, tenant, sink.events);
     }
     for (const fn of sink.afterCommit) fn();
-    if (wrote) this.worker.kick(tenant);
+    if (wrote || sink.changes.some((c) => c.model === 'ir.event')) this.worker.kick(tenant);
     if (sink.changes.length) {
-      for (const l of this.changeListeners) l(tenant, sink.changes);
       for (const c of sink.changes) void this.publish(tenant, `changed:${c.model}`, { ...c });
     }
     return result;
@@ -128,12 +129,6 @@ export class Kernel implements EnvCore {
 
   subscribe(tenant: string, topic: string, handler: (message: unknown) => void): Promise<() => void> {
     return this.pubsub.subscribe(channelOf(tenant, topic), handler);
-  }
-
-  /** Record changes after commit (subscriptions listen here). */
-  onChange(listener: (tenant: string, changes: RecordChange[]) => void): () => void {
-    this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
   }
 
   private async deliverEvent(tenant: string, event: FwEvent, handler: (env: Env, e: FwEvent) => Promise<void>): Promise<void> {

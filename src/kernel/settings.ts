@@ -16,7 +16,7 @@ export const SETTINGS = {
   DATABASE_URL: { kind: 'string', default: '', doc: 'Empty = embedded SQLite. `postgresql://user@host:port/db` = one PostgreSQL database per tenant on that server (the path names the maintenance database used to create them).' },
   PG_DATABASE_PREFIX: { kind: 'string', default: 'fw_', doc: 'Prefix of per-tenant PostgreSQL database names (`<prefix><tenant>`).' },
   PG_POOL_MAX: { kind: 'int', default: '5', doc: 'Connections per tenant pool on PostgreSQL.' },
-  TENANT_CACHE_MAX: { kind: 'int', default: '256', doc: 'Open tenant database clients kept (least recently used are closed beyond this).' },
+  TENANT_CACHE_MAX: { kind: 'int', default: '100', doc: 'Open tenant database clients kept (least recently used are closed beyond this); each costs about 2 MB of heap.' },
   DEFAULT_TENANT: { kind: 'string', default: 'default', doc: 'Tenant used when a request names none (login without `X-Tenant`, CLI without `-t`).' },
   ACTIVE_MODULES: { kind: 'list', default: 'base,auth,presentation,connectors,storage', doc: 'Foundation apps to load, comma-separated, in the spec order.' },
   ACTIVE_DOMAINS: { kind: 'list', default: '', doc: 'User domains to boot, comma-separated; each lists its apps in `src/domains/<domain>.ts` (override with `<DOMAIN>_ACTIVE_MODULES`).' },

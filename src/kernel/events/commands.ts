@@ -18,9 +18,11 @@ export const eventCommands: CommandDecl[] = [
       if (row?.status === 'pending' || row?.status === 'processing') {
         throw new Conflict('this delivery is already queued', { id: payload.id }, 'EVENT_QUEUED');
       }
-      await outbox.update({
-        where: { record_uuid: payload.id },
-        data: { status: 'pending', attempts: 0, available_at: new Date(), last_error: null, locked_until: null },
+      // through fw.update, so the change is recorded and the kernel wakes the worker after commit
+      await env.sudo().dispatch('fw.update', {
+        model: 'ir.event',
+        id: payload.id,
+        values: { status: 'pending', attempts: 0, available_at: new Date().toISOString(), last_error: null, locked_until: null },
       });
       return { id: payload.id, status: 'pending' };
     },

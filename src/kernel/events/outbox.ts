@@ -83,6 +83,17 @@ export async function claimDue(db: DbClient & { $transaction?: unknown }, provid
   return rows as unknown as Delivery[];
 }
 
+/** When the earliest undelivered row of a tenant becomes claimable (epoch ms), or null if none. */
+export async function nextDue(db: DbClient, registry: Registry): Promise<number | null> {
+  const outbox = delegateOf(db, registry.model('ir.event'));
+  const [pending, leased] = await Promise.all([
+    outbox.findFirst({ where: { status: 'pending' }, orderBy: { available_at: 'asc' }, select: { available_at: true } }),
+    outbox.findFirst({ where: { status: 'processing' }, orderBy: { locked_until: 'asc' }, select: { locked_until: true } }),
+  ]);
+  const times = [pending?.available_at, leased?.locked_until].filter((d): d is Date => d instanceof Date).map((d) => d.getTime());
+  return times.length ? Math.min(...times) : null;
+}
+
 export async function markDone(db: DbClient, registry: Registry, d: Delivery): Promise<void> {
   await delegateOf(db, registry.model('ir.event')).update({
     where: { dbid: d.dbid },

@@ -1,36 +1,42 @@
 import type { FwEvent, RootDbClient } from '../env.js';
 import type { Registry } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
-import { claimDue, markDone, markFailed, type Delivery } from './outbox.js';
+import { claimDue, markDone, markFailed, nextDue, type Delivery } from './outbox.js';
 
 export interface WorkerHost {
   registry: Registry;
   settings: Settings;
   provider: 'sqlite' | 'postgresql';
   client(tenant: string): Promise<RootDbClient>;
-  openTenants(): string[];
   /** Runs a handler as the system principal of the tenant; events it emits are written on success. */
   deliver(tenant: string, event: FwEvent, handler: (env: import('../env.js').Env, e: FwEvent) => Promise<void>): Promise<void>;
   log(level: 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void;
 }
 
 /**
- * Drains the outbox asynchronously. A commit that wrote events kicks its tenant at once; a
- * timer sweeps open tenants for retries that became due and for leases that expired.
+ * Drains the outbox asynchronously. A commit that wrote events kicks its tenant at once, and so
+ * does opening a tenant (deliveries a crashed process left behind). After a drain the worker
+ * remembers when the tenant's next retry or expired lease falls due, and a timer kicks only
+ * those tenants: an idle server with many open tenants runs no outbox queries at all.
  * Deliveries of one tenant run one at a time in emission order.
  */
 export class EventWorker {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
+  /** tenant → epoch ms when its next pending delivery becomes due */
+  private readonly due = new Map<string, number>();
   private timer?: NodeJS.Timeout;
+  private started = false;
   private stopped = false;
 
   constructor(private readonly host: WorkerHost) {}
 
   start(): void {
+    this.started = true;
     this.stopped = false;
     this.timer = setInterval(() => {
-      for (const t of this.host.openTenants()) this.kick(t);
+      const now = Date.now();
+      for (const [t, at] of this.due) if (at <= now) this.kick(t);
     }, this.host.settings.EVENT_POLL_INTERVAL_MS);
     this.timer.unref();
   }
@@ -42,7 +48,7 @@ export class EventWorker {
   }
 
   kick(tenant: string): void {
-    if (this.stopped) return;
+    if (!this.started || this.stopped) return;
     if (this.running.has(tenant)) {
       this.again.add(tenant);
       return;
@@ -63,7 +69,12 @@ export class EventWorker {
     let delivered = 0;
     for (;;) {
       const batch = await claimDue(db, provider, registry, 20);
-      if (!batch.length) return delivered;
+      if (!batch.length) {
+        const next = await nextDue(db, registry);
+        if (next === null) this.due.delete(tenant);
+        else this.due.set(tenant, next);
+        return delivered;
+      }
       for (const d of batch) {
         if (this.stopped) return delivered;
         await this.deliverOne(tenant, db, d, settings);

@@ -7,7 +7,7 @@ import type { DbClient, Env, Principal } from '../../../kernel/env.js';
 import { InvalidTokenError } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { authSettings } from '../settings.js';
-import type { JwtService } from './jwt.js';
+import type { AccessClaims, JwtService } from './jwt.js';
 
 export interface TokenPair {
   access_token: string;
@@ -43,6 +43,12 @@ export function describeClient(userAgent: string | null | undefined): { os: stri
  */
 export class SessionService {
   private readonly cache: LRUCache<string, CachedSession>;
+  /**
+   * Verified access tokens: a token's signature never changes, and verifying it goes through
+   * WebCrypto on libuv's pool, where it would queue behind bcrypt during a login burst.
+   * Expiry is still checked on every hit; revocation is the session cache's job.
+   */
+  private readonly verified = new LRUCache<string, AccessClaims>({ max: 10_000 });
   private readonly refreshTtlMs: number;
 
   constructor(private readonly kernel: Kernel, readonly jwt: JwtService) {
@@ -138,7 +144,11 @@ export class SessionService {
 
   /** Bearer token → principal: signature and expiry, then a live session and an active user. */
   async authenticate(token: string): Promise<Principal> {
-    const claims = await this.jwt.decode(token);
+    let claims = this.verified.get(token);
+    if (!claims || claims.exp * 1000 <= Date.now()) {
+      claims = await this.jwt.decode(token);
+      this.verified.set(token, claims);
+    }
     const tenant = claims.tenant_id;
     const key = `${tenant}:${claims.sid}`;
     let s = this.cache.get(key);
