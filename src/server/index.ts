@@ -3,7 +3,7 @@ import type { Kernel } from '../kernel/kernel.js';
 import { installAuth } from './authenticate.js';
 import { installErrorHandling } from './errors.js';
 import { graphqlRoutes } from './graphql/index.js';
-import { buildOpenApi } from './openapi.js';
+import { buildOpenApi, type RouteEntry } from './openapi.js';
 import { dataRoutes } from './routes/data.js';
 import './types.js';
 
@@ -20,13 +20,18 @@ export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
   });
   installErrorHandling(server);
   installAuth(server, kernel);
+  // every route, app routes included, so the OpenAPI document describes them all
+  const routes: RouteEntry[] = [];
+  server.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url, auth: r.config?.auth ?? 'user' });
+  });
 
   server.get('/health', { config: { auth: 'public' } }, async () => ({ status: 'ok' }));
   server.get('/api/base/ping', async (req) => ({ pong: true, tenant_id: req.principal.tenant_id, time: new Date().toISOString() }));
   graphqlRoutes(server, kernel);
   const limits = { defaultLimit: kernel.settings.API_DEFAULT_PAGE_SIZE, maxLimit: kernel.settings.API_MAX_PAGE_SIZE };
-  const openapi = buildOpenApi(kernel.registry, limits);
-  server.get('/api/openapi.json', { config: { auth: 'public' } }, async () => openapi);
+  let openapi: Record<string, unknown> | undefined;
+  server.get('/api/openapi.json', { config: { auth: 'public' } }, async () => (openapi ??= buildOpenApi(kernel.registry, limits, routes)));
   dataRoutes(server, kernel, limits);
 
   for (const app of kernel.registry.apps) {

@@ -70,8 +70,40 @@ function commandPath(m: ResolvedModel, c: ResolvedCommand): Json {
   };
 }
 
-/** OpenAPI 3.1 of the REST layer, generated from the registry like the GraphQL schema. */
-export function buildOpenApi(registry: Registry, limits: { defaultLimit: number; maxLimit: number }): Json {
+/** A route as Fastify registered it. */
+export interface RouteEntry { method: string; url: string; auth: string }
+
+const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Routes the registry-derived part does not describe (app routes: presentation, storage,
+ * connectors, …) still appear, with their path parameters, auth level and the error envelope.
+ */
+function describeRemaining(paths: Json, routes: RouteEntry[]): void {
+  for (const r of routes) {
+    if (!HTTP_METHODS.has(r.method) || r.url.includes('*') || r.url === '/graphql') continue;
+    const path = r.url.replace(/:([A-Za-z_]+)/g, '{$1}');
+    if (/^\/api\/data\/\{model\}/.test(path)) continue; // described per model above
+    const item = (paths[path] ??= {}) as Json;
+    const method = r.method.toLowerCase();
+    if (item[method]) continue;
+    const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const tag = path.split('/')[2] ?? 'base';
+    item[method] = {
+      tags: [tag],
+      summary: `${r.method} ${path}`,
+      ...(r.auth === 'public' ? { security: [] } : r.auth === 'optional' ? { security: [{}, { bearer: [] }] } : {}),
+      ...(params.length ? { parameters: params } : {}),
+      responses: { 200: json({}), ...errors },
+    };
+  }
+}
+
+/**
+ * OpenAPI 3.1 of the REST layer: record routes per model generated from the registry like the
+ * GraphQL schema, plus every other registered route.
+ */
+export function buildOpenApi(registry: Registry, limits: { defaultLimit: number; maxLimit: number }, routes: RouteEntry[] = []): Json {
   const schemas: Json = {
     Error: {
       type: 'object', required: ['error'],
@@ -115,6 +147,7 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
       if (c.model === m.key && c.record) paths[`${base}/{id}/${c.name.slice(m.key.length + 1)}`] = commandPath(m, c);
     }
   }
+  describeRemaining(paths, routes);
   return {
     openapi: '3.1.0',
     info: { title: 'fw REST API', version: '1.0.0', description: 'Generated from the model registry. Conventions: docs/api.md.' },
