@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { defineApp, type CommandDecl, type HookDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import type { Env } from '../../kernel/env.js';
-import { BadRequest, PayloadTooLarge } from '../../kernel/errors.js';
+import { BadRequest, PayloadTooLarge, ValidationError } from '../../kernel/errors.js';
 import { addVersion, createDocument, readText, storedObjects, type UploadInput } from './documents.js';
 import manifest from './manifest.js';
 import type { StorageBackend } from './backends/types.js';
@@ -19,7 +19,10 @@ type Rec = Record<string, unknown>;
  */
 function decodeBase64(env: Env, p: Rec): Buffer {
   if (p.content_b64 === undefined && p.file_content === undefined) {
-    throw new BadRequest('content_b64 (or file_content) is required', { field: 'content_b64' }, 'NO_CONTENT');
+    // a missing field, like any other required one: 422 with the field named
+    throw new ValidationError('"content_b64" (or "file_content") is required', {
+      errors: [{ field: 'content_b64', code: 'REQUIRED', message: '"content_b64" is required' }],
+    });
   }
   const b64 = String(p.content_b64 ?? p.file_content);
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(b64.replace(/\s/g, ''))) throw new BadRequest('content_b64 is not base64', { field: 'content_b64' }, 'INVALID_BASE64');
