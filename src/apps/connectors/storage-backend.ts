@@ -5,6 +5,7 @@ import type { StorageBackend } from '../storage/backends/types.js';
 import { providerContext } from './commands.js';
 import { ConnectorNotSupportedError } from './errors.js';
 import { providers } from './providers/registry.js';
+import type { StorageConnectorProvider } from './providers/types.js';
 import { assembleConfig, connectorRow } from './services/config.js';
 
 /**
@@ -36,4 +37,21 @@ export async function storageBackendOfConnector(env: Env, connectorId: string): 
   const backend = instance.as_storage_backend();
   cache.set(key, backend);
   return backend;
+}
+
+/**
+ * Routing rule 1's lookup: the organization's enabled default storage connector and the spec's
+ * `storage_backend` value its provider records on documents.
+ */
+export async function defaultStorageConnector(env: Env, organizationId: string): Promise<{ id: string; storage_backend: string } | null> {
+  const r = await env.sudo().dispatch<{ items: Array<Record<string, unknown>> }>('fw.search', {
+    model: 'ir.connector',
+    domain: [['category', '=', 'storage'], ['organization_id', '=', organizationId], ['is_default', '=', true], ['is_enabled', '=', true]],
+    limit: 1,
+    fields: ['provider_type'],
+  });
+  const c = r.items[0];
+  if (!c) return null;
+  const provider = providers.get('storage', String(c.provider_type)) as Partial<StorageConnectorProvider>;
+  return { id: c.id as string, storage_backend: provider.storage_backend ?? 'object_store_b' };
 }

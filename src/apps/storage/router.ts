@@ -1,7 +1,7 @@
 import type { Env } from '../../kernel/env.js';
 import { createLocalBackend } from './backends/local/index.js';
 import type { StorageBackend } from './backends/types.js';
-import { connectorBackend, defaultStorageConnector } from './connector-backends.js';
+import { defaultStorageConnector, storageBackendOfConnector } from '../connectors/storage-backend.js';
 import { storageSettings } from './settings.js';
 
 export interface UploadTarget {
@@ -29,10 +29,10 @@ export function localBackend(env: Env): StorageBackend {
 export async function uploadTarget(env: Env, organizationId: string | null): Promise<UploadTarget> {
   const connector = organizationId ? await defaultStorageConnector(env, organizationId) : null;
   if (!connector) return { backend: localBackend(env), connector_id: null, storage_backend: 'local' };
-  return { backend: await connectorBackend(env, connector.id), connector_id: connector.id, storage_backend: connector.storage_backend };
+  return { backend: await storageBackendOfConnector(env, connector.id), connector_id: connector.id, storage_backend: connector.storage_backend };
 }
 
 /** Routing rule 2: reads and deletes use the connector that stored the object, else local. */
 export async function backendFor(env: Env, connectorId: string | null): Promise<StorageBackend> {
-  return connectorId ? connectorBackend(env, connectorId) : localBackend(env);
+  return connectorId ? storageBackendOfConnector(env, connectorId) : localBackend(env);
 }

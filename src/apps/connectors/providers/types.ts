@@ -67,4 +67,8 @@ export interface ConnectorProvider<I extends ConnectorInstance = ConnectorInstan
   normalize_import_json?(json: Record<string, unknown>): Record<string, unknown>;
 }
 
-export type StorageConnectorProvider = ConnectorProvider<StorageConnectorInstance> & { readonly category: 'storage' };
+export type StorageConnectorProvider = ConnectorProvider<StorageConnectorInstance> & {
+  readonly category: 'storage';
+  /** The spec's `storage_backend` value recorded on documents this provider stores. */
+  readonly storage_backend: 'local' | 'cloud_drive' | 'object_store_a' | 'object_store_b' | 'object_store_c';
+};

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createLocalBackend } from '../../../storage/backends/local/index.js';
+import { storageSettings } from '../../../storage/settings.js';
 import type { StorageConnectorProvider } from '../types.js';
 import { configText, failure } from '../values.js';
 
@@ -14,10 +15,11 @@ export function createLocalProvider(): StorageConnectorProvider {
     category: 'storage',
     provider_type: 'local',
     display_name: 'Local filesystem',
+    storage_backend: 'local',
     config_schema: [{ key: 'root', label: 'Root folder (empty = STORAGE_LOCAL_ROOT)', required: false, secret: false }],
     from_config(config, ctx) {
-      const configured = configText(config, 'root') ?? ctx.settings.extra.STORAGE_LOCAL_ROOT;
-      const root = configured ? path.resolve(configured) : path.join(ctx.settings.DATA_DIR, 'storage');
+      const configured = configText(config, 'root');
+      const root = configured ? path.resolve(configured) : storageSettings(ctx.settings).STORAGE_LOCAL_ROOT;
       const backend_key = ctx.connector_id ? `local:${ctx.connector_id}` : 'local';
       return {
         async test_connection() {

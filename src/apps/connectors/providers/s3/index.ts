@@ -12,6 +12,7 @@ export function createS3Provider(): StorageConnectorProvider {
     category: 'storage',
     provider_type: 's3',
     display_name: 'S3-compatible object storage',
+    storage_backend: 'object_store_a',
     config_schema: [
       { key: 'bucket', label: 'Bucket', required: true, secret: false },
       { key: 'region', label: 'Region', required: false, secret: false },
