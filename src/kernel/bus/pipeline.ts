@@ -1,11 +1,10 @@
 import { checkAccess } from '../access.js';
-import { delegateOf } from '../data/delegate.js';
 import { coerceScalar } from '../data/values.js';
 import { systemPrincipal, type DbClient, type Env, type Principal, type RootDbClient } from '../env.js';
-import { AccessDenied, AuthenticationRequired, BadRequest, NotFound, ValidationError } from '../errors.js';
+import { AccessDenied, AuthenticationRequired, BadRequest, ValidationError } from '../errors.js';
 import type { Registry, ResolvedCommand } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
-import { recordId, scopedWhere } from '../commands/crud.js';
+import { findScoped } from '../commands/crud.js';
 import { runPostHooks, runPreHooks } from './hooks.js';
 
 export interface EmittedEvent { name: string; payload: Record<string, unknown>; source: string }
@@ -84,12 +83,7 @@ async function runModelCommand(env: Env, cmd: ResolvedCommand, payload: Record<s
   let before: Record<string, unknown> | undefined;
   if (cmd.record) {
     if (!model) throw new BadRequest(`${cmd.name} is a record command without a model`);
-    const id = recordId(model, payload.id);
-    const row = await delegateOf(env.db, model).findFirst({
-      where: { AND: [{ record_uuid: id }, scopedWhere(env, model, cmd.op)] },
-      select: { record_uuid: true },
-    });
-    if (!row) throw new NotFound(`${model.key} ${payload.id} not found`, { model: model.key, id: payload.id }, 'RECORD_NOT_FOUND');
+    const row = await findScoped(env, model, payload.id, cmd.op, { record_uuid: true });
     before = { id: row.record_uuid };
   }
   const verb = cmd.name.slice(cmd.name.lastIndexOf('.') + 1);

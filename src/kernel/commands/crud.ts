@@ -99,11 +99,27 @@ function pageNumber(v: unknown, name: string): number | undefined {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const recordNotFound = (model: ResolvedModel, id: unknown) =>
+  new NotFound(`${model.key} ${String(id)} not found`, { model: model.key, id }, 'RECORD_NOT_FOUND');
+
 /** A record id from the outside: not a UUID means no such record (PostgreSQL would reject the cast). */
-export function recordId(model: ResolvedModel, id: unknown): string {
+function recordId(model: ResolvedModel, id: unknown): string {
   if (typeof id !== 'string') throw new BadRequest('payload.id must be a record id', undefined, 'INVALID_PAYLOAD');
-  if (!UUID_RE.test(id)) throw new NotFound(`${model.key} ${id} not found`, { model: model.key, id }, 'RECORD_NOT_FOUND');
+  if (!UUID_RE.test(id)) throw recordNotFound(model, id);
   return id.toLowerCase();
+}
+
+/**
+ * One record by id, if the record rules of `op` let the caller reach it; otherwise 404, so a
+ * record outside the caller's scope looks the same as one that does not exist.
+ */
+export async function findScoped(env: Env, model: ResolvedModel, id: unknown, op: AccessOp, select?: Record<string, true>) {
+  const row = await delegateOf(env.db, model).findFirst({
+    where: { AND: [{ record_uuid: recordId(model, id) }, scopedWhere(env, model, op)] },
+    ...(select ? { select } : {}),
+  });
+  if (!row) throw recordNotFound(model, id);
+  return row;
 }
 
 /**
@@ -116,12 +132,6 @@ async function checkWrittenRecord(env: Env, model: ResolvedModel, dbid: unknown,
   if (!row) throw new AccessDenied(`the record would fall outside what your role may ${op} in ${model.key}`, { model: model.key, op });
 }
 
-async function loadForWrite(env: Env, model: ResolvedModel, id: unknown, op: AccessOp) {
-  id = recordId(model, id);
-  const row = await delegateOf(env.db, model).findFirst({ where: { AND: [{ record_uuid: id }, scopedWhere(env, model, op)] } });
-  if (!row) throw new NotFound(`${model.key} ${id} not found`, { model: model.key, id }, 'RECORD_NOT_FOUND');
-  return row;
-}
 
 const record = (env: Env, model: ResolvedModel, row: Record<string, unknown>) =>
   toRecord(model, row, (f) => !canReadField(model, f, env.principal));
@@ -222,13 +232,7 @@ export const crudCommands: CommandDecl[] = [
     description: 'One record by id: { model, id, fields? }',
     async handler(env, payload) {
       const model = targetModel(env, payload, 'read');
-      const id = recordId(model, payload.id);
-      const row = await delegateOf(env.db, model).findFirst({
-        where: { AND: [{ record_uuid: id }, scopedWhere(env, model, 'read')] },
-        select: selectFor(model, payload.fields, env),
-      });
-      if (!row) throw new NotFound(`${model.key} ${payload.id} not found`, { model: model.key, id: payload.id }, 'RECORD_NOT_FOUND');
-      return record(env, model, row);
+      return record(env, model, await findScoped(env, model, payload.id, 'read', selectFor(model, payload.fields, env)));
     },
   },
   {
@@ -279,7 +283,7 @@ export const crudCommands: CommandDecl[] = [
       const model = targetModel(env, payload, 'update');
       const values = (payload.values ?? {}) as Record<string, unknown>;
       checkUserValues(env, model, values);
-      const row = await loadForWrite(env, model, payload.id, 'update');
+      const row = await findScoped(env, model, payload.id, 'update');
       const expected = checkRevision(payload);
       if (expected !== undefined && expected !== row.revision) {
         throw new StaleRevision(model.key, String(payload.id), expected, row.revision as number);
@@ -306,7 +310,7 @@ export const crudCommands: CommandDecl[] = [
     description: 'Delete a record: { model, id }',
     async handler(env, payload) {
       const model = targetModel(env, payload, 'delete');
-      const row = await loadForWrite(env, model, payload.id, 'delete');
+      const row = await findScoped(env, model, payload.id, 'delete');
       const before = record(env.sudo(), model, row);
       const ctx = { env, model: model.key, op: 'delete', payload: { ...payload }, before };
       await runPreHooks(ctx);
