@@ -1,3 +1,4 @@
+import type { Reader } from './db/readers/types.js';
 import type { Registry } from './registry/registry.js';
 import type { Settings } from './settings.js';
 
@@ -71,6 +72,12 @@ export interface Env {
   readonly settings: Settings;
   /** The transaction the command runs in. */
   readonly db: DbClient;
+  /**
+   * Set only when the command runs outside a transaction (read-only commands): plain reads go
+   * through it as compiled SQL instead of Prisma. Inside a transaction reads must see its own
+   * writes, so they stay on `db`.
+   */
+  readonly reader?: Reader;
   readonly provider: 'sqlite' | 'postgresql';
   /** Run another command inside the same transaction (its own access checks and hooks apply). */
   dispatch<T = unknown>(command: string, payload?: Record<string, unknown>): Promise<T>;

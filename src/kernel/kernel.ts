@@ -107,7 +107,7 @@ export class Kernel implements EnvCore {
         return r;
       }, TX_OPTIONS);
     } else {
-      result = await fn(makeEnv(this, client, principal, sink), sink);
+      result = await fn(makeEnv(this, client, principal, sink, this.tenants.readerFor(client)), sink);
       if (sink.events.length) wrote = await writeOutbox(client, this.registry, tenant, sink.events);
     }
     for (const fn of sink.afterCommit) fn();

@@ -2,6 +2,7 @@ import { checkAccess } from '../access.js';
 import { coerceScalar } from '../data/values.js';
 import { systemPrincipal, type DbClient, type Env, type Principal, type RootDbClient } from '../env.js';
 import { AccessDenied, AuthenticationRequired, BadRequest, ValidationError } from '../errors.js';
+import type { Reader } from '../db/readers/types.js';
 import type { Registry, ResolvedCommand } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
 import { findScoped } from '../commands/crud.js';
@@ -29,7 +30,7 @@ export interface EnvCore {
 export const newSink = (): Sink => ({ events: [], changes: [], current: [], afterCommit: [] });
 
 /** The env a command sees; `dispatch` nests in the same transaction and sink. */
-export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink: Sink): Env {
+export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink: Sink, reader?: Reader): Env {
   const env: Env = {
     principal,
     tenant: principal.tenant_id,
@@ -37,9 +38,10 @@ export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink:
     settings: core.settings,
     provider: core.provider,
     db,
+    reader,
     dispatch: <T>(command: string, payload: Record<string, unknown> = {}) => runCommand(env, sink, command, payload) as Promise<T>,
     emit: (name, payload) => { sink.events.push({ name, payload, source: sink.current.at(-1) ?? 'unknown' }); },
-    sudo: () => (principal.kind === 'system' ? env : makeEnv(core, db, systemPrincipal(principal.tenant_id), sink)),
+    sudo: () => (principal.kind === 'system' ? env : makeEnv(core, db, systemPrincipal(principal.tenant_id), sink, reader)),
     afterCommit: (fn) => { sink.afterCommit.push(fn); },
     transaction: (fn) => {
       const root = db as Partial<RootDbClient>;

@@ -10,7 +10,8 @@ import { toRecord, toWriteData } from '../data/values.js';
 import type { Env } from '../env.js';
 import { BadRequest, NotFound, StaleRevision, ValidationError } from '../errors.js';
 import { runPostHooks, runPreHooks } from '../bus/hooks.js';
-import { parseOrder, type ResolvedModel } from '../registry/model.js';
+import { parseOrder, type ResolvedField, type ResolvedModel } from '../registry/model.js';
+import { countRecords, searchRecords } from '../data/sql/reads.js';
 import { readGroup } from './read-group.js';
 
 /** The model a generic command targets, with RBAC checked for `op`. */
@@ -73,23 +74,28 @@ const badOrder = (o: unknown): never => {
   throw new BadRequest(`order must be text like "name asc", got ${JSON.stringify(o)}`, undefined, 'INVALID_ORDER');
 };
 
-/** Prisma `select` for the requested fields (always the id), or every readable stored field. */
-function selectFor(model: ResolvedModel, fields: unknown, env: Env): Record<string, true> {
-  const select: Record<string, true> = { record_uuid: true };
+/** The stored fields a read returns: the requested ones (always the id), or every readable one. */
+function readableFields(model: ResolvedModel, fields: unknown, env: Env): ResolvedField[] {
   const names = fields === undefined || fields === null ? null : fields;
   if (names !== null && (!Array.isArray(names) || names.some((n) => typeof n !== 'string'))) {
     throw new BadRequest('fields must be a list of field names', undefined, 'INVALID_FIELDS');
   }
+  const out: ResolvedField[] = [];
   for (const f of model.fields.values()) {
-    if (!f.stored || f.private || !canReadField(model, f, env.principal)) continue;
+    if (!f.stored || (f.name !== 'record_uuid' && (f.private || !canReadField(model, f, env.principal)))) continue;
     if (names && !names.includes(f.name) && f.name !== 'record_uuid') continue;
-    select[f.name] = true;
+    out.push(f);
   }
   for (const n of (names as string[] | null) ?? []) {
-    if (n !== 'id' && !select[n]) throw new BadRequest(`${model.key} has no readable field "${n}"`, { field: n }, 'INVALID_FIELDS');
+    if (n !== 'id' && !out.some((f) => f.name === n)) throw new BadRequest(`${model.key} has no readable field "${n}"`, { field: n }, 'INVALID_FIELDS');
   }
-  return select;
+  return out;
 }
+
+const selectOf = (fields: ResolvedField[]): Record<string, true> => Object.fromEntries(fields.map((f) => [f.name, true]));
+
+/** Plain reads outside a transaction go to SQL directly (src/kernel/data/sql); inside one, through Prisma. */
+const sqlReads = (env: Env) => (env.reader ? { registry: env.registry, dialect: env.provider, reader: env.reader } : null);
 
 function pageNumber(v: unknown, name: string): number | undefined {
   if (v === undefined || v === null) return undefined;
@@ -232,7 +238,13 @@ export const crudCommands: CommandDecl[] = [
     description: 'One record by id: { model, id, fields? }',
     async handler(env, payload) {
       const model = targetModel(env, payload, 'read');
-      return record(env, model, await findScoped(env, model, payload.id, 'read', selectFor(model, payload.fields, env)));
+      const fields = readableFields(model, payload.fields, env);
+      const sql = sqlReads(env);
+      if (!sql) return record(env, model, await findScoped(env, model, payload.id, 'read', selectOf(fields)));
+      const where = { AND: [{ record_uuid: { equals: recordId(model, payload.id) } }, scopedWhere(env, model, 'read')] };
+      const [found] = await searchRecords(sql, model, { where, orderBy: [], take: 1, fields });
+      if (!found) throw recordNotFound(model, payload.id);
+      return found;
     },
   },
   {
@@ -245,11 +257,16 @@ export const crudCommands: CommandDecl[] = [
       const where = scopedWhere(env, model, 'read', payload.domain);
       const limit = pageNumber(payload.limit, 'limit');
       const offset = pageNumber(payload.offset, 'offset') ?? 0;
+      const fields = readableFields(model, payload.fields, env);
+      const order = orderBy(model, payload.order, env);
+      const sql = sqlReads(env);
+      if (sql) {
+        const items = await searchRecords(sql, model, { where, orderBy: order, take: limit, skip: offset, fields });
+        const total = payload.count ? await countRecords(sql, model, where) : undefined;
+        return { items, total, limit: limit ?? null, offset };
+      }
       const d = delegateOf(env.db, model);
-      const rows = await d.findMany({
-        where, orderBy: orderBy(model, payload.order, env), take: limit, skip: offset,
-        select: selectFor(model, payload.fields, env),
-      });
+      const rows = await d.findMany({ where, orderBy: order, take: limit, skip: offset, select: selectOf(fields) });
       const items = rows.map((r) => record(env, model, r));
       const total = payload.count ? await d.count({ where }) : undefined;
       return { items, total, limit: limit ?? null, offset };
@@ -262,7 +279,9 @@ export const crudCommands: CommandDecl[] = [
     description: 'Number of records matching a domain: { model, domain? }',
     async handler(env, payload) {
       const model = targetModel(env, payload, 'read');
-      return { count: await delegateOf(env.db, model).count({ where: scopedWhere(env, model, 'read', payload.domain) }) };
+      const where = scopedWhere(env, model, 'read', payload.domain);
+      const sql = sqlReads(env);
+      return { count: sql ? await countRecords(sql, model, where) : await delegateOf(env.db, model).count({ where }) };
     },
   },
   {

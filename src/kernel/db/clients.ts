@@ -1,6 +1,10 @@
+import pg from 'pg';
 import type { RootDbClient } from '../env.js';
 import type { DbProvider } from '../generate/prisma-schema.js';
 import type { Settings } from '../settings.js';
+import { createPostgresReader } from './readers/postgresql/index.js';
+import { createSqliteReader } from './readers/sqlite/index.js';
+import type { Reader } from './readers/types.js';
 
 type ClientCtor = new (opts: { adapter: unknown; log?: unknown[] }) => RootDbClient;
 
@@ -19,28 +23,63 @@ function clientCtor(provider: DbProvider): Promise<ClientCtor> {
   return c;
 }
 
-/** Query listeners (tests counting SQL, the benchmark) see every statement of every tenant. */
+/** Query listeners (tests counting SQL, the benchmark) see every statement of every tenant, on both paths. */
 export type QueryListener = (e: { query: string; duration: number; tenantLocation: string }) => void;
 const listeners = new Set<QueryListener>();
 export function onQuery(fn: QueryListener): () => void {
   listeners.add(fn);
   return () => listeners.delete(fn);
 }
+function report(query: string, duration: number, tenantLocation: string): void {
+  for (const fn of listeners) fn({ query, duration, tenantLocation });
+}
 
-export async function createClient(provider: DbProvider, location: string, settings: Settings): Promise<RootDbClient> {
+/** The reader, reporting its statements to the query listeners like Prisma's do. */
+function withQueryLog(reader: Reader, location: string): Reader {
+  return {
+    async rows(sql, params) {
+      if (listeners.size === 0) return reader.rows(sql, params);
+      const start = performance.now();
+      try {
+        return await reader.rows(sql, params);
+      } finally {
+        report(sql, performance.now() - start, location);
+      }
+    },
+    close: () => reader.close(),
+  };
+}
+
+export interface TenantConnection {
+  /** Prisma: writes, transactions, and everything that is not a plain read. */
+  client: RootDbClient;
+  /** Plain reads outside transactions (src/kernel/data/sql). */
+  reader: Reader;
+}
+
+export async function createConnection(provider: DbProvider, location: string, settings: Settings): Promise<TenantConnection> {
   const Ctor = await clientCtor(provider);
   let adapter: unknown;
+  let reader: Reader;
   if (provider === 'sqlite') {
     const { PrismaBetterSqlite3 } = await import('@prisma/adapter-better-sqlite3');
     adapter = new PrismaBetterSqlite3({ url: location, timeout: 10_000 });
+    reader = createSqliteReader(location);
   } else {
     const { PrismaPg } = await import('@prisma/adapter-pg');
-    adapter = new PrismaPg({ connectionString: location, max: settings.PG_POOL_MAX });
+    // one pool per tenant database, shared by Prisma and the reader; the reader's close ends it
+    const pool = new pg.Pool({ connectionString: location, max: settings.PG_POOL_MAX });
+    adapter = new PrismaPg(pool);
+    reader = createPostgresReader(pool);
   }
   const client = new Ctor({ adapter, log: [{ emit: 'event', level: 'query' }] });
   (client as unknown as { $on(e: 'query', fn: (q: { query: string; duration: number }) => void): void })
-    .$on('query', (q) => {
-      for (const fn of listeners) fn({ query: q.query, duration: q.duration, tenantLocation: location });
-    });
-  return client;
+    .$on('query', (q) => report(q.query, q.duration, location));
+  return { client, reader: withQueryLog(reader, location) };
+}
+
+/** Closes Prisma first (it may still hand a pooled connection back), then the reader. */
+export async function closeConnection(c: TenantConnection): Promise<void> {
+  await c.client.$disconnect();
+  await c.reader.close();
 }

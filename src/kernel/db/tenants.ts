@@ -9,7 +9,8 @@ import {
   listPostgresDatabases, type StoredMigration,
 } from '../migrate/runner.js';
 import type { Settings } from '../settings.js';
-import { createClient } from './clients.js';
+import { closeConnection, createConnection, type TenantConnection } from './clients.js';
+import type { Reader } from './readers/types.js';
 
 /** Tenant keys are slugs: lowercase letters and digits, single hyphens inside. */
 const TENANT_RE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,39}$/;
@@ -39,7 +40,8 @@ export class TenantDatabases {
   private readonly migrations: StoredMigration[];
   private readonly onOpen?: TenantDatabasesOptions['onOpen'];
   private readonly opening = new Map<string, Promise<RootDbClient>>();
-  private readonly clients: LRUCache<string, RootDbClient>;
+  private readonly clients: LRUCache<string, TenantConnection>;
+  private readonly readers = new WeakMap<RootDbClient, Reader>();
 
   constructor(opts: TenantDatabasesOptions) {
     this.settings = opts.settings;
@@ -49,11 +51,11 @@ export class TenantDatabases {
     }
     this.migrations = opts.migrations;
     this.onOpen = opts.onOpen;
-    this.clients = new LRUCache<string, RootDbClient>({
+    this.clients = new LRUCache<string, TenantConnection>({
       max: opts.settings.TENANT_CACHE_MAX,
       // a request may still hold the client for a moment after eviction: close it a little later
-      dispose: (client, _tenant, reason) => {
-        if (reason === 'evict') setTimeout(() => void client.$disconnect(), 5_000).unref();
+      dispose: (conn, _tenant, reason) => {
+        if (reason === 'evict') setTimeout(() => void closeConnection(conn), 5_000).unref();
       },
     });
   }
@@ -75,7 +77,7 @@ export class TenantDatabases {
   /** The tenant's client, creating and migrating its database on first use. */
   async get(tenant: string): Promise<RootDbClient> {
     const cached = this.clients.get(tenant);
-    if (cached) return cached;
+    if (cached) return cached.client;
     let pending = this.opening.get(tenant);
     if (!pending) {
       pending = this.open(checkTenantKey(tenant)).finally(() => this.opening.delete(tenant));
@@ -84,26 +86,32 @@ export class TenantDatabases {
     return pending;
   }
 
+  /** The read connection that belongs to an open tenant client (reads outside transactions). */
+  readerFor(client: RootDbClient): Reader | undefined {
+    return this.readers.get(client);
+  }
+
   private async open(tenant: string): Promise<RootDbClient> {
-    let client: RootDbClient;
+    let conn: TenantConnection;
     if (this.provider === 'sqlite') {
       const file = this.sqliteFile(tenant);
       await applySqliteMigrations(file, this.migrations);
-      client = await createClient('sqlite', file, this.settings);
+      conn = await createConnection('sqlite', file, this.settings);
     } else {
       const db = this.pgDatabase(tenant);
       await ensurePostgresDatabase(this.settings.DATABASE_URL, db);
       await applyPostgresMigrations(this.pgUrl(db), this.migrations);
-      client = await createClient('postgresql', this.pgUrl(db), this.settings);
+      conn = await createConnection('postgresql', this.pgUrl(db), this.settings);
     }
+    this.readers.set(conn.client, conn.reader);
     try {
-      await this.onOpen?.(tenant, client);
+      await this.onOpen?.(tenant, conn.client);
     } catch (err) {
-      await client.$disconnect();
+      await closeConnection(conn);
       throw err;
     }
-    this.clients.set(tenant, client);
-    return client;
+    this.clients.set(tenant, conn);
+    return conn.client;
   }
 
   /**
@@ -152,10 +160,10 @@ export class TenantDatabases {
 
   async drop(tenant: string): Promise<void> {
     checkTenantKey(tenant);
-    const client = this.clients.get(tenant);
-    if (client) {
+    const conn = this.clients.get(tenant);
+    if (conn) {
       this.clients.delete(tenant);
-      await client.$disconnect();
+      await closeConnection(conn);
     }
     if (this.provider === 'sqlite') {
       const file = this.sqliteFile(tenant);
@@ -169,6 +177,6 @@ export class TenantDatabases {
   async close(): Promise<void> {
     const all = [...this.clients.values()];
     this.clients.clear();
-    await Promise.all(all.map((c) => c.$disconnect()));
+    await Promise.all(all.map(closeConnection));
   }
 }

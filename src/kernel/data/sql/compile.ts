@@ -1,0 +1,90 @@
+import {
+  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
+  SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql,
+} from 'kysely';
+import type { ResolvedField, ResolvedModel } from '../../registry/model.js';
+import type { Registry } from '../../registry/registry.js';
+import type { Where } from '../domain.js';
+import { decoderOf, type Dialect } from './values.js';
+import { whereToSql } from './where.js';
+
+/*
+ * Kysely is used only as a compiler (its DummyDriver never runs anything): it quotes
+ * identifiers, numbers placeholders per dialect and keeps values out of the SQL text. The
+ * statements run on the tenant's own reader, which caches prepared statements by SQL text.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDb = Kysely<any>;
+const builders: Record<Dialect, AnyDb> = {
+  sqlite: new Kysely({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  }),
+  postgresql: new Kysely({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  }),
+};
+
+export interface CompiledSql { sql: string; params: readonly unknown[] }
+
+export interface SearchQuery {
+  where: Where;
+  orderBy: Record<string, 'asc' | 'desc'>[];
+  take?: number;
+  skip?: number;
+  /** Stored fields to read, in order; `record_uuid` among them. */
+  fields: ResolvedField[];
+}
+
+const ROOT = 't0';
+
+function base(registry: Registry, model: ResolvedModel, where: Where, dialect: Dialect) {
+  const scope = { registry, dialect, next: { n: 1 } };
+  const q = builders[dialect].selectFrom(`${model.names.table} as ${ROOT}`);
+  return Object.keys(where).length ? q.where((eb) => whereToSql(eb, model, ROOT, where, scope)) : q;
+}
+
+export function compileSearch(registry: Registry, model: ResolvedModel, query: SearchQuery, dialect: Dialect): CompiledSql {
+  let q = base(registry, model, query.where, dialect).select(query.fields.map((f) => `${ROOT}.${f.name}`));
+  for (const o of query.orderBy) {
+    const [field, dir] = Object.entries(o)[0];
+    q = q.orderBy(`${ROOT}.${field}`, dir);
+  }
+  // SQLite needs a LIMIT before an OFFSET; -1 means none
+  if (query.take !== undefined) q = q.limit(query.take);
+  else if (query.skip && dialect === 'sqlite') q = q.limit(-1);
+  if (query.skip) q = q.offset(query.skip);
+  const c = q.compile();
+  return { sql: c.sql, params: c.parameters };
+}
+
+export function compileCount(registry: Registry, model: ResolvedModel, where: Where, dialect: Dialect): CompiledSql {
+  const c = base(registry, model, where, dialect).select(sql<number>`count(*)`.as('n')).compile();
+  return { sql: c.sql, params: c.parameters };
+}
+
+/** Turns rows (arrays, in `fields` order) into records: `id` from record_uuid, then every field. */
+export function recordBuilder(fields: ResolvedField[], dialect: Dialect): (row: unknown[]) => Record<string, unknown> {
+  const plan = fields.map((f) => ({ name: f.name === 'record_uuid' ? 'id' : f.name, decode: decoderOf(f, dialect) }));
+  // `id` first, as toRecord puts it
+  const idIndex = plan.findIndex((p) => p.name === 'id');
+  const order = [idIndex, ...plan.map((_, i) => i).filter((i) => i !== idIndex)];
+  return (row) => {
+    const out: Record<string, unknown> = {};
+    for (const i of order) {
+      const p = plan[i];
+      const v = row[i];
+      out[p.name] = v === null || v === undefined || !p.decode ? (v ?? null) : p.decode(v);
+    }
+    return out;
+  };
+}

@@ -1,0 +1,43 @@
+import type { ResolvedField } from '../../registry/model.js';
+
+export type Dialect = 'sqlite' | 'postgresql';
+
+/**
+ * A filter value as the column stores it. On SQLite this must match what Prisma's
+ * better-sqlite3 adapter writes (ISO text with `+00:00`, booleans as 1/0), or comparisons
+ * between the two paths would disagree.
+ */
+export function encodeValue(field: ResolvedField, v: unknown, dialect: Dialect): unknown {
+  if (dialect === 'postgresql') return v;
+  if (v instanceof Date) return v.toISOString().replace('Z', '+00:00');
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (field.type === 'json' && v !== null && typeof v === 'object') return JSON.stringify(v);
+  return v;
+}
+
+type Decode = (v: unknown) => unknown;
+
+const isoFromSqlite = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v;
+  // the adapter's format, `2026-01-02T03:04:05.678+00:00`, becomes `…678Z` without a Date
+  if (v.length === 29 && v.endsWith('+00:00')) return `${v.slice(0, 23)}Z`;
+  const d = new Date(v.includes('T') || !v.includes(' ') ? v : `${v.replace(' ', 'T')}Z`);
+  return Number.isNaN(d.getTime()) ? v : d.toISOString();
+};
+
+/** How one column read back becomes the value a record carries (same output as `toRecord`). */
+export function decoderOf(field: ResolvedField, dialect: Dialect): Decode | null {
+  switch (field.type) {
+    case 'datetime':
+      return dialect === 'sqlite' ? isoFromSqlite : (v) => (v instanceof Date ? v.toISOString() : v);
+    case 'boolean':
+      return dialect === 'sqlite' ? (v) => (v === null ? null : v === 1 || v === 1n || v === true) : null;
+    case 'json':
+      return dialect === 'sqlite' ? (v) => (typeof v === 'string' ? JSON.parse(v) : v) : null;
+    case 'integer':
+    case 'float':
+      return (v) => (typeof v === 'bigint' || typeof v === 'string' ? Number(v) : v);
+    default:
+      return null;
+  }
+}
