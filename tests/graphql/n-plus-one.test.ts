@@ -68,3 +68,17 @@ it('the connection with nested references stays constant too (page + count + one
   expect(five.count).toBe(fifty.count);
   expect(fifty.count, fifty.queries.join('\n')).toBe(3);
 });
+
+it('a list reads only the columns its selection needs, through fragments and inline fragments too', async () => {
+  const q = `query { resOrganizations(limit: 5) { ...Named country { ... on ResCountry { code } } } }
+    fragment Named on ResOrganization { id name }`;
+  const r = await countQueries(() => gqlOk(ts, q, {}, { token }));
+  expect(r.result.resOrganizations.find((o: { country: unknown }) => o.country)).toEqual({ id: expect.any(String), name: expect.any(String), country: { code: expect.any(String) } });
+  // the select lists (ORDER BY may name other columns)
+  const [orgs, countries] = r.queries.map((q) => q.slice(0, q.indexOf(' from ')));
+  expect(orgs).toMatch(/"name"/);
+  expect(orgs).toMatch(/"country"/);
+  expect(orgs).not.toMatch(/"is_active"|"code"/);
+  expect(countries).toMatch(/"code"/);
+  expect(countries).not.toMatch(/"name"/);
+});

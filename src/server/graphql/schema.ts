@@ -11,6 +11,7 @@ import type { Registry, ResolvedCommand } from '../../kernel/registry/registry.j
 import type { Principal } from '../../kernel/env.js';
 import type { Loaders } from './loaders.js';
 import { publicCommandName } from '../commands.js';
+import { selectedFields } from './selection.js';
 import { whereToDomain } from './where.js';
 
 export interface GqlContext {
@@ -100,13 +101,14 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
                 // `{ x { id } }` needs no load: the reference already is the id
                 const sel = info.fieldNodes[0]?.selectionSet?.selections ?? [];
                 if (sel.length === 1 && sel[0].kind === 'Field' && sel[0].name.value === 'id') return { id };
-                return ctx.loaders.byId(f.target!).load(id);
+                return ctx.loaders.byId(f.target!, fieldsOf(registry.model(f.target!), info, ctx)).load(id);
               },
             });
           } else if (f.type === 'one2many') {
             out[f.name] = t.field({
               type: [objects.get(f.target!)], nullable: false, description: f.description,
-              resolve: (parent: Rec, _a: Args, ctx: GqlContext) => ctx.loaders.children(f.target!, f.inverse!).load(parent.id as string),
+              resolve: (parent: Rec, _a: Args, ctx: GqlContext, info: AnyRef) =>
+                ctx.loaders.children(f.target!, f.inverse!, fieldsOf(registry.model(f.target!), info, ctx)).load(parent.id as string),
             });
           } else {
             out[f.name] = t.field({
@@ -164,9 +166,9 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     const object = objects.get(m.key);
     const where = wheres.get(m.key);
     const order = (o: unknown) => (o as Rec[] | undefined)?.flatMap((x) => Object.entries(x).map(([k, v]) => `${k} ${v}`)).join(', ') || undefined;
-    const search = (ctx: GqlContext, a: Args, limit: number, offset: number, count = false) =>
+    const search = (ctx: GqlContext, a: Args, limit: number, offset: number, count = false, fields?: string[]) =>
       ctx.kernel.dispatch<{ items: Rec[]; total?: number }>('fw.search', {
-        model: m.key, domain: whereToDomain(registry, m, a.where as Rec), order: order(a.orderBy), limit, offset, count,
+        model: m.key, domain: whereToDomain(registry, m, a.where as Rec), order: order(a.orderBy), limit, offset, count, fields,
       }, ctx.principal);
     const pageArg = (v: unknown, fallback: number) => {
       const x = (v as number | null | undefined) ?? fallback;
@@ -178,13 +180,13 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
 
     b.queryField(n.one, (t: AnyRef) => t.field({
       type: object, nullable: true, args: { id: t.arg.id({ required: true }) },
-      resolve: (_r: unknown, a: Args, ctx: GqlContext) => ctx.loaders.byId(m.key).load(String(a.id)),
+      resolve: (_r: unknown, a: Args, ctx: GqlContext, info: AnyRef) => ctx.loaders.byId(m.key, fieldsOf(m, info, ctx)).load(String(a.id)),
     }));
     b.queryField(n.many, (t: AnyRef) => t.field({
       type: [object], nullable: false,
       args: { where: t.arg({ type: where }), orderBy: t.arg({ type: [orderBy] }), limit: t.arg.int(), offset: t.arg.int() },
-      resolve: async (_r: unknown, a: Args, ctx: GqlContext) =>
-        (await search(ctx, a, pageArg(a.limit, limits.defaultLimit), (a.offset as number) ?? 0)).items,
+      resolve: async (_r: unknown, a: Args, ctx: GqlContext, info: AnyRef) =>
+        (await search(ctx, a, pageArg(a.limit, limits.defaultLimit), (a.offset as number) ?? 0, false, fieldsOf(m, info, ctx))).items,
     }));
     b.queryField(n.connection, (t: AnyRef) => t.field({
       type: common.connection(n.typeName, object), nullable: false,
@@ -440,6 +442,10 @@ function commonTypes(b: Builder) {
 }
 
 /** Relation filter inputs are shared by every model that points at the same target: built once. */
+/** The columns the selection under this field reads (src/server/graphql/selection.ts). */
+const fieldsOf = (m: ResolvedModel, info: AnyRef, ctx: GqlContext): string[] =>
+  selectedFields(m, info.fieldNodes, info.fragments, ctx.principal);
+
 const relationInputs = new WeakMap<Builder, Map<string, AnyRef>>();
 function relationInput(b: Builder, name: string, fields: (t: AnyRef) => Record<string, AnyRef>): AnyRef {
   const cache = relationInputs.get(b) ?? new Map<string, AnyRef>();
