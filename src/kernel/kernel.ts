@@ -9,6 +9,7 @@ import { kernelApp } from './kernel-app.js';
 import { readStoredMigrations } from './migrate/store.js';
 import { loadActiveApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import { delegateOf } from './data/delegate.js';
+import { searchRecords } from './data/sql/reads.js';
 import { loadDataFile } from './seed-data.js';
 import { Registry, type LoadedApp } from './registry/registry.js';
 import { createMemoryPubSub } from './pubsub/memory/index.js';
@@ -138,8 +139,16 @@ export class Kernel implements EnvCore {
 
   /** Seeds every active app whose version this tenant has not initialised yet, in load order. */
   private async initialiseTenant(tenant: string, client: RootDbClient): Promise<void> {
-    const modules = delegateOf(client as DbClient, this.registry.model('ir.module'));
-    const installed = new Map((await modules.findMany({})).map((r) => [r.name as string, r.version as string]));
+    // a plain read on the tenant's reader: opening a tenant whose apps are all seeded never
+    // starts Prisma's query compiler (memory per open tenant, first-request latency)
+    const irModule = this.registry.model('ir.module');
+    const reader = this.tenants.readerFor(client);
+    const rows = reader
+      ? await searchRecords({ registry: this.registry, dialect: this.provider, reader }, irModule, {
+        where: {}, orderBy: [], fields: ['record_uuid', 'name', 'version'].map((f) => irModule.fields.get(f)!),
+      })
+      : await delegateOf(client as DbClient, irModule).findMany({});
+    const installed = new Map(rows.map((r) => [r.name as string, r.version as string]));
     for (const app of this.registry.apps) {
       const version = app.manifest.version;
       if (installed.get(app.name) === version) continue;

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onQuery } from '../../src/kernel/db/clients.ts';
 import { checkTenantKey } from '../../src/kernel/db/tenants.ts';
 import { systemPrincipal } from '../../src/kernel/env.ts';
 import { listPostgresDatabases } from '../../src/kernel/migrate/runner.ts';
@@ -54,6 +55,26 @@ describe.each(PROVIDERS)('tenants on %s', (provider) => {
       expect(tk.kernel.tenants.sqliteFile(B)).toBe(`${tk.dataDir}/tenants/big-co.db`);
     } else {
       expect(await listPostgresDatabases(PG_URL, tk.pgPrefix)).toEqual([`${tk.pgPrefix}acme`, `${tk.pgPrefix}big_co`]);
+    }
+  });
+
+  it('a seeded tenant opened by another process serves reads without building a Prisma client: every statement is a compiled read', async () => {
+    await search(A, { model: 'res.organization' });
+    const other = await bootTestKernel({ provider, dataDir: tk.dataDir, pgPrefix: tk.pgPrefix });
+    try {
+      const seen: string[] = [];
+      const off = onQuery((e) => seen.push(e.query));
+      const page = await other.kernel.dispatch<Page>('fw.search', { model: 'res.organization', limit: 5 }, adminPrincipal(A));
+      off();
+      expect(page.items.length).toBeGreaterThan(0);
+      // the ir.module check on open, then the search itself; Prisma's statements look different
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      for (const q of seen) expect(q).toMatch(/^select "t0"\./);
+      // a write builds the client on first use, and later reads still see it
+      await other.kernel.dispatch('fw.create', { model: 'res.organization', values: { name: 'Written later', code: 'written-later' } }, adminPrincipal(A));
+      expect((await search(A, { model: 'res.organization', domain: [['code', '=', 'written-later']] })).items).toHaveLength(1);
+    } finally {
+      await other.cleanup();
     }
   });
 

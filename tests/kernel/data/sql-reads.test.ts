@@ -165,6 +165,17 @@ describe.each(PROVIDERS)('reads compiled to SQL agree with Prisma on %s', (provi
     await expectFwError(run('fw.read_one', { model: 'crm.lead', id: first.id }, alice), 404, 'RECORD_NOT_FOUND');
   });
 
+  it('the same search asked twice sees what was written in between: statements are cached, results never', async () => {
+    const payload = { model: 'crm.lead', domain: [['closed_at', '=', '2026-05-05T05:05:05.000Z']], count: true };
+    expect(await run('fw.search', payload)).toMatchObject({ items: [], total: 0 });
+    const created = await run('fw.create', { model: 'crm.lead', values: { name: 'Later', closed_at: '2026-05-05T05:05:05.000Z' } });
+    expect(await run('fw.search', payload)).toMatchObject({ items: [{ id: created.id, name: 'Later' }], total: 1 });
+    // the same text on a text field is another query, whatever its printed form
+    expect(await run('fw.count', { model: 'crm.lead', domain: [['name', '=', '2026-05-05T05:05:05.000Z']] })).toEqual({ count: 0 });
+    await run('fw.delete', { model: 'crm.lead', id: created.id });
+    expect(await run('fw.search', payload)).toMatchObject({ items: [], total: 0 });
+  });
+
   it('a read right after a write sees it (the read connection reads the last commit)', async () => {
     const created = await run('fw.create', { model: 'crm.lead', values: { name: 'Fresh', expected_revenue: 3 } });
     expect(await run('fw.read_one', { model: 'crm.lead', id: created.id })).toMatchObject({ name: 'Fresh' });

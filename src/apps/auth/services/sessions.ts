@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
 import { delegateOf } from '../../../kernel/data/delegate.js';
 import { checkTenantKey } from '../../../kernel/db/tenants.js';
-import type { DbClient, Env, Principal } from '../../../kernel/env.js';
+import { systemPrincipal, type DbClient, type Env, type Principal } from '../../../kernel/env.js';
 import { InvalidTokenError } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { authSettings } from '../settings.js';
@@ -153,16 +153,15 @@ export class SessionService {
     const key = `${tenant}:${claims.sid}`;
     let s = this.cache.get(key);
     if (!s) {
-      const db = await this.kernel.tenants.get(checkTenantKey(tenant));
-      const live = await this.sessions(db).findFirst({
-        where: { family_id: claims.sid, user_id: claims.sub, revoked: false, expires_at: { gt: new Date() } },
-        select: { dbid: true },
-      });
+      // plain reads through the bus as the system: outside a transaction they run as compiled SQL
+      const system = systemPrincipal(checkTenantKey(tenant));
+      const search = (model: string, domain: unknown[], fields: string[]) =>
+        this.kernel.dispatch<{ items: Record<string, unknown>[] }>('fw.search', { model, domain, fields, limit: 1 }, system).then((r) => r.items[0]);
+      const live = await search('ir.session', [
+        ['family_id', '=', claims.sid], ['user_id', '=', claims.sub], ['revoked', '=', false], ['expires_at', '>', new Date().toISOString()],
+      ], ['dbid']);
       if (!live) throw new InvalidTokenError('the session has ended');
-      const user = await delegateOf(db, this.kernel.registry.model('res.user')).findUnique({
-        where: { record_uuid: claims.sub },
-        select: { is_active: true, role: true, organization: true },
-      });
+      const user = await search('res.user', [['record_uuid', '=', claims.sub]], ['is_active', 'role', 'organization']);
       if (!user?.is_active) throw new InvalidTokenError('the user is inactive');
       s = { userId: claims.sub, role: user.role as string, organizationId: (user.organization as string | null) ?? null };
       this.cache.set(key, s);
