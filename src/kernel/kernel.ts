@@ -9,7 +9,7 @@ import { kernelApp } from './kernel-app.js';
 import { readStoredMigrations } from './migrate/store.js';
 import { loadActiveApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import { delegateOf } from './data/delegate.js';
-import { searchRecords } from './data/sql/reads.js';
+import { countRecords, searchRecords } from './data/sql/reads.js';
 import { loadDataFile } from './seed-data.js';
 import { Registry, type LoadedApp } from './registry/registry.js';
 import { createMemoryPubSub } from './pubsub/memory/index.js';
@@ -58,8 +58,9 @@ export class Kernel implements EnvCore {
       migrations: readStoredMigrations(layout, settings.DATABASE_URL ? 'postgresql' : 'sqlite'),
       onOpen: async (tenant, client) => {
         await this.initialiseTenant(tenant, client);
-        // deliveries left behind by a process that stopped before handing them over
-        this.worker.kick(tenant);
+        // deliveries left behind by a process that stopped before handing them over; looked
+        // for on the reader, so a tenant without any never builds its Prisma client
+        if (await this.hasOpenDeliveries(client)) this.worker.kick(tenant);
       },
     });
     this.provider = this.tenants.provider;
@@ -135,6 +136,13 @@ export class Kernel implements EnvCore {
   private async deliverEvent(tenant: string, event: FwEvent, handler: (env: Env, e: FwEvent) => Promise<void>): Promise<void> {
     const client = await this.tenants.get(tenant);
     await this.execute(client, systemPrincipal(tenant), (env) => handler(env, event));
+  }
+
+  private async hasOpenDeliveries(client: RootDbClient): Promise<boolean> {
+    const reader = this.tenants.readerFor(client);
+    if (!reader) return true;
+    const where = { status: { in: ['pending', 'processing'] } };
+    return (await countRecords({ registry: this.registry, dialect: this.provider, reader }, this.registry.model('ir.event'), where)) > 0;
   }
 
   /** Seeds every active app whose version this tenant has not initialised yet, in load order. */

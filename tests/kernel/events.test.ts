@@ -167,6 +167,22 @@ describe.each(PROVIDERS)('events on %s', (provider) => {
     expect(seen.flakyAttempts.get(key)).toHaveLength(4);
   });
 
+  it('deliveries a stopped process left in the outbox are delivered when another process opens the tenant', async () => {
+    const T2 = `left-${provider === 'sqlite' ? 's' : 'p'}`;
+    const tag = run('left');
+    const before = await bootTestKernel({ provider, apps: [app], worker: false, dataDir: tk.dataDir, pgPrefix: tk.pgPrefix });
+    await before.kernel.dispatch('event_fixture.emit', { events: [{ name: 'event_fixture.ping', payload: { tag } }] }, adminPrincipal(T2));
+    await before.cleanup();
+    expect(seen.pings.some((e) => e.payload.tag === tag)).toBe(false);
+    const after = await bootTestKernel({ provider, apps: [app], worker: true, dataDir: tk.dataDir, pgPrefix: tk.pgPrefix });
+    try {
+      await after.kernel.tenants.get(T2);
+      await waitFor(() => seen.pings.some((e) => e.payload.tag === tag), 'the left-behind delivery');
+    } finally {
+      await after.cleanup();
+    }
+  });
+
   it('replaying an event id that does not exist answers 404', async () => {
     await expectFwError(tk.kernel.dispatch('ir.event.replay', { id: crypto.randomUUID() }, admin), 404, 'RECORD_NOT_FOUND');
   });
