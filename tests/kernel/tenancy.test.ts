@@ -67,9 +67,10 @@ describe.each(PROVIDERS)('tenants on %s', (provider) => {
       const page = await other.kernel.dispatch<Page>('fw.search', { model: 'res.organization', limit: 5 }, adminPrincipal(A));
       off();
       expect(page.items.length).toBeGreaterThan(0);
-      // the ir.module check on open, then the search itself; Prisma's statements look different
-      expect(seen.length).toBeGreaterThanOrEqual(2);
-      for (const q of seen) expect(q).toMatch(/^select "t0"\./);
+      // on open the ir.module check and the outbox check, then the search itself; the compiled
+      // reads all select from "<table>" as "t0", Prisma's statements look different
+      expect(seen.length).toBeGreaterThanOrEqual(3);
+      for (const q of seen) expect(q).toMatch(/^select .* from "[a-z_]+" as "t0"/);
       // a write builds the client on first use, and later reads still see it
       await other.kernel.dispatch('fw.create', { model: 'res.organization', values: { name: 'Written later', code: 'written-later' } }, adminPrincipal(A));
       expect((await search(A, { model: 'res.organization', domain: [['code', '=', 'written-later']] })).items).toHaveLength(1);
