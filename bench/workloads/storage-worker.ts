@@ -54,14 +54,14 @@ for (const { label, file } of spec.files) {
   const size = fs.statSync(file).size;
   const ids: string[] = [];
   phases.push(await phase(`upload ${label}`, async (i) => {
-    const r = await send('POST', `/api/storage/documents?filename=${encodeURIComponent(`bench-${label}-${i}.bin`)}`, { 'content-type': 'application/octet-stream', 'content-length': size }, fs.createReadStream(file), null);
+    const r = await send('POST', `/api/storage/documents?filename=${encodeURIComponent(`bench-${label}-${i}.bin`)}`, { 'content-type': 'application/octet-stream', 'content-length': size }, fs.createReadStream(file, { highWaterMark: 1 << 20 }), null);
     if (r.status !== 201) throw new Error(`upload ${label}: ${r.status} ${r.text.slice(0, 300)}`);
     ids.push((JSON.parse(r.text) as { id: string }).id);
     return size;
   }));
   const out = path.join(spec.outDir, `download-${label}.bin`);
   phases.push(await phase(`download ${label}`, async (i) => {
-    const r = await send('GET', `/api/storage/documents/${ids[i % ids.length]}/download`, {}, null, fs.createWriteStream(out));
+    const r = await send('GET', `/api/storage/documents/${ids[i % ids.length]}/download`, {}, null, fs.createWriteStream(out, { highWaterMark: 1 << 20 }));
     if (r.status !== 200 || r.bytes !== size) throw new Error(`download ${label}: ${r.status}, ${r.bytes} of ${size} bytes`);
     return size;
   }));

@@ -27,6 +27,13 @@ export function hashingCounter(ctx: StorageContext, max?: number) {
 }
 
 /**
+ * Bytes per file read and per buffered write: 1 MiB instead of Node's 64 KiB (reads) and 16 KiB
+ * (writes) cuts the system calls and thread-pool round trips of a 50 MB object by 16×, and
+ * stays far below the 32 MB memory budget of a transfer.
+ */
+const CHUNK = 1024 * 1024;
+
+/**
  * The built-in filesystem backend. Writes stream into a temp file in the target directory,
  * hashing on the way, then fsync and rename: a reader sees the whole object or none, and a
  * crash mid-write leaves only a hidden temp file that listings ignore.
@@ -60,7 +67,7 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
       const counter = hashingCounter(ctx, meta.max_bytes);
       try {
         const source = Buffer.isBuffer(content) ? Readable.from([content]) : content;
-        await pipeline(source, counter.stream, fs.createWriteStream(tmp, { flags: 'wx' }));
+        await pipeline(source, counter.stream, fs.createWriteStream(tmp, { flags: 'wx', highWaterMark: CHUNK }));
         const fh = await fsp.open(tmp, 'r');
         await fh.sync();
         await fh.close();
@@ -78,7 +85,7 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
       const ctx = { backend_key, key, operation: 'get' };
       const file = resolve(key, 'get');
       const stat = await fsp.stat(file).catch((e) => notFound(e, ctx));
-      const stream = fs.createReadStream(file, range ? { start: range.start, end: range.end } : {});
+      const stream = fs.createReadStream(file, { highWaterMark: CHUNK, ...(range ? { start: range.start, end: range.end } : {}) });
       return { stream, size: range ? range.end - range.start + 1 : stat.size, mime_type: mimeOf(key) };
     },
 
