@@ -113,6 +113,10 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
       const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
       response.headers.forEach((value, key) => { void reply.header(key, value); });
       void reply.status(response.status);
+      // a single result is sent as its text; only streams (SSE subscriptions, incremental
+      // delivery) go through Fastify's stream path, which costs a pipe per request
+      const type = response.headers.get('content-type') ?? '';
+      if (type.startsWith('application/json') || type.startsWith('application/graphql-response+json')) return reply.send(await response.text());
       return reply.send(response.body);
     },
   });

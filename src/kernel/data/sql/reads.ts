@@ -22,15 +22,14 @@ function builderFor(model: ResolvedModel, fields: ResolvedField[], dialect: Dial
 /*
  * Compiled statements by the query itself (model, where with its values, order, page, fields):
  * the same list page or filter is asked again and again, and building plus compiling it costs
- * more than running it on SQLite. Dates are tagged so a date and a text that print the same
- * never share an entry. Bounded; a miss only costs a compile.
+ * more than running it on SQLite. A plain JSON key is unambiguous because every value in a
+ * `where` was coerced by its field's type (a datetime field always holds a Date, a text field
+ * text), and the field name is part of the key. Bounded; a miss only costs a compile.
  */
 const compiledBy = new WeakMap<Registry, LRUCache<string, CompiledSql>>();
 
 function keyOf(kind: string, ctx: SqlReadContext, model: ResolvedModel, parts: unknown): string {
-  return `${kind}|${ctx.dialect}|${model.key}|${JSON.stringify(parts, function (this: Record<string, unknown>, k, v) {
-    return this[k] instanceof Date ? { $date: (this[k] as Date).getTime() } : v;
-  })}`;
+  return `${kind}|${ctx.dialect}|${model.key}|${JSON.stringify(parts)}`;
 }
 
 function cached(registry: Registry, key: string, compile: () => CompiledSql): CompiledSql {
