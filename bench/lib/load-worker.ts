@@ -27,6 +27,12 @@ export interface LoadJob {
    * to the microsecond (autocannon's histogram counts whole milliseconds).
    */
   probe?: boolean;
+  /**
+   * Probe only: send at most one request per interval (open loop). A probe that measures latency
+   * must not itself load the server: closed-loop pings took ~15% of the server core away from
+   * the logins they were measured beside.
+   */
+  intervalMs?: number;
 }
 
 export interface LoadResult {
@@ -84,6 +90,10 @@ async function probe(job: LoadJob, durationS: number): Promise<any> {
   let errors = 0;
   const t0 = performance.now();
   for (let i = 0; performance.now() - t0 < durationS * 1000 && i < 1_000_000; i++) {
+    if (job.intervalMs) {
+      const wait = t0 + i * job.intervalMs - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
     const t = performance.now();
     const status = await new Promise<number>((resolve) => {
       const req = http.request({ host: url.hostname, port: url.port, method: job.method, path: job.paths[i % job.paths.length], headers: job.headers, agent, timeout: (job.timeoutS ?? 30) * 1000 }, (res) => {

@@ -49,7 +49,7 @@ export async function loginWorkload(b: Bench, server: FwServer, token: string): 
   }
   for (const body of bodies.slice(0, 2)) await ok(base, 'POST', '/api/auth/login', { body: JSON.parse(body), timeoutMs: 60_000 });
 
-  const probe = job(b, { name: 'probe', base, method: 'GET', paths: ['/api/base/ping'], headers: { authorization: `Bearer ${token}` }, connections: 1, probe: true });
+  const probe = job(b, { name: 'probe', base, method: 'GET', paths: ['/api/base/ping'], headers: { authorization: `Bearer ${token}` }, connections: 1, probe: true, intervalMs: 10 });
   b.log('workload 5: cheap request, idle');
   const [idle] = await measure(server.pid, [probe]);
 
