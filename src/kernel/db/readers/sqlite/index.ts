@@ -8,25 +8,60 @@ type Statement = Database.Statement<unknown[], unknown[]>;
  * A second, read-only connection to the tenant's file. WAL lets it read the last committed
  * state while the Prisma connection writes, and its prepared statements are kept by SQL text
  * (the compiler gives one text per query shape), which Prisma's adapter does not do.
+ *
+ * Results are kept too (`cacheRows` rows in all, LRU), and handed out again only while the
+ * database is unchanged: `PRAGMA data_version` on this connection changes whenever any other
+ * connection (the Prisma client, another process, a migration) commits, and since this one never
+ * writes, every commit is another's. The check runs before every read, in the same synchronous
+ * call, so a cached result is never older than the last commit seen.
  */
-export function createSqliteReader(file: string, opts: { statements?: number; busyTimeoutMs?: number } = {}): Reader {
+export function createSqliteReader(file: string, opts: { statements?: number; busyTimeoutMs?: number; cacheRows?: number } = {}): Reader {
   const db = new Database(file, { readonly: true, fileMustExist: true, timeout: opts.busyTimeoutMs ?? 10_000 });
-  const cache = new LRUCache<string, Statement>({ max: opts.statements ?? 200 });
+  const statements = new LRUCache<string, Statement>({ max: opts.statements ?? 200 });
+  const cacheRows = opts.cacheRows ?? 0;
+  const results = cacheRows > 0
+    ? new LRUCache<string, unknown[][]>({ maxSize: cacheRows, sizeCalculation: (rows) => rows.length + 1 })
+    : null;
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  let seenVersion = -1;
+  let hits = 0;
+  let misses = 0;
+
+  const run = (sql: string, params: readonly unknown[]): unknown[][] => {
+    let st = statements.get(sql);
+    if (!st) {
+      st = db.prepare<unknown[], unknown[]>(sql).raw(true);
+      statements.set(sql, st);
+    }
+    return st.all(...params);
+  };
+
   return {
     rows(sql, params) {
-      let st = cache.get(sql);
-      if (!st) {
-        st = db.prepare<unknown[], unknown[]>(sql).raw(true);
-        cache.set(sql, st);
-      }
       try {
-        return Promise.resolve(st.all(...params));
+        if (!results) return Promise.resolve(run(sql, params));
+        const version = dataVersion.get()!;
+        if (version !== seenVersion) {
+          results.clear();
+          seenVersion = version;
+        }
+        const key = `${sql}\u0000${JSON.stringify(params)}`;
+        let rows = results.get(key);
+        if (rows) hits++;
+        else {
+          misses++;
+          rows = run(sql, params);
+          results.set(key, rows);
+        }
+        return Promise.resolve(rows);
       } catch (err) {
         return Promise.reject(err);
       }
     },
+    stats: () => ({ hits, misses }),
     close() {
-      cache.clear();
+      statements.clear();
+      results?.clear();
       db.close();
       return Promise.resolve();
     },

@@ -1,0 +1,76 @@
+/**
+ * SQLite read results are kept per open tenant and served again only while nothing has been
+ * committed to the database since (PRAGMA data_version on the read connection): a write through
+ * the kernel, or by any other connection or process, makes the next read run again.
+ */
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../../../src/kernel/env.ts';
+import { adminPrincipal, bootTestKernel, userPrincipal, type TestKernel } from '../../helpers/kernel.ts';
+
+type Page = { items: Array<Record<string, unknown> & { id: string }>; total?: number };
+
+describe('the SQLite read cache', () => {
+  let tk: TestKernel;
+  const T = 'readcache';
+  const admin = adminPrincipal(T);
+  const run = <R = Page>(command: string, payload: Record<string, unknown>, p: Principal = admin) => tk.kernel.dispatch<R>(command, payload, p);
+  const stats = async () => tk.kernel.tenants.readerFor(await tk.kernel.tenants.get(T))!.stats();
+  const names = async (p: Principal = admin) =>
+    (await run('fw.search', { model: 'crm.lead', order: 'name asc', count: true }, p)).items.map((r) => r.name);
+
+  beforeAll(async () => {
+    tk = await bootTestKernel();
+    await run('fw.create', { model: 'crm.lead', values: { name: 'First' } });
+  });
+  afterAll(async () => {
+    await tk?.cleanup();
+  });
+
+  it('the same search again is answered from the cache, with equal records', async () => {
+    const first = await run('fw.search', { model: 'crm.lead', order: 'name asc', count: true });
+    const before = await stats();
+    const again = await run('fw.search', { model: 'crm.lead', order: 'name asc', count: true });
+    const after = await stats();
+    expect(again).toEqual(first);
+    expect(after.hits - before.hits).toBe(2); // the page and the count
+    expect(after.misses).toBe(before.misses);
+  });
+
+  it('a write through the kernel makes the next read run again and see it', async () => {
+    await names();
+    await run('fw.create', { model: 'crm.lead', values: { name: 'Second' } });
+    const before = await stats();
+    expect(await names()).toEqual(['First', 'Second']);
+    expect((await stats()).misses).toBeGreaterThan(before.misses);
+  });
+
+  it('a commit by another connection to the file (another process) is seen by the next read', async () => {
+    expect(await names()).toEqual(['First', 'Second']);
+    const other = new Database(tk.kernel.tenants.sqliteFile(T));
+    other.prepare("update crm_lead set name = 'Renamed elsewhere' where name = 'First'").run();
+    other.close();
+    expect(await names()).toEqual(['Renamed elsewhere', 'Second']);
+  });
+
+  it('results are kept per query and values: a user under record rules gets only their own', async () => {
+    const org = (await run<{ id: string }>('fw.create', { model: 'res.organization', values: { name: 'Rules Org' } })).id;
+    await run('fw.create', { model: 'crm.lead', values: { name: 'In org', organization: org } });
+    const user = userPrincipal(T, { organization_id: org });
+    expect(await names(user)).toEqual(['In org']);
+    expect(await names()).toEqual(['In org', 'Renamed elsewhere', 'Second']);
+    expect(await names(user)).toEqual(['In org']);
+  });
+
+  it('READ_CACHE_ROWS=0 turns it off: every read runs', async () => {
+    const off = await bootTestKernel({ settings: { READ_CACHE_ROWS: '0' } });
+    try {
+      const p = adminPrincipal('nocache');
+      await off.kernel.dispatch('fw.count', { model: 'res.country' }, p);
+      await off.kernel.dispatch('fw.count', { model: 'res.country' }, p);
+      expect(off.kernel.tenants.readerFor(await off.kernel.tenants.get('nocache'))!.stats()).toEqual({ hits: 0, misses: 0 });
+    } finally {
+      await off.cleanup();
+    }
+  });
+});
