@@ -1,6 +1,7 @@
 import {
   DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
   SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql,
+  type DatabaseIntrospector, type DialectAdapter, type QueryCompiler,
 } from 'kysely';
 import type { ResolvedField, ResolvedModel } from '../../registry/model.js';
 import type { Registry } from '../../registry/registry.js';
@@ -15,23 +16,21 @@ import { whereToSql } from './where.js';
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
+function compileOnly(parts: {
+  adapter: new () => DialectAdapter; introspector: new (db: AnyDb) => DatabaseIntrospector; compiler: new () => QueryCompiler;
+}): AnyDb {
+  return new Kysely({
+    dialect: {
+      createAdapter: () => new parts.adapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new parts.introspector(db),
+      createQueryCompiler: () => new parts.compiler(),
+    },
+  });
+}
 const builders: Record<Dialect, AnyDb> = {
-  sqlite: new Kysely({
-    dialect: {
-      createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new SqliteIntrospector(db),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-    },
-  }),
-  postgresql: new Kysely({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  }),
+  sqlite: compileOnly({ adapter: SqliteAdapter, introspector: SqliteIntrospector, compiler: SqliteQueryCompiler }),
+  postgresql: compileOnly({ adapter: PostgresAdapter, introspector: PostgresIntrospector, compiler: PostgresQueryCompiler }),
 };
 
 export interface CompiledSql { sql: string; params: readonly unknown[] }
