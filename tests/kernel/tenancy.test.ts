@@ -3,12 +3,13 @@
  * `<PG_DATABASE_PREFIX><tenant>`), created on first use; tenants never see each other's data.
  */
 import fs from 'node:fs';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onQuery } from '../../src/kernel/db/clients.ts';
 import { checkTenantKey } from '../../src/kernel/db/tenants.ts';
 import { systemPrincipal } from '../../src/kernel/env.ts';
 import { listPostgresDatabases } from '../../src/kernel/migrate/runner.ts';
-import { adminPrincipal, bootTestKernel, expectFwError, PG_URL, PROVIDERS, type TestKernel } from '../helpers/kernel.ts';
+import { adminPrincipal, bootTestKernel, expectFwError, PG_URL, PROVIDERS, waitFor, type TestKernel } from '../helpers/kernel.ts';
 
 type Page = { items: Array<Record<string, unknown> & { id: string }> };
 
@@ -74,6 +75,31 @@ describe.each(PROVIDERS)('tenants on %s', (provider) => {
       // a write builds the client on first use, and later reads still see it
       await other.kernel.dispatch('fw.create', { model: 'res.organization', values: { name: 'Written later', code: 'written-later' } }, adminPrincipal(A));
       expect((await search(A, { model: 'res.organization', domain: [['code', '=', 'written-later']] })).items).toHaveLength(1);
+    } finally {
+      await other.cleanup();
+    }
+  });
+
+  it.runIf(provider === 'postgresql')('pooled connections the server terminates are replaced: the next read works and nothing crashes', async () => {
+    await search(A, { model: 'res.organization', limit: 1 });
+    // another process that only reads the tenant, so its Prisma client (and the adapter's own
+    // pool error listener) never exists
+    const other = await bootTestKernel({ provider, dataDir: tk.dataDir, pgPrefix: tk.pgPrefix });
+    try {
+      const read = () => other.kernel.dispatch<Page>('fw.search', { model: 'res.organization', limit: 1 }, adminPrincipal(A));
+      await read();
+      const admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      try {
+        const r = await admin.query(
+          'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+          [tk.kernel.tenants.pgDatabase(A)],
+        );
+        expect(r.rowCount).toBeGreaterThan(0);
+      } finally {
+        await admin.end();
+      }
+      await waitFor(async () => (await read()).items.length === 1, 'a read after the terminations');
     } finally {
       await other.cleanup();
     }

@@ -74,6 +74,11 @@ export async function createConnection(provider: DbProvider, location: string, s
     const { PrismaPg } = await import('@prisma/adapter-pg');
     // one pool per tenant database, shared by Prisma and the reader; the reader's close ends it
     const pool = new pg.Pool({ connectionString: location, max: settings.PG_POOL_MAX });
+    // An idle connection the server ends (restart, dropped database, admin termination) is
+    // emitted here; the pool has already discarded it and opens a new one on the next query.
+    // Without a listener the event would crash the process. Prisma's adapter adds its own only
+    // once the (lazily built) client connects, so the pool needs one from the start.
+    pool.on('error', () => {});
     makeAdapter = () => new PrismaPg(pool);
     reader = createPostgresReader(pool);
   }
