@@ -160,6 +160,23 @@ export function wsSubscribe<T = any>(client: Client, query: string | DocumentNod
   return { inbox, stop };
 }
 
+/** Reads a `text/event-stream` body one block (lines up to a blank line) at a time; settles when the stream ends or fails. */
+export async function readSseBlocks(body: ReadableStream<Uint8Array>, onBlock: (block: string) => void): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += decoder.decode(value, { stream: true });
+    let cut: number;
+    while ((cut = buf.indexOf('\n\n')) >= 0) {
+      onBlock(buf.slice(0, cut));
+      buf = buf.slice(cut + 2);
+    }
+  }
+}
+
 /**
  * A subscription over server-sent events (graphql-yoga's "distinct connections" mode): a POST
  * with `accept: text/event-stream`; each `event: next` data line is parsed into the inbox.
@@ -177,31 +194,15 @@ export async function sseSubscribe<T = any>(base: string, query: string, token?:
     body: JSON.stringify({ query, variables }),
   });
   const inbox = new Inbox<{ data?: T; errors?: unknown[] }>();
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  void (async () => {
-    let buf = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += decoder.decode(value, { stream: true });
-        let cut: number;
-        while ((cut = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, cut);
-          buf = buf.slice(cut + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
-          if (event === 'next' && data) inbox.push(JSON.parse(data));
-          if (event === 'complete') inbox.finish();
-        }
-      }
-      inbox.finish();
-    } catch (err) {
-      if ((err as Error).name === 'AbortError') inbox.finish();
-      else inbox.fail(err);
-    }
-  })();
+  void readSseBlocks(res.body!, (block) => {
+    const event = /^event: (.*)$/m.exec(block)?.[1];
+    const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+    if (event === 'next' && data) inbox.push(JSON.parse(data));
+    if (event === 'complete') inbox.finish();
+  }).then(() => inbox.finish(), (err) => {
+    if ((err as Error).name === 'AbortError') inbox.finish();
+    else inbox.fail(err);
+  });
   return { inbox, status: res.status, contentType: res.headers.get('content-type'), stop: () => ctrl.abort() };
 }
 

@@ -9,7 +9,7 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemPrincipal } from '../../src/kernel/env.ts';
-import { adminToken, Inbox, listen, trackSubscribes, wsClient, wsSubscribe } from '../helpers/api.ts';
+import { adminToken, Inbox, listen, readSseBlocks, trackSubscribes, wsClient, wsSubscribe } from '../helpers/api.ts';
 import { waitFor } from '../helpers/kernel.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -49,38 +49,22 @@ async function openStream(o: { query?: string; bearer?: string; lastEventId?: st
   const s: Stream = { status: res.status, headers: res.headers, events: new Inbox(), comments: new Inbox(), retries: [], stop: () => ctrl.abort() };
   streams.push(s);
   if (res.status !== 200) return s;
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  void (async () => {
-    let buf = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += decoder.decode(value, { stream: true });
-        let cut: number;
-        while ((cut = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, cut);
-          buf = buf.slice(cut + 2);
-          const e: SseEvent = { id: null, event: null, data: undefined };
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) s.comments.push(line.slice(1).trim());
-            else if (line.startsWith('id:')) e.id = line.slice(3).trim();
-            else if (line.startsWith('event:')) e.event = line.slice(6).trim();
-            else if (line.startsWith('data:')) data.push(line.slice(5).trim());
-            else if (line.startsWith('retry:')) s.retries.push(Number(line.slice(6)));
-          }
-          if (e.event !== null || data.length) s.events.push({ ...e, data: data.length ? JSON.parse(data.join('\n')) : undefined });
-        }
-      }
-      s.events.finish();
-      s.comments.finish();
-    } catch {
-      s.events.finish();
-      s.comments.finish();
+  const done = () => {
+    s.events.finish();
+    s.comments.finish();
+  };
+  void readSseBlocks(res.body!, (block) => {
+    const e: SseEvent = { id: null, event: null, data: undefined };
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) s.comments.push(line.slice(1).trim());
+      else if (line.startsWith('id:')) e.id = line.slice(3).trim();
+      else if (line.startsWith('event:')) e.event = line.slice(6).trim();
+      else if (line.startsWith('data:')) data.push(line.slice(5).trim());
+      else if (line.startsWith('retry:')) s.retries.push(Number(line.slice(6)));
     }
-  })();
+    if (e.event !== null || data.length) s.events.push({ ...e, data: data.length ? JSON.parse(data.join('\n')) : undefined });
+  }).then(done, done);
   await s.comments.waitFor((c) => c === 'connected', 'the connected comment');
   return s;
 }
