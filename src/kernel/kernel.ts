@@ -2,14 +2,14 @@ import crypto from 'node:crypto';
 import { crudCommands } from './commands/crud.js';
 import { makeEnv, newSink, runCommand, type EnvCore, type Sink } from './bus/pipeline.js';
 import { TenantDatabases } from './db/tenants.js';
-import { systemPrincipal, type DbClient, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
+import { systemPrincipal, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
 import { writeOutbox } from './events/outbox.js';
 import { EventWorker } from './events/worker.js';
 import { kernelApp } from './kernel-app.js';
 import { readStoredMigrations } from './migrate/store.js';
 import { loadActiveApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import { delegateOf } from './data/delegate.js';
-import { countRecords, searchRecords } from './data/sql/reads.js';
+import { countRecords, searchRecords, type SqlReadContext } from './data/sql/reads.js';
 import { loadDataFile } from './seed-data.js';
 import { Registry, type LoadedApp } from './registry/registry.js';
 import { createMemoryPubSub } from './pubsub/memory/index.js';
@@ -138,11 +138,14 @@ export class Kernel implements EnvCore {
     await this.execute(client, systemPrincipal(tenant), (env) => handler(env, event));
   }
 
+  /** Plain reads of the kernel itself on a tenant's reader (no Prisma client needed). */
+  private sqlReads(client: RootDbClient): SqlReadContext {
+    return { registry: this.registry, dialect: this.provider, reader: this.tenants.readerFor(client) };
+  }
+
   private async hasOpenDeliveries(client: RootDbClient): Promise<boolean> {
-    const reader = this.tenants.readerFor(client);
-    if (!reader) return true;
     const where = { status: { in: ['pending', 'processing'] } };
-    return (await countRecords({ registry: this.registry, dialect: this.provider, reader }, this.registry.model('ir.event'), where)) > 0;
+    return (await countRecords(this.sqlReads(client), this.registry.model('ir.event'), where)) > 0;
   }
 
   /** Seeds every active app whose version this tenant has not initialised yet, in load order. */
@@ -150,12 +153,9 @@ export class Kernel implements EnvCore {
     // a plain read on the tenant's reader: opening a tenant whose apps are all seeded never
     // starts Prisma's query compiler (memory per open tenant, first-request latency)
     const irModule = this.registry.model('ir.module');
-    const reader = this.tenants.readerFor(client);
-    const rows = reader
-      ? await searchRecords({ registry: this.registry, dialect: this.provider, reader }, irModule, {
-        where: {}, orderBy: [], fields: ['record_uuid', 'name', 'version'].map((f) => irModule.fields.get(f)!),
-      })
-      : await delegateOf(client as DbClient, irModule).findMany({});
+    const rows = await searchRecords(this.sqlReads(client), irModule, {
+      where: {}, orderBy: [], fields: ['record_uuid', 'name', 'version'].map((f) => irModule.fields.get(f)!),
+    });
     const installed = new Map(rows.map((r) => [r.name as string, r.version as string]));
     for (const app of this.registry.apps) {
       const version = app.manifest.version;

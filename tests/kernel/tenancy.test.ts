@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onQuery } from '../../src/kernel/db/clients.ts';
 import { checkTenantKey } from '../../src/kernel/db/tenants.ts';
-import { systemPrincipal } from '../../src/kernel/env.ts';
+import { systemPrincipal, type RootDbClient } from '../../src/kernel/env.ts';
 import { listPostgresDatabases } from '../../src/kernel/migrate/runner.ts';
 import { adminPrincipal, bootTestKernel, expectFwError, PG_URL, PROVIDERS, waitFor, type TestKernel } from '../helpers/kernel.ts';
 
@@ -103,6 +103,11 @@ describe.each(PROVIDERS)('tenants on %s', (provider) => {
     } finally {
       await other.cleanup();
     }
+  });
+
+  it('a client TenantDatabases did not open has no reader: asking for one is a programming error', async () => {
+    expect(tk.kernel.tenants.readerFor(await tk.kernel.tenants.get(A))).toBeDefined();
+    expect(() => tk.kernel.tenants.readerFor({} as RootDbClient)).toThrow(/not opened by TenantDatabases/);
   });
 
   it('the tenant list names every tenant created so far, sorted', async () => {

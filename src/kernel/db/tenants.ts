@@ -86,9 +86,11 @@ export class TenantDatabases {
     return pending;
   }
 
-  /** The read connection that belongs to an open tenant client (reads outside transactions). */
-  readerFor(client: RootDbClient): Reader | undefined {
-    return this.readers.get(client);
+  /** The read connection that belongs to a client this class opened (reads outside transactions). */
+  readerFor(client: RootDbClient): Reader {
+    const reader = this.readers.get(client);
+    if (!reader) throw new Error('readerFor: this client was not opened by TenantDatabases');
+    return reader;
   }
 
   private async open(tenant: string): Promise<RootDbClient> {

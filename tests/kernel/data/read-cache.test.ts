@@ -15,7 +15,7 @@ describe('the SQLite read cache', () => {
   const T = 'readcache';
   const admin = adminPrincipal(T);
   const run = <R = Page>(command: string, payload: Record<string, unknown>, p: Principal = admin) => tk.kernel.dispatch<R>(command, payload, p);
-  const stats = async () => tk.kernel.tenants.readerFor(await tk.kernel.tenants.get(T))!.stats();
+  const stats = async () => tk.kernel.tenants.readerFor(await tk.kernel.tenants.get(T)).stats();
   const names = async (p: Principal = admin) =>
     (await run('fw.search', { model: 'crm.lead', order: 'name asc', count: true }, p)).items.map((r) => r.name);
 
@@ -68,7 +68,7 @@ describe('the SQLite read cache', () => {
       const p = adminPrincipal('nocache');
       await off.kernel.dispatch('fw.count', { model: 'res.country' }, p);
       await off.kernel.dispatch('fw.count', { model: 'res.country' }, p);
-      expect(off.kernel.tenants.readerFor(await off.kernel.tenants.get('nocache'))!.stats()).toEqual({ hits: 0, misses: 0 });
+      expect(off.kernel.tenants.readerFor(await off.kernel.tenants.get('nocache')).stats()).toEqual({ hits: 0, misses: 0 });
     } finally {
       await off.cleanup();
     }

@@ -31,13 +31,11 @@ export function decoderOf(field: ResolvedField, dialect: Dialect): Decode | null
     case 'datetime':
       return dialect === 'sqlite' ? isoFromSqlite : (v) => (v instanceof Date ? v.toISOString() : v);
     case 'boolean':
-      return dialect === 'sqlite' ? (v) => (v === null ? null : v === 1 || v === 1n || v === true) : null;
+      return dialect === 'sqlite' ? (v) => v === 1 : null;
     case 'json':
-      return dialect === 'sqlite' ? (v) => (typeof v === 'string' ? JSON.parse(v) : v) : null;
-    case 'integer':
-    case 'float':
-      return (v) => (typeof v === 'bigint' || typeof v === 'string' ? Number(v) : v);
+      return dialect === 'sqlite' ? (v) => JSON.parse(v as string) : null;
     default:
+      // text, numbers and ids come back as they are (integers are 32-bit, so never bigint)
       return null;
   }
 }
