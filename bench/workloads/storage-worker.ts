@@ -61,6 +61,8 @@ for (const { label, file } of spec.files) {
   }));
   const out = path.join(spec.outDir, `download-${label}.bin`);
   phases.push(await phase(`download ${label}`, async (i) => {
+    // as the cat floor does: a new file each time, not a truncation of one full of cached pages
+    fs.rmSync(out, { force: true });
     const r = await send('GET', `/api/storage/documents/${ids[i % ids.length]}/download`, {}, null, fs.createWriteStream(out, { highWaterMark: 1 << 20 }));
     if (r.status !== 200 || r.bytes !== size) throw new Error(`download ${label}: ${r.status}, ${r.bytes} of ${size} bytes`);
     return size;

@@ -1,15 +1,17 @@
 /**
  * Workload 6: binary upload and download of 1 MiB and 50 MiB (52,428,800 bytes) through
  * /api/storage/documents, MiB/s and the server's peak RSS growth, against `cat file > copy` on
- * the same disk. Runs its own server with the storage app active.
+ * the same disk (the target) and against a bare node:http server moving the same files for the
+ * same client (what HTTP on loopback allows here). Runs its own server with the storage app active.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { catFloor, type CatFloor } from '../floors/cat.ts';
 import type { Bench } from '../lib/bench.ts';
+import { freePort, HOST, waitHealthy } from '../lib/http.ts';
 import { spawnScript } from '../lib/load.ts';
-import { pinning, RssWatch, waitExit } from '../lib/proc.ts';
+import { pinning, RssWatch, stop, waitExit } from '../lib/proc.ts';
 import { login } from '../lib/seed.ts';
 import { startFw } from '../lib/server.ts';
 
@@ -24,6 +26,33 @@ function writeRandomFile(file: string, bytes: number): void {
 }
 
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p / 100 * s.length))] ?? NaN; };
+
+interface ClientPhase { phase: string; count: number; mibPerS: number; latenciesMs: number[] }
+interface ClientRun { phases: ClientPhase[]; rss: Record<string, { peakMb: number; growthMb: number }> }
+
+/** The storage client against one server (fw or the node:http floor), with the server's RSS per phase. */
+async function runClient(b: Bench, t: { base: string; token: string; pid: number; dir: string; files: Array<{ label: string; file: string }> }): Promise<ClientRun> {
+  const worker = spawnScript('storage client', 'workloads/storage-worker.ts', [JSON.stringify({
+    base: t.base, token: t.token, outDir: t.dir, maxCount: b.ctx.quick ? 3 : 20, maxSeconds: b.durationS, files: t.files,
+  })], pinning.loadCore);
+  const rss: ClientRun['rss'] = {};
+  const got: { watch?: RssWatch; phases?: ClientPhase[] } = {};
+  let buf = '';
+  worker.proc.stdout!.on('data', (d: Buffer) => {
+    buf += d.toString();
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      const msg = JSON.parse(buf.slice(0, i)) as { event: string; phase?: string; phases?: ClientPhase[] };
+      buf = buf.slice(i + 1);
+      if (msg.event === 'phase-start') got.watch = new RssWatch(t.pid).start();
+      if (msg.event === 'phase-end' && got.watch) { const peak = got.watch.stop(); rss[msg.phase!] = { peakMb: peak, growthMb: peak - got.watch.startMb }; }
+      if (msg.event === 'result') got.phases = msg.phases;
+    }
+  });
+  const code = await waitExit(worker, (4 * b.durationS + 300) * 1000);
+  got.watch?.stop();
+  if (code !== 0 || !got.phases) throw new Error(`storage client failed: ${worker.err().slice(-800)}`);
+  return { phases: got.phases, rss };
+}
 
 export async function storageWorkload(b: Bench): Promise<void> {
   const dir = path.join(b.ctx.tmp, 'files');
@@ -44,6 +73,28 @@ export async function storageWorkload(b: Bench): Promise<void> {
   }
   b.raw['floor-cat'] = cats;
 
+  b.log('floor: node:http file transfer (same client)');
+  const files = SIZES.map((s) => ({ label: s.label, file: path.join(dir, `bench-${s.label}.bin`) }));
+  const floorDir = path.join(b.ctx.tmp, 'http-file-floor');
+  fs.mkdirSync(floorDir, { recursive: true });
+  const port = await freePort();
+  const floorChild = spawnScript('http file floor', 'floors/http-file-floor.ts', [], pinning.serverCore, { ...process.env, PORT: String(port), FLOOR_DIR: floorDir });
+  const httpFloor: Record<string, number> = {};
+  try {
+    const base = `http://${HOST}:${port}`;
+    await waitHealthy(base, 30_000, () => floorChild.proc.exitCode === null, '/');
+    const run = await runClient(b, { base, token: 'none', pid: floorChild.pid, dir, files });
+    b.raw['floor-http-file'] = run;
+    for (const p of run.phases) {
+      httpFloor[p.phase] = p.mibPerS;
+      if (!p.phase.endsWith('50MiB')) continue;
+      b.rows.push({ id: 'floor', workload: `node:http file ${p.phase}`, vsFloor: { name: 'cat', ratio: p.mibPerS / cats['50MiB']!.mibPerS }, note: `${p.mibPerS.toFixed(0)} MiB/s (same client; no hash, no fsync)` });
+    }
+  } finally {
+    await stop(floorChild);
+    fs.rmSync(floorDir, { recursive: true, force: true });
+  }
+
   b.log(`workload 6: storage server (ACTIVE_MODULES=${STORAGE_MODULES})`);
   let server;
   try {
@@ -58,39 +109,21 @@ export async function storageWorkload(b: Bench): Promise<void> {
   }
   try {
     const token = await login(server.base, b.ctx);
-    const worker = spawnScript('storage client', 'workloads/storage-worker.ts', [JSON.stringify({
-      base: server.base, token, outDir: dir, maxCount: b.ctx.quick ? 3 : 20, maxSeconds: b.durationS,
-      files: SIZES.map((s) => ({ label: s.label, file: path.join(dir, `bench-${s.label}.bin`) })),
-    })], pinning.loadCore);
-    const growth: Record<string, { peakMb: number; growthMb: number }> = {};
-    const got: { watch?: RssWatch; result?: { phases: Array<{ phase: string; count: number; mibPerS: number; latenciesMs: number[] }> } } = {};
-    let buf = '';
-    worker.proc.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-        const msg = JSON.parse(buf.slice(0, i)) as { event: string; phase?: string; phases?: never };
-        buf = buf.slice(i + 1);
-        if (msg.event === 'phase-start') got.watch = new RssWatch(server.pid).start();
-        if (msg.event === 'phase-end' && got.watch) { const peak = got.watch.stop(); growth[msg.phase!] = { peakMb: peak, growthMb: peak - got.watch.startMb }; }
-        if (msg.event === 'result') got.result = msg as never;
-      }
-    });
-    const code = await waitExit(worker, (4 * b.durationS + 300) * 1000);
-    got.watch?.stop();
-    if (code !== 0 || !got.result) throw new Error(`storage client failed: ${worker.err().slice(-800)}`);
-    b.raw.w6 = { phases: got.result.phases, rss: growth };
-    for (const p of got.result.phases) {
+    const run = await runClient(b, { base: server.base, token, pid: server.pid, dir, files });
+    b.raw.w6 = run;
+    for (const p of run.phases) {
       const label = p.phase.split(' ')[1]!;
       const big = label === '50MiB';
       const ratio = p.mibPerS / cats[label]!.mibPerS;
-      const g = growth[p.phase]!;
+      const g = run.rss[p.phase]!;
+      const vsHttp = httpFloor[p.phase] ? `, ${(p.mibPerS / httpFloor[p.phase]!).toFixed(2)}× node:http file` : '';
       b.rows.push({
         id: '6', workload: `storage ${p.phase}`, rps: p.count / (p.latenciesMs.reduce((a, x) => a + x, 0) / 1000),
         p50: pct(p.latenciesMs, 50), p99: pct(p.latenciesMs, 99), peakRssMb: g.peakMb,
         vsFloor: { name: 'cat', ratio },
         target: big ? '≥ 0.5× cat, RSS +< 32 MB' : undefined,
         met: big ? ratio >= 0.5 && g.growthMb < 32 : undefined,
-        note: `${p.mibPerS.toFixed(0)} MiB/s, RSS +${g.growthMb.toFixed(1)} MB, ${p.count} files`,
+        note: `${p.mibPerS.toFixed(0)} MiB/s${vsHttp}, RSS +${g.growthMb.toFixed(1)} MB, ${p.count} files`,
       });
     }
   } finally {
