@@ -62,6 +62,15 @@ describe('local backend: contract', () => {
     expect(await readAll(got.stream)).toEqual(body);
   });
 
+  it('a put larger than the flush-behind interval (8 MiB) stores every byte, in order, with its checksum', async () => {
+    const body = crypto.randomBytes(21 * 1024 * 1024 + 123);
+    const parts = Array.from({ length: Math.ceil(body.length / 300_000) }, (_, i) => body.subarray(i * 300_000, (i + 1) * 300_000));
+    const ref = await backend.put('t/large/big.bin', Readable.from(parts));
+    expect(ref).toMatchObject({ size: body.length, checksum: sha(body) });
+    expect(fs.readFileSync(path.join(root, 'store/t/large/big.bin')).equals(body)).toBe(true);
+    expect(filesUnder(path.join(root, 'store/t/large'))).toEqual(['big.bin']);
+  });
+
   it('accepts a Buffer; mime type comes from the metadata, else from the key\'s extension', async () => {
     const ref = await backend.put('t/mime/a.txt', Buffer.from('hello'));
     expect(ref.mime_type).toBe('text/plain');
@@ -182,6 +191,13 @@ describe('local backend: failed writes leave nothing behind', () => {
     expect(await backend.exists(`${dir}/broken.bin`)).toBe(false);
     expect(filesUnder(path.join(root, 'store', dir))).toEqual([]);
     expect(await backend.list('t/fail/')).toEqual([]);
+  });
+
+  it('a source that fails after several flush-behind intervals (8 MiB each) leaves no temp file', async () => {
+    const dir = 't/fail-late/storage.document/d/v1';
+    const err = await backend.put(`${dir}/late.bin`, failingAfter(crypto.randomBytes(20 * 1024 * 1024), 1024 * 1024)).catch((e) => e);
+    expect(String(err?.message)).toMatch(/client went away/);
+    expect(filesUnder(path.join(root, 'store', dir))).toEqual([]);
   });
 
   it('a failed overwrite keeps the previous object intact', async () => {

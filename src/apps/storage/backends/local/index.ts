@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,8 +11,8 @@ import type { ObjectReference, PutMetadata, StorageBackend } from '../types.js';
 
 const TMP = /^\..*\.fwtmp$/;
 
-/** Counts bytes and hashes them as they pass; fails once over `max`. */
-export function hashingCounter(ctx: StorageContext, max?: number) {
+/** Counts bytes and hashes them as they pass; fails once over `max`; `onSize` sees the running total. */
+export function hashingCounter(ctx: StorageContext, max?: number, onSize?: (size: number) => void) {
   const hash = crypto.createHash('sha256');
   let size = 0;
   const stream = new Transform({
@@ -20,6 +20,7 @@ export function hashingCounter(ctx: StorageContext, max?: number) {
       size += chunk.length;
       if (max !== undefined && size > max) return cb(new StoragePayloadTooLarge(ctx, max));
       hash.update(chunk);
+      onSize?.(size);
       cb(null, chunk);
     },
   });
@@ -34,9 +35,52 @@ export function hashingCounter(ctx: StorageContext, max?: number) {
 const CHUNK = 1024 * 1024;
 
 /**
+ * While an upload still arrives, every FLUSH_EVERY bytes start an fdatasync of what is written so
+ * far: the disk writes back during the transfer, and the fsync before the rename only has the
+ * tail left (on this project's machines it took 15–90 ms of a 50 MB upload's time when it ran last).
+ */
+const FLUSH_EVERY = 8 * CHUNK;
+
+/**
+ * Flush-behind for one open file: at most one fdatasync in flight. The first error is kept and
+ * thrown by `done()`: after a failed fsync Linux may report the next one as clean, though the
+ * pages it failed to write are gone.
+ */
+function flushBehind(fh: FileHandle) {
+  let started = 0;
+  let inFlight: Promise<void> | null = null;
+  let failed: unknown = null;
+  return {
+    wrote(size: number) {
+      if (inFlight || size - started < FLUSH_EVERY) return;
+      started = size;
+      inFlight = fh.datasync().catch((err: unknown) => { failed ??= err; }).finally(() => { inFlight = null; });
+    },
+    async done(): Promise<void> {
+      await inFlight;
+      if (failed) throw failed;
+      await fh.sync();
+    },
+    /** Waits for a flush still in flight (before the handle closes, also when the write failed). */
+    settled: async (): Promise<void> => { await inFlight; },
+  };
+}
+
+/** A rename is durable once its directory is synced (Linux: fsync on a read-only handle of it). */
+async function syncDirectory(dir: string): Promise<void> {
+  const dh = await fsp.open(dir, 'r');
+  try {
+    await dh.sync();
+  } finally {
+    await dh.close();
+  }
+}
+
+/**
  * The built-in filesystem backend. Writes stream into a temp file in the target directory,
- * hashing on the way, then fsync and rename: a reader sees the whole object or none, and a
- * crash mid-write leaves only a hidden temp file that listings ignore.
+ * hashing and flushing behind on the way, then fsync, rename and a sync of the directory: a reader
+ * sees the whole object or none, an object whose put returned survives a crash, and a crash
+ * mid-write leaves only a hidden temp file that listings ignore.
  */
 export function createLocalBackend(opts: { root: string; backend_key?: string }): StorageBackend {
   const backend_key = opts.backend_key ?? 'local';
@@ -64,16 +108,24 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
       const target = resolve(key, 'put');
       await fsp.mkdir(path.dirname(target), { recursive: true });
       const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${crypto.randomBytes(6).toString('hex')}.fwtmp`);
-      const counter = hashingCounter(ctx, meta.max_bytes);
+      // this handle creates the file and syncs it; the write stream opens its own descriptor, so
+      // each side closes what it opened, and only after its own pending I/O
+      const fh = await fsp.open(tmp, 'wx');
+      const flush = flushBehind(fh);
+      const counter = hashingCounter(ctx, meta.max_bytes, flush.wrote);
       try {
         const source = Buffer.isBuffer(content) ? Readable.from([content]) : content;
-        await pipeline(source, counter.stream, fs.createWriteStream(tmp, { flags: 'wx', highWaterMark: CHUNK }));
-        const fh = await fsp.open(tmp, 'r');
-        await fh.sync();
-        await fh.close();
+        try {
+          await pipeline(source, counter.stream, fs.createWriteStream(tmp, { flags: 'r+', highWaterMark: CHUNK }));
+          await flush.done();
+        } finally {
+          await flush.settled();
+          await fh.close();
+        }
         const { size, checksum } = counter.result();
         if (meta.checksum && meta.checksum !== checksum) throw new StorageIntegrityError(ctx);
         await fsp.rename(tmp, target);
+        await syncDirectory(path.dirname(target));
         return { backend_key, key, object_id: '', checksum, size, mime_type: mimeOf(key, meta.mime_type) };
       } catch (err) {
         await fsp.rm(tmp, { force: true });
