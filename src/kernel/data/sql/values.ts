@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { ResolvedField } from '../../registry/model.js';
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -25,11 +26,27 @@ const isoFromSqlite = (v: unknown): unknown => {
   return Number.isNaN(d.getTime()) ? v : d.toISOString();
 };
 
+const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+const PG_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?\+00$/;
+
+/**
+ * PostgreSQL's text for a timestamptz (the reader keeps it as text): `2026-01-02 03:04:05.67+00`
+ * in a UTC session becomes `2026-01-02T03:04:05.670Z` without a Date; another session time zone,
+ * or anything unusual, goes through pg's own parser.
+ */
+export const isoFromPostgres = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v instanceof Date ? v.toISOString() : v;
+  const m = PG_UTC.exec(v);
+  if (m) return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+  const d = parseTimestamptz(v);
+  return d instanceof Date && !Number.isNaN(d.getTime()) ? d.toISOString() : v;
+};
+
 /** How one column read back becomes the value a record carries (same output as `toRecord`). */
 export function decoderOf(field: ResolvedField, dialect: Dialect): Decode | null {
   switch (field.type) {
     case 'datetime':
-      return dialect === 'sqlite' ? isoFromSqlite : (v) => (v instanceof Date ? v.toISOString() : v);
+      return dialect === 'sqlite' ? isoFromSqlite : isoFromPostgres;
     case 'boolean':
       return dialect === 'sqlite' ? (v) => v === 1 : null;
     case 'json':
