@@ -1,7 +1,7 @@
 /**
  * Column decoding on the SQL read path (src/kernel/data/sql/values.ts): timestamps read back as
  * text become the same ISO strings a record built by Prisma carries, whatever the session's
- * time zone or the stored precision.
+ * time zone or the stored precision, and SQLite's 1/0/NULL booleans keep their null.
  */
 import { describe, expect, it } from 'vitest';
 import { decoderOf, isoFromPostgres } from '../../../src/kernel/data/sql/values.ts';
@@ -31,5 +31,13 @@ describe('PostgreSQL timestamptz text', () => {
     const field = { type: 'datetime' } as ResolvedField;
     expect(decoderOf(field, 'postgresql')!('2026-01-02 03:04:05.678+00')).toBe('2026-01-02T03:04:05.678Z');
     expect(decoderOf(field, 'sqlite')!('2026-01-02T03:04:05.678+00:00')).toBe('2026-01-02T03:04:05.678Z');
+  });
+});
+
+describe('SQLite booleans', () => {
+  it('1 and 0 become true and false; a nullable column\'s null stays null', () => {
+    const decode = decoderOf({ type: 'boolean' } as ResolvedField, 'sqlite')!;
+    expect([decode(1), decode(0), decode(null)]).toEqual([true, false, null]);
+    expect(decoderOf({ type: 'boolean' } as ResolvedField, 'postgresql')).toBeNull();
   });
 });

@@ -48,7 +48,8 @@ export function decoderOf(field: ResolvedField, dialect: Dialect): Decode | null
     case 'datetime':
       return dialect === 'sqlite' ? isoFromSqlite : isoFromPostgres;
     case 'boolean':
-      return dialect === 'sqlite' ? (v) => v === 1 : null;
+      // a boolean declared without required/default is a nullable column: null stays null
+      return dialect === 'sqlite' ? (v) => (v === null ? null : v === 1) : null;
     case 'json':
       return dialect === 'sqlite' ? (v) => JSON.parse(v as string) : null;
     default:
