@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StorageKeyError, StorageNotFoundError, StoragePayloadTooLarge } from '../../src/apps/storage/backends/errors.ts';
 import { checkKey, checkPrefix, documentKey, joinKey, sanitizeFilename } from '../../src/apps/storage/backends/keys.ts';
-import { createLocalBackend } from '../../src/apps/storage/backends/local/index.ts';
+import { createLocalBackend, flushBehind } from '../../src/apps/storage/backends/local/index.ts';
 import type { StorageBackend } from '../../src/apps/storage/backends/types.ts';
 import { readAll } from '../connectors/helpers.ts';
 import { filesUnder } from './helpers.ts';
@@ -297,5 +297,37 @@ describe('key helpers', () => {
     expect(sanitizeFilename('Résumé – 東京.pdf')).toBe('Résumé – 東京.pdf');
     expect(sanitizeFilename(`${'x'.repeat(300)}.txt`).length).toBe(200);
     expect(sanitizeFilename('.hidden')).toBe('.hidden');
+  });
+});
+
+describe('local backend: flush-behind', () => {
+  const MiB = 1024 * 1024;
+
+  it('starts an fdatasync once 8 MiB more were written, never two at once, and fsyncs at the end', async () => {
+    let release: () => void = () => {};
+    const datasync = vi.fn(() => new Promise<void>((r) => { release = r; }));
+    const sync = vi.fn(async () => {});
+    const flush = flushBehind({ datasync, sync });
+    flush.wrote(7 * MiB);
+    expect(datasync).toHaveBeenCalledTimes(0);
+    flush.wrote(8 * MiB);
+    flush.wrote(17 * MiB); // the first is still in flight
+    expect(datasync).toHaveBeenCalledTimes(1);
+    release();
+    await flush.settled();
+    flush.wrote(17 * MiB);
+    expect(datasync).toHaveBeenCalledTimes(2);
+    release();
+    await flush.done();
+    expect(sync).toHaveBeenCalledTimes(1);
+  });
+
+  it('a failed fdatasync fails the put at the end, even if the final fsync would report clean', async () => {
+    const sync = vi.fn(async () => {});
+    const flush = flushBehind({ datasync: () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })), sync });
+    flush.wrote(8 * MiB);
+    await flush.settled();
+    await expect(flush.done()).rejects.toMatchObject({ code: 'EIO' });
+    expect(sync).not.toHaveBeenCalled();
   });
 });

@@ -46,7 +46,7 @@ const FLUSH_EVERY = 8 * CHUNK;
  * thrown by `done()`: after a failed fsync Linux may report the next one as clean, though the
  * pages it failed to write are gone.
  */
-function flushBehind(fh: FileHandle) {
+export function flushBehind(fh: Pick<FileHandle, 'datasync' | 'sync'>) {
   let started = 0;
   let inFlight: Promise<void> | null = null;
   let failed: unknown = null;
