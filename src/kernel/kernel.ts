@@ -67,7 +67,10 @@ export class Kernel implements EnvCore {
     this.pubsub = settings.REDIS_URL ? createRedisPubSub(settings.REDIS_URL) : createMemoryPubSub();
     this.worker = new EventWorker({
       registry, settings, provider: this.provider,
-      client: (t) => this.tenants.get(t),
+      withClient: async (t, fn) => {
+        const client = await this.tenants.get(t);
+        return this.tenants.hold(client, () => fn(client));
+      },
       deliver: (tenant, event, handler) => this.deliverEvent(tenant, event, handler),
       log: (level, msg, extra) => this.logFn(level, msg, extra),
     });
@@ -97,7 +100,11 @@ export class Kernel implements EnvCore {
   }
 
   /** Runs `fn` with an env on `client`: in a transaction when it writes, with events and change notices handled. */
-  async execute<T>(client: RootDbClient, principal: Principal, fn: (env: Env, sink: Sink) => Promise<T>, write = true): Promise<T> {
+  execute<T>(client: RootDbClient, principal: Principal, fn: (env: Env, sink: Sink) => Promise<T>, write = true): Promise<T> {
+    return this.tenants.hold(client, () => this.executeHeld(client, principal, fn, write));
+  }
+
+  private async executeHeld<T>(client: RootDbClient, principal: Principal, fn: (env: Env, sink: Sink) => Promise<T>, write: boolean): Promise<T> {
     const sink = newSink();
     const tenant = principal.tenant_id;
     let result: T;

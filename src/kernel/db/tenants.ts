@@ -42,6 +42,10 @@ export class TenantDatabases {
   private readonly opening = new Map<string, Promise<RootDbClient>>();
   private readonly clients: LRUCache<string, TenantConnection>;
   private readonly readers = new WeakMap<RootDbClient, Reader>();
+  /** Callers inside `hold`, per client. */
+  private readonly users = new Map<RootDbClient, number>();
+  /** Evicted connections that close once nobody holds them. */
+  private readonly retired = new Map<RootDbClient, TenantConnection>();
 
   constructor(opts: TenantDatabasesOptions) {
     this.settings = opts.settings;
@@ -53,9 +57,8 @@ export class TenantDatabases {
     this.onOpen = opts.onOpen;
     this.clients = new LRUCache<string, TenantConnection>({
       max: opts.settings.TENANT_CACHE_MAX,
-      // a request may still hold the client for a moment after eviction: close it a little later
       dispose: (conn, _tenant, reason) => {
-        if (reason === 'evict') setTimeout(() => void closeConnection(conn), 5_000).unref();
+        if (reason === 'evict') this.retire(conn);
       },
     });
   }
@@ -84,6 +87,45 @@ export class TenantDatabases {
       this.opening.set(tenant, pending);
     }
     return pending;
+  }
+
+  /**
+   * Runs `fn` with `client` held open: a connection evicted from the LRU meanwhile closes only
+   * after the last holder is done. The kernel holds the client for each command it executes and
+   * the event worker for each drain, so a long upload or delivery never loses its connection,
+   * and churn through many tenants never keeps more than the LRU plus the held ones open.
+   */
+  async hold<T>(client: RootDbClient, fn: () => Promise<T>): Promise<T> {
+    this.users.set(client, (this.users.get(client) ?? 0) + 1);
+    try {
+      return await fn();
+    } finally {
+      const left = this.users.get(client)! - 1;
+      if (left > 0) this.users.set(client, left);
+      else {
+        this.users.delete(client);
+        if (this.retired.has(client)) this.closeWhenUnused(client);
+      }
+    }
+  }
+
+  private retire(conn: TenantConnection): void {
+    this.retired.set(conn.client, conn);
+    this.closeWhenUnused(conn.client);
+  }
+
+  /**
+   * Checked on a later turn of the event loop: a caller that got the client just before it was
+   * evicted, or that runs two commands one after the other with it (a download's lookup, then its
+   * open), holds it again within the same turn and keeps it open.
+   */
+  private closeWhenUnused(client: RootDbClient): void {
+    setImmediate(() => {
+      const conn = this.retired.get(client);
+      if (!conn || this.users.has(client)) return;
+      this.retired.delete(client);
+      void closeConnection(conn).catch(() => undefined);
+    });
   }
 
   /** The read connection that belongs to a client this class opened (reads outside transactions). */
@@ -177,8 +219,14 @@ export class TenantDatabases {
   }
 
   async close(): Promise<void> {
-    const all = [...this.clients.values()];
+    const all = [...this.clients.values(), ...this.retired.values()];
     this.clients.clear();
+    this.retired.clear();
     await Promise.all(all.map(closeConnection));
+  }
+
+  /** Connections open right now: the LRU's and the evicted ones still held (tests, diagnostics). */
+  openConnections(): number {
+    return this.clients.size + this.retired.size;
   }
 }

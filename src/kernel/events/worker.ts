@@ -7,7 +7,8 @@ export interface WorkerHost {
   registry: Registry;
   settings: Settings;
   provider: 'sqlite' | 'postgresql';
-  client(tenant: string): Promise<RootDbClient>;
+  /** Runs `fn` with the tenant's client held open for its whole duration. */
+  withClient<T>(tenant: string, fn: (db: RootDbClient) => Promise<T>): Promise<T>;
   /** Runs a handler as the system principal of the tenant; events it emits are written on success. */
   deliver(tenant: string, event: FwEvent, handler: (env: import('../env.js').Env, e: FwEvent) => Promise<void>): Promise<void>;
   log(level: 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void;
@@ -63,9 +64,12 @@ export class EventWorker {
   }
 
   /** Delivers every due event of a tenant; resolves when none is left (tests and the CLI wait on it). */
-  async drain(tenant: string): Promise<number> {
+  drain(tenant: string): Promise<number> {
+    return this.host.withClient(tenant, (db) => this.drainWith(tenant, db));
+  }
+
+  private async drainWith(tenant: string, db: RootDbClient): Promise<number> {
     const { registry, settings, provider } = this.host;
-    const db = await this.host.client(tenant);
     let delivered = 0;
     for (;;) {
       const batch = await claimDue(db, provider, registry, 20);
