@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteContext } from '../../kernel/app.js';
 import { BadRequest, ValidationError } from '../../kernel/errors.js';
+import type { RootDbClient } from '../../kernel/env.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { listPayload } from '../../server/routes/data.js';
 import '../../server/types.js';
@@ -36,6 +37,11 @@ export function parseRange(header: string | undefined, size: number): { start: n
 
 async function sendDownload(kernel: Kernel, req: FastifyRequest, reply: FastifyReply, id: string, version?: number) {
   const client = await kernel.tenants.get(req.principal.tenant_id);
+  // two commands on one client: held across both, so an eviction in between cannot close it
+  return kernel.tenants.hold(client, () => sendHeld(kernel, client, req, reply, id, version));
+}
+
+async function sendHeld(kernel: Kernel, client: RootDbClient, req: FastifyRequest, reply: FastifyReply, id: string, version?: number) {
   const v = await kernel.execute(client, req.principal, (env) => findVersion(env, id, version), false);
   const etag = `"${v.checksum}"`;
   if (req.headers['if-none-match'] === etag) return reply.status(304).header('etag', etag).send();

@@ -46,6 +46,8 @@ export class TenantDatabases {
   private readonly users = new Map<RootDbClient, number>();
   /** Evicted connections that close once nobody holds them. */
   private readonly retired = new Map<RootDbClient, TenantConnection>();
+  /** Closes of evicted connections still running (close() waits for them). */
+  private readonly closing = new Set<Promise<void>>();
 
   constructor(opts: TenantDatabasesOptions) {
     this.settings = opts.settings;
@@ -124,7 +126,8 @@ export class TenantDatabases {
       const conn = this.retired.get(client);
       if (!conn || this.users.has(client)) return;
       this.retired.delete(client);
-      void closeConnection(conn).catch(() => undefined);
+      const done = closeConnection(conn).catch(() => undefined).finally(() => this.closing.delete(done));
+      this.closing.add(done);
     });
   }
 
@@ -222,7 +225,7 @@ export class TenantDatabases {
     const all = [...this.clients.values(), ...this.retired.values()];
     this.clients.clear();
     this.retired.clear();
-    await Promise.all(all.map(closeConnection));
+    await Promise.all([...all.map(closeConnection), ...this.closing]);
   }
 
   /** Connections open right now: the LRU's and the evicted ones still held (tests, diagnostics). */
