@@ -67,10 +67,7 @@ export class Kernel implements EnvCore {
     this.pubsub = settings.REDIS_URL ? createRedisPubSub(settings.REDIS_URL) : createMemoryPubSub();
     this.worker = new EventWorker({
       registry, settings, provider: this.provider,
-      withClient: async (t, fn) => {
-        const client = await this.tenants.get(t);
-        return this.tenants.hold(client, () => fn(client));
-      },
+      withClient: (t, fn) => this.tenants.withClient(t, fn),
       deliver: (tenant, event, handler) => this.deliverEvent(tenant, event, handler),
       log: (level, msg, extra) => this.logFn(level, msg, extra),
     });

@@ -35,10 +35,9 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
-async function sendDownload(kernel: Kernel, req: FastifyRequest, reply: FastifyReply, id: string, version?: number) {
-  const client = await kernel.tenants.get(req.principal.tenant_id);
+function sendDownload(kernel: Kernel, req: FastifyRequest, reply: FastifyReply, id: string, version?: number) {
   // two commands on one client: held across both, so an eviction in between cannot close it
-  return kernel.tenants.hold(client, () => sendHeld(kernel, client, req, reply, id, version));
+  return kernel.tenants.withClient(req.principal.tenant_id, (client) => sendHeld(kernel, client, req, reply, id, version));
 }
 
 async function sendHeld(kernel: Kernel, client: RootDbClient, req: FastifyRequest, reply: FastifyReply, id: string, version?: number) {

@@ -111,6 +111,12 @@ export class TenantDatabases {
     }
   }
 
+  /** The tenant's client, held open while `fn` runs (several commands on one client, the worker's drain). */
+  async withClient<T>(tenant: string, fn: (client: RootDbClient) => Promise<T>): Promise<T> {
+    const client = await this.get(tenant);
+    return this.hold(client, () => fn(client));
+  }
+
   private retire(conn: TenantConnection): void {
     this.retired.set(conn.client, conn);
     this.closeWhenUnused(conn.client);
