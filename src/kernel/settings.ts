@@ -17,7 +17,7 @@ export const SETTINGS = {
   PG_DATABASE_PREFIX: { kind: 'string', default: 'fw_', doc: 'Prefix of per-tenant PostgreSQL database names (`<prefix><tenant>`).' },
   PG_POOL_MAX: { kind: 'int', default: '5', doc: 'Connections per tenant pool on PostgreSQL (one pool per tenant, shared by Prisma and the SQL reader).' },
   TENANT_CACHE_MAX: { kind: 'int', default: '100', doc: 'Open tenant connections kept (least recently used are closed beyond this). Each has a read connection, and a Prisma client (about 2 MB of heap) once the tenant is written to.' },
-  READ_CACHE_ROWS: { kind: 'int', default: '2000', doc: 'SQLite only: rows of recent read results each open tenant keeps, served again until any connection commits a change to that database (checked with `PRAGMA data_version` on every read). 0 = off.' },
+  READ_CACHE_ROWS: { kind: 'int', default: '2000', doc: 'Rows of recent read results each open tenant keeps, served again until anything commits a change (SQLite: `PRAGMA data_version` checked on every read; PostgreSQL: the server snapshot, one check shared by concurrent reads). 0 = off.' },
   DEFAULT_TENANT: { kind: 'string', default: 'default', doc: 'Tenant used when a request names none (login without `X-Tenant`, CLI without `-t`).' },
   ACTIVE_MODULES: { kind: 'list', default: 'base,auth,presentation,connectors,storage', doc: 'Foundation apps to load, comma-separated, in the spec order.' },
   ACTIVE_DOMAINS: { kind: 'list', default: '', doc: 'User domains to boot, comma-separated; each lists its apps in `src/domains/<domain>.ts` (override with `<DOMAIN>_ACTIVE_MODULES`).' },

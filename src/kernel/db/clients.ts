@@ -80,7 +80,7 @@ export async function createConnection(provider: DbProvider, location: string, s
     // once the (lazily built) client connects, so the pool needs one from the start.
     pool.on('error', () => {});
     makeAdapter = () => new PrismaPg(pool);
-    reader = createPostgresReader(pool);
+    reader = createPostgresReader(pool, { cacheRows: settings.READ_CACHE_ROWS });
   }
   const client = lazyClient(() => {
     const c = new Ctor({ adapter: makeAdapter(), log: [{ emit: 'event', level: 'query' }] });

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { createResultCache, statementKey } from '../result-cache.js';
 import type { Reader } from '../types.js';
 
 /**
@@ -12,19 +13,93 @@ const types = {
 };
 
 /**
+ * The version a cached result is checked against. `pg_current_snapshot()` is the server's
+ * xmin:xmax:in-progress list; no transaction can commit a change without it changing (a writer
+ * gets a transaction id, which moves xmax or sits in the in-progress list until it ends), so two
+ * equal snapshots mean nothing was committed in between. It is cluster-wide, so writes to other
+ * databases move it too: those cost a miss, never a stale row. Named: the statement's result
+ * type can never change, so the per-connection plan cannot go stale after a migration.
+ */
+const SNAPSHOT: pg.QueryArrayConfig = { name: 'fw_snapshot', text: 'SELECT pg_current_snapshot()::text', rowMode: 'array' };
+
+/**
+ * One snapshot query answers every read that arrived before it was sent: reads that arrive in the
+ * same turn of the event loop (concurrent requests) wait for the same check, and a read that
+ * arrives after a check was sent waits for the next one, so no read is answered from a state
+ * older than its own start.
+ */
+function batchedSnapshot(pool: pg.Pool): () => Promise<string> {
+  let next: Promise<string> | null = null;
+  return () => {
+    next ??= new Promise<string>((resolve, reject) => {
+      setImmediate(() => {
+        next = null;
+        pool.query<[string]>(SNAPSHOT).then((r) => resolve(r.rows[0]![0]), reject);
+      });
+    });
+    return next;
+  };
+}
+
+/**
+ * The snapshot is cluster-wide, so steady writes to any database make every check find a new
+ * one, and the check then only adds a round trip to each read: after this many checks in a row
+ * saw a new snapshot, the reader reads straight through for BYPASS_MS, then tries again.
+ */
+const BYPASS_AFTER = 8;
+const BYPASS_MS = 1000;
+
+/**
  * Reads on the same pool the Prisma adapter uses (one pool per tenant database), with rows as
  * arrays. Unnamed statements: the server plans each one, and no per-connection statement
  * bookkeeping can go stale when a migration changes a table.
+ *
+ * With `cacheRows` > 0, results are kept like SQLite's reader keeps them, and checked against the
+ * batched snapshot above instead of `PRAGMA data_version`: a hit costs a share of one small round
+ * trip instead of a statement and its rows.
  */
-export function createPostgresReader(pool: pg.Pool): Reader {
+export function createPostgresReader(pool: pg.Pool, opts: { cacheRows?: number } = {}): Reader {
+  const query = async (sql: string, params: readonly unknown[]) =>
+    (await pool.query({ text: sql, values: params as unknown[], rowMode: 'array', types })).rows as unknown[][];
+  const results = (opts.cacheRows ?? 0) > 0 ? createResultCache(opts.cacheRows!) : null;
+  const snapshot = batchedSnapshot(pool);
+  // concurrent misses of one statement at one snapshot run it once (a batch of requests that
+  // find the cache empty would otherwise all run it)
+  const running = new Map<string, Promise<unknown[][]>>();
+  let lastVersion = '';
+  let changedInARow = 0;
+  let bypassUntil = 0;
+
   return {
     async rows(sql, params) {
-      const r = await pool.query({ text: sql, values: params as unknown[], rowMode: 'array', types });
-      return r.rows as unknown[][];
+      if (!results || performance.now() < bypassUntil) return query(sql, params);
+      const version = await snapshot();
+      if (version === lastVersion) changedInARow = 0;
+      else {
+        lastVersion = version;
+        if (++changedInARow >= BYPASS_AFTER) {
+          changedInARow = 0;
+          bypassUntil = performance.now() + BYPASS_MS;
+        }
+      }
+      const cached = results.get(version, sql, params);
+      if (cached) return cached;
+      const key = `${version}\u0000${statementKey(sql, params)}`;
+      let pending = running.get(key);
+      if (!pending) {
+        pending = query(sql, params)
+          .then((rows) => {
+            results.set(version, sql, params, rows);
+            return rows;
+          })
+          .finally(() => running.delete(key));
+        running.set(key, pending);
+      }
+      return pending;
     },
-    // no cheap "has anything committed?" check on PostgreSQL, so results are never kept
-    stats: () => ({ hits: 0, misses: 0 }),
+    stats: () => results?.stats() ?? { hits: 0, misses: 0 },
     async close() {
+      results?.clear();
       await pool.end();
     },
   };

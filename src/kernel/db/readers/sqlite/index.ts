@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
+import { createResultCache } from '../result-cache.js';
 import type { Reader } from '../types.js';
 
 type Statement = Database.Statement<unknown[], unknown[]>;
@@ -9,23 +10,17 @@ type Statement = Database.Statement<unknown[], unknown[]>;
  * state while the Prisma connection writes, and its prepared statements are kept by SQL text
  * (the compiler gives one text per query shape), which Prisma's adapter does not do.
  *
- * Results are kept too (`cacheRows` rows in all, LRU), and handed out again only while the
- * database is unchanged: `PRAGMA data_version` on this connection changes whenever any other
- * connection (the Prisma client, another process, a migration) commits, and since this one never
- * writes, every commit is another's. The check runs before every read, in the same synchronous
- * call, so a cached result is never older than the last commit seen.
+ * Results are kept too (`cacheRows` rows in all), and handed out again only while the database
+ * is unchanged: `PRAGMA data_version` on this connection changes whenever any other connection
+ * (the Prisma client, another process, a migration) commits, and since this one never writes,
+ * every commit is another's. The check runs before every read, in the same synchronous call, so
+ * a cached result is never older than the last commit seen.
  */
 export function createSqliteReader(file: string, opts: { statements?: number; busyTimeoutMs?: number; cacheRows?: number } = {}): Reader {
   const db = new Database(file, { readonly: true, fileMustExist: true, timeout: opts.busyTimeoutMs ?? 10_000 });
   const statements = new LRUCache<string, Statement>({ max: opts.statements ?? 200 });
-  const cacheRows = opts.cacheRows ?? 0;
-  const results = cacheRows > 0
-    ? new LRUCache<string, unknown[][]>({ maxSize: cacheRows, sizeCalculation: (rows) => rows.length + 1 })
-    : null;
+  const results = (opts.cacheRows ?? 0) > 0 ? createResultCache(opts.cacheRows!) : null;
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-  let seenVersion = -1;
-  let hits = 0;
-  let misses = 0;
 
   const run = (sql: string, params: readonly unknown[]): unknown[][] => {
     let st = statements.get(sql);
@@ -41,24 +36,17 @@ export function createSqliteReader(file: string, opts: { statements?: number; bu
       try {
         if (!results) return Promise.resolve(run(sql, params));
         const version = dataVersion.get()!;
-        if (version !== seenVersion) {
-          results.clear();
-          seenVersion = version;
-        }
-        const key = `${sql}\u0000${JSON.stringify(params)}`;
-        let rows = results.get(key);
-        if (rows) hits++;
-        else {
-          misses++;
+        let rows = results.get(version, sql, params);
+        if (!rows) {
           rows = run(sql, params);
-          results.set(key, rows);
+          results.set(version, sql, params, rows);
         }
         return Promise.resolve(rows);
       } catch (err) {
         return Promise.reject(err);
       }
     },
-    stats: () => ({ hits, misses }),
+    stats: () => results?.stats() ?? { hits: 0, misses: 0 },
     close() {
       statements.clear();
       results?.clear();
