@@ -1,6 +1,7 @@
 /**
  * Storage client (its own process, on the load core): sequential binary uploads of a file, then
- * downloads of what it stored, written to a file on the same disk. JSON lines on stdout:
+ * downloads of what it stored, first counted and dropped (what the server delivers), then written
+ * to a file on the same disk (what a client that keeps the file gets). JSON lines on stdout:
  * phase-start / phase-end (the orchestrator watches the server's RSS in between), result last.
  */
 import fs from 'node:fs';
@@ -16,13 +17,14 @@ const base = new URL(spec.base);
 if (base.hostname !== '127.0.0.1') throw new Error('only 127.0.0.1');
 const emit = (o: object) => console.log(JSON.stringify(o));
 
-function send(method: string, urlPath: string, headers: http.OutgoingHttpHeaders, body: fs.ReadStream | null, sink: NodeJS.WritableStream | null): Promise<{ status: number; text: string; bytes: number }> {
+/** `sink`: null keeps the body as text (JSON answers), 'drop' counts its bytes only, a stream gets it. */
+function send(method: string, urlPath: string, headers: http.OutgoingHttpHeaders, body: fs.ReadStream | null, sink: NodeJS.WritableStream | 'drop' | null): Promise<{ status: number; text: string; bytes: number }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: base.hostname, port: base.port, method, path: urlPath, headers: { authorization: `Bearer ${spec.token}`, ...headers }, timeout: 120_000 }, (res) => {
       let bytes = 0;
       let text = '';
       res.on('data', (d: Buffer) => { bytes += d.length; if (!sink && text.length < 65_536) text += d.toString(); });
-      if (sink) pipeline(res, sink).then(() => resolve({ status: res.statusCode!, text, bytes }), reject);
+      if (sink && sink !== 'drop') pipeline(res, sink).then(() => resolve({ status: res.statusCode!, text, bytes }), reject);
       else res.on('end', () => resolve({ status: res.statusCode!, text, bytes }));
       res.on('error', reject);
     });
@@ -63,14 +65,16 @@ for (const { label, file } of spec.files) {
     ids.push((JSON.parse(r.text) as { id: string }).id);
     return size;
   }));
+  const download = async (i: number, sink: NodeJS.WritableStream | 'drop') => {
+    const r = await send('GET', `/api/storage/documents/${ids[i % ids.length]}/download`, {}, null, sink);
+    if (r.status !== 200 || r.bytes !== size) throw new Error(`download ${label}: ${r.status}, ${r.bytes} of ${size} bytes`);
+    return size;
+  };
+  phases.push(await phase(`download ${label}`, (i) => download(i, 'drop')));
   const out = path.join(spec.outDir, `download-${label}.bin`);
   // as the cat floor does: each download goes to a new file, not over one full of cached pages
   const removeOut = () => fs.rmSync(out, { force: true });
-  phases.push(await phase(`download ${label}`, async (i) => {
-    const r = await send('GET', `/api/storage/documents/${ids[i % ids.length]}/download`, {}, null, fs.createWriteStream(out, { highWaterMark: 1 << 20 }));
-    if (r.status !== 200 || r.bytes !== size) throw new Error(`download ${label}: ${r.status}, ${r.bytes} of ${size} bytes`);
-    return size;
-  }, removeOut));
+  phases.push(await phase(`download to disk ${label}`, (i) => download(i, fs.createWriteStream(out, { highWaterMark: 1 << 20 })), removeOut));
   removeOut();
 }
 emit({ event: 'result', phases });

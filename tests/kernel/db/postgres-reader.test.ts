@@ -33,8 +33,8 @@ describe('the PostgreSQL reader', () => {
   let pool: pg.Pool;
   let reader: Reader;
   let calls: ReturnType<typeof vi.spyOn>;
-  const snapshotChecks = () => calls.mock.calls.filter(([q]) => (q as { name?: string }).name === 'fw_snapshot').length;
-  const statementRuns = (sql: string) => calls.mock.calls.filter(([q]) => (q as { text?: string }).text === sql).length;
+  const snapshotChecks = () => calls.mock.calls.filter(([q]: unknown[]) => (q as { name?: string }).name === 'fw_snapshot').length;
+  const statementRuns = (sql: string) => calls.mock.calls.filter(([q]: unknown[]) => (q as { text?: string }).text === sql).length;
   const names = async () => (await reader.rows(SELECT, [])).map((r) => r[0]);
 
   beforeAll(async () => {
