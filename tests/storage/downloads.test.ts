@@ -3,10 +3,13 @@
  * stored content type, ETag from the checksum with If-None-Match → 304, and Range requests.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDisposition, parseRange } from '../../src/apps/storage/routes.ts';
+import { listen } from '../helpers/api.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { created, download, sha256, startStorageServer, uploadBase64, uploadBinary } from './helpers.ts';
+import { created, download, sha256, startStorageServer, uploadBase64, uploadBinary, waitFor } from './helpers.ts';
 
 let ts: TestServer;
 let admin: string;
@@ -117,6 +120,35 @@ describe('downloads', () => {
     expect(parseRange('bytes=5-', 10)).toEqual({ start: 5, end: 9 });
     expect(parseRange('bytes=0-', 0)).toBe('invalid');
     expect(parseRange('bytes=1-2,4-5', 10)).toBe('invalid');
+  });
+
+  it('HEAD answers the headers of the download and no body', async () => {
+    const res = await ts.server.inject({ method: 'HEAD', url: urls()[0], headers: { authorization: `Bearer ${admin}`, range: 'bytes=0-99' } });
+    expect(res.statusCode).toBe(206);
+    expect(res.headers['content-length']).toBe('100');
+    expect(res.headers['content-range']).toBe(`bytes 0-99/${bytes.length}`);
+    expect(res.headers.etag).toBe(`"${doc.checksum}"`);
+    expect(res.rawPayload.length).toBe(0);
+  });
+
+  it('a client that goes away mid-download ends the transfer: the file is closed and the next download is whole', async () => {
+    const base = await listen(ts);
+    const big = crypto.randomBytes(6 * 1024 * 1024);
+    const bigDoc = created(await uploadBinary(ts, admin, big, { filename: 'big.bin' }));
+    const fds = () => fs.readdirSync('/proc/self/fd').length;
+    const before = fds();
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get(`${base}/api/storage/documents/${bigDoc.id}/download`, { headers: { authorization: `Bearer ${admin}` }, agent: false }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (err) => (err.message.includes('socket hang up') || err.message.includes('aborted') ? undefined : reject(err)));
+    });
+    await waitFor(() => fds() <= before, 'the download file and socket to be closed');
+    const again = await download(ts, admin, `/api/storage/documents/${bigDoc.id}/download`);
+    expect(again.bytes.equals(big)).toBe(true);
   });
 
   it('downloads need a bearer token (401)', async () => {

@@ -59,7 +59,20 @@ async function sendHeld(kernel: Kernel, client: RootDbClient, req: FastifyReques
     .header('x-content-type-options', 'nosniff')
     .header('content-length', String(d.size));
   if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${v.size}`);
-  return reply.send(d.stream);
+  if (!d.writeTo) return reply.send(d.stream);
+  // the response is written here, so Fastify must not send one; HEAD gets the headers only
+  reply.hijack();
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+  reply.raw.writeHead(reply.statusCode);
+  if (req.method === 'HEAD') return void reply.raw.end();
+  try {
+    await d.writeTo(reply.raw);
+    reply.raw.end();
+  } catch (err) {
+    // the status line is out: a cut connection is the only way left to say the body is incomplete
+    req.log.warn({ err, document: id }, 'download ended early');
+    reply.raw.destroy();
+  }
 }
 
 const intParam = (v: string | undefined, name: string): number | undefined => {

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 /** The spec's storage backend contract. */
 export interface StorageCapabilities {
@@ -29,10 +29,16 @@ export interface PutMetadata {
 }
 
 export interface GetResult {
-  stream: Readable;
+  readonly stream: Readable;
   size: number;
   mime_type: string;
   checksum?: string;
+  /**
+   * Writes the content to `out` without handing out buffers (the local backend reuses a few);
+   * senders that own the response use it instead of `stream`. Resolves once every byte was
+   * written; the caller ends `out`.
+   */
+  writeTo?(out: Writable): Promise<void>;
 }
 
 export interface StorageBackend {

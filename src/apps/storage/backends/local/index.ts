@@ -8,6 +8,7 @@ import mime from 'mime-types';
 import { StorageIntegrityError, StorageKeyError, StorageNotFoundError, StoragePayloadTooLarge, StorageTransientError, type StorageContext } from '../errors.js';
 import { checkKey, checkPrefix } from '../keys.js';
 import type { ObjectReference, PutMetadata, StorageBackend } from '../types.js';
+import { pumpFile } from './pump.js';
 
 const TMP = /^\..*\.fwtmp$/;
 
@@ -137,8 +138,18 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
       const ctx = { backend_key, key, operation: 'get' };
       const file = resolve(key, 'get');
       const stat = await fsp.stat(file).catch((e) => notFound(e, ctx));
-      const stream = fs.createReadStream(file, { highWaterMark: CHUNK, ...(range ? { start: range.start, end: range.end } : {}) });
-      return { stream, size: range ? range.end - range.start + 1 : stat.size, mime_type: mimeOf(key) };
+      const [start, end] = range ? [range.start, range.end] : [0, stat.size - 1];
+      let stream: Readable | undefined;
+      return {
+        // opened only by readers that want a stream; the HTTP download uses writeTo
+        get stream() {
+          // an empty object has end = -1, which a read stream refuses
+          return (stream ??= fs.createReadStream(file, { highWaterMark: CHUNK, start, ...(end >= start ? { end } : {}) }));
+        },
+        size: end - start + 1,
+        mime_type: mimeOf(key),
+        writeTo: (out) => pumpFile(file, start, end, out),
+      };
     },
 
     async delete(key) {
