@@ -82,6 +82,20 @@ describe.each(PROVIDERS)('the read cache on %s', (provider) => {
     expect(await names(user)).toEqual(['In org']);
   });
 
+  it('a JSON value from a kept result is a copy: a caller that changes it changes nothing for the next read', async () => {
+    await run('fw.create', { model: 'ir.action', values: { name: 'Cached Leads', model_key: 'crm.lead', domain: [['name', '=', 'x']] } });
+    const domainOf = async () => (await run('fw.search', { model: 'ir.action', domain: [['name', '=', 'Cached Leads']] })).items[0]!.domain as unknown[][];
+    await waitFor(async () => {
+      const first = await domainOf();
+      first[0]![2] = 'changed by a caller';
+      first.push(['more']);
+      const before = await stats();
+      const again = await domainOf();
+      expect(again).toEqual([['name', '=', 'x']]);
+      return (await stats()).hits > before.hits; // the second read was served from the cache
+    }, 'a search answered from the cache', 20_000);
+  });
+
   it('READ_CACHE_ROWS=0 turns it off: every read runs', async () => {
     const off = await bootTestKernel({ provider, settings: { READ_CACHE_ROWS: '0' } });
     try {

@@ -51,7 +51,9 @@ export function decoderOf(field: ResolvedField, dialect: Dialect): Decode | null
       // a boolean declared without required/default is a nullable column: null stays null
       return dialect === 'sqlite' ? (v) => (v === null ? null : v === 1) : null;
     case 'json':
-      return dialect === 'sqlite' ? (v) => JSON.parse(v as string) : null;
+      // both readers hand json over as text (PostgreSQL's keeps it so), so every record gets
+      // an object of its own even when the row came from the read cache
+      return (v) => (typeof v === 'string' ? JSON.parse(v) : v);
     default:
       // text, numbers and ids come back as they are (integers are 32-bit, so never bigint)
       return null;

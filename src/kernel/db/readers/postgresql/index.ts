@@ -5,49 +5,74 @@ import type { Reader } from '../types.js';
 /**
  * timestamptz values stay text (the column decoder turns them into ISO strings): pg's default
  * parser builds a Date per value by regular expression, which the record then prints again; on a
- * PostgreSQL list that was about a tenth of the server's CPU.
+ * PostgreSQL list that was about a tenth of the server's CPU. json and jsonb stay text too, and
+ * the decoder parses them for each record: a kept result is handed out again, and a parsed
+ * object in it would be one object shared by every caller, which one of them could change.
  */
+const TEXT_OIDS = new Set([pg.types.builtins.TIMESTAMPTZ, pg.types.builtins.JSON, pg.types.builtins.JSONB]);
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    (oid === pg.types.builtins.TIMESTAMPTZ ? (text: string) => text : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+    (TEXT_OIDS.has(oid) ? (text: string) => text : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
 };
 
 /**
- * The version a cached result is checked against. `pg_current_snapshot()` is the server's
- * xmin:xmax:in-progress list; no transaction can commit a change without it changing (a writer
- * gets a transaction id, which moves xmax or sits in the in-progress list until it ends), so two
- * equal snapshots mean nothing was committed in between. It is cluster-wide, so writes to other
- * databases move it too: those cost a miss, never a stale row. Named: the statement's result
- * type can never change, so the per-connection plan cannot go stale after a migration.
+ * The version a cached result is checked against. `pg_current_snapshot()` (PostgreSQL 13+) is
+ * the server's xmin:xmax:in-progress list; no transaction can commit a change without it
+ * changing (a writer gets a transaction id, which moves xmax or sits in the in-progress list
+ * until it ends), so two equal snapshots mean nothing was committed in between. It is
+ * cluster-wide, so writes to other databases move it too: those cost a miss, never a stale row.
+ * What it does not see, and the compiled reads therefore never use: changes outside
+ * transactions (`nextval`), and the clock (`now()`). On a hot standby the text leaves out most
+ * in-progress ids, so this reader must only ever read from the primary (it shares Prisma's
+ * pool, which writes there). Unnamed, like every statement here: a named one breaks behind a
+ * transaction-mode pooler and after `DISCARD ALL`.
  */
-const SNAPSHOT: pg.QueryArrayConfig = { name: 'fw_snapshot', text: 'SELECT pg_current_snapshot()::text', rowMode: 'array' };
+const SNAPSHOT: pg.QueryArrayConfig = { text: 'SELECT pg_current_snapshot()::text', rowMode: 'array' };
+
+/**
+ * The snapshot is cluster-wide, so steady writes to any database make every check find a new
+ * one, and the check then only adds a round trip to each read: after this many checks in a row
+ * saw a new snapshot, reads go straight through for BYPASS_MS, then the checks start again.
+ */
+const BYPASS_AFTER = 8;
+const BYPASS_MS = 1000;
 
 /**
  * One snapshot query answers every read that arrived before it was sent: reads that arrive in the
  * same turn of the event loop (concurrent requests) wait for the same check, and a read that
  * arrives after a check was sent waits for the next one, so no read is answered from a state
- * older than its own start.
+ * older than its own start. `bypassed()` says whether recent checks were all useless (above);
+ * it is counted per check, not per read.
  */
-function batchedSnapshot(pool: pg.Pool): () => Promise<string> {
+function snapshotChecks(pool: pg.Pool): { check(): Promise<string>; bypassed(): boolean } {
   let next: Promise<string> | null = null;
-  return () => {
-    next ??= new Promise<string>((resolve, reject) => {
-      setImmediate(() => {
-        next = null;
-        pool.query<[string]>(SNAPSHOT).then((r) => resolve(r.rows[0]![0]), reject);
+  let last = '';
+  let changedInARow = 0;
+  let bypassUntil = 0;
+  const seen = (version: string) => {
+    if (version === last) changedInARow = 0;
+    else {
+      last = version;
+      if (++changedInARow >= BYPASS_AFTER) {
+        changedInARow = 0;
+        bypassUntil = performance.now() + BYPASS_MS;
+      }
+    }
+    return version;
+  };
+  return {
+    check() {
+      next ??= new Promise<string>((resolve, reject) => {
+        setImmediate(() => {
+          next = null;
+          pool.query<[string]>(SNAPSHOT).then((r) => resolve(seen(r.rows[0]![0])), reject);
+        });
       });
-    });
-    return next;
+      return next;
+    },
+    bypassed: () => performance.now() < bypassUntil,
   };
 }
-
-/**
- * The snapshot is cluster-wide, so steady writes to any database make every check find a new
- * one, and the check then only adds a round trip to each read: after this many checks in a row
- * saw a new snapshot, the reader reads straight through for BYPASS_MS, then tries again.
- */
-const BYPASS_AFTER = 8;
-const BYPASS_MS = 1000;
 
 /**
  * Reads on the same pool the Prisma adapter uses (one pool per tenant database), with rows as
@@ -62,26 +87,15 @@ export function createPostgresReader(pool: pg.Pool, opts: { cacheRows?: number }
   const query = async (sql: string, params: readonly unknown[]) =>
     (await pool.query({ text: sql, values: params as unknown[], rowMode: 'array', types })).rows as unknown[][];
   const results = (opts.cacheRows ?? 0) > 0 ? createResultCache(opts.cacheRows!) : null;
-  const snapshot = batchedSnapshot(pool);
+  const snapshots = snapshotChecks(pool);
   // concurrent misses of one statement at one snapshot run it once (a batch of requests that
   // find the cache empty would otherwise all run it)
   const running = new Map<string, Promise<unknown[][]>>();
-  let lastVersion = '';
-  let changedInARow = 0;
-  let bypassUntil = 0;
 
   return {
     async rows(sql, params) {
-      if (!results || performance.now() < bypassUntil) return query(sql, params);
-      const version = await snapshot();
-      if (version === lastVersion) changedInARow = 0;
-      else {
-        lastVersion = version;
-        if (++changedInARow >= BYPASS_AFTER) {
-          changedInARow = 0;
-          bypassUntil = performance.now() + BYPASS_MS;
-        }
-      }
+      if (!results || snapshots.bypassed()) return query(sql, params);
+      const version = await snapshots.check();
       const cached = results.get(version, sql, params);
       if (cached) return cached;
       const key = `${version}\u0000${statementKey(sql, params)}`;
