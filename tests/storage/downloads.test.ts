@@ -5,6 +5,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDisposition, parseRange } from '../../src/apps/storage/routes.ts';
 import { listen } from '../helpers/api.ts';
@@ -15,6 +17,9 @@ let ts: TestServer;
 let admin: string;
 let bytes: Buffer;
 let doc: Record<string, any>;
+let listening: string | undefined;
+/** The server on a real port (for raw sockets), started once. */
+const baseUrl = async () => (listening ??= await listen(ts));
 
 beforeAll(async () => {
   ts = await startStorageServer();
@@ -132,7 +137,7 @@ describe('downloads', () => {
   });
 
   it('a client that goes away mid-download ends the transfer: the file is closed and the next download is whole', async () => {
-    const base = await listen(ts);
+    const base = await baseUrl();
     const big = crypto.randomBytes(6 * 1024 * 1024);
     const bigDoc = created(await uploadBinary(ts, admin, big, { filename: 'big.bin' }));
     const fds = () => fs.readdirSync('/proc/self/fd').length;
@@ -149,6 +154,36 @@ describe('downloads', () => {
     await waitFor(() => fds() <= before, 'the download file and socket to be closed');
     const again = await download(ts, admin, `/api/storage/documents/${bigDoc.id}/download`);
     expect(again.bytes.equals(big)).toBe(true);
+  });
+
+  it('two pipelined downloads on one connection, then the client goes: both transfers end and release their files', async () => {
+    const base = await baseUrl();
+    const big = crypto.randomBytes(8 * 1024 * 1024);
+    const bigDoc = created(await uploadBinary(ts, admin, big, { filename: 'pipelined.bin' }));
+    // files of the storage folder this process holds open
+    const root = path.join(ts.kernel.settings.DATA_DIR, 'storage');
+    const openStored = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(root);
+      } catch {
+        return false;
+      }
+    }).length;
+    const socket = net.connect(Number(new URL(base).port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    const get = `GET /api/storage/documents/${bigDoc.id}/download HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${admin}\r\n\r\n`;
+    socket.write(get + get);
+    let received = 0;
+    await new Promise<void>((resolve) => socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > 100_000) {
+        socket.pause(); // the first response stalls; the second waits behind it
+        resolve();
+      }
+    }));
+    await waitFor(() => openStored() >= 2, 'both downloads to have opened their file');
+    socket.destroy();
+    await waitFor(() => openStored() === 0, 'both files to be closed after the client went');
   });
 
   it('downloads need a bearer token (401)', async () => {

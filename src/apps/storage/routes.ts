@@ -5,6 +5,8 @@ import type { RootDbClient } from '../../kernel/env.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { listPayload } from '../../server/routes/data.js';
 import '../../server/types.js';
+import { ResponseClosed } from './backends/errors.js';
+import type { OpenContent } from './backends/types.js';
 import { findVersion, openVersion } from './documents.js';
 import { storageSettings } from './settings.js';
 
@@ -59,19 +61,34 @@ async function sendHeld(kernel: Kernel, client: RootDbClient, req: FastifyReques
     .header('x-content-type-options', 'nosniff')
     .header('content-length', String(d.size));
   if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${v.size}`);
-  if (!d.writeTo) return reply.send(d.stream);
-  // the response is written here, so Fastify must not send one; HEAD gets the headers only
+  if (!d.open) return reply.send(d.stream);
+  // opened before anything is sent, so a failure here is still an ordinary error response; HEAD
+  // sends the headers only (Fastify's own HEAD handling would answer Content-Length: 0)
+  const content = req.method === 'HEAD' ? null : await d.open();
+  return sendOpen(req, reply, content, id);
+}
+
+/** Writes the response itself (so Fastify must not), with the headers the route set. */
+async function sendOpen(req: FastifyRequest, reply: FastifyReply, content: OpenContent | null, id: string): Promise<void> {
   reply.hijack();
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-  reply.raw.writeHead(reply.statusCode);
-  if (req.method === 'HEAD') return void reply.raw.end();
+  // a response queued behind another on a pipelined connection only learns of the client's
+  // departure from the socket
+  const gone = new AbortController();
+  const abort = () => gone.abort();
+  req.raw.socket.once('close', abort);
   try {
-    await d.writeTo(reply.raw);
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.raw.writeHead(reply.statusCode);
+    if (content) await content.writeTo(reply.raw, gone.signal);
     reply.raw.end();
   } catch (err) {
-    // the status line is out: a cut connection is the only way left to say the body is incomplete
-    req.log.warn({ err, document: id }, 'download ended early');
+    await content?.close().catch(() => undefined);
+    // once the status line is out, a cut connection is the only way left to say the body is incomplete
+    if (err instanceof ResponseClosed) req.log.debug({ document: id }, 'download: the client went away');
+    else req.log.warn({ err, document: id }, 'download ended early');
     reply.raw.destroy();
+  } finally {
+    req.raw.socket.off('close', abort);
   }
 }
 

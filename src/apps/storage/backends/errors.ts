@@ -36,3 +36,14 @@ export class StorageKeyError extends StorageError {
 export class StoragePayloadTooLarge extends StorageError {
   constructor(c: StorageContext, limit: number) { super(c, `content exceeds ${limit} bytes`, 'PAYLOAD_TOO_LARGE', 413); }
 }
+
+/**
+ * A transfer's receiving side went away (the client disconnected) before the last byte. Routine,
+ * not a storage fault: never sent to anyone, only logged at debug level by the sender.
+ */
+export class ResponseClosed extends Error {
+  constructor() {
+    super('the response closed before the content was sent');
+    this.name = 'ResponseClosed';
+  }
+}

@@ -34,11 +34,23 @@ export interface GetResult {
   mime_type: string;
   checksum?: string;
   /**
-   * Writes the content to `out` without handing out buffers (the local backend reuses a few);
-   * senders that own the response use it instead of `stream`. Resolves once every byte was
-   * written; the caller ends `out`.
+   * Opens the content for a sender that owns the response (the HTTP download), so that a
+   * failure to open (gone, too many open files) is still an ordinary error response. The local
+   * backend offers it; the others leave senders with `stream`.
    */
-  writeTo?(out: Writable): Promise<void>;
+  open?(): Promise<OpenContent>;
+}
+
+/** Content opened for one transfer. */
+export interface OpenContent {
+  /**
+   * Writes every byte to `out` without handing out buffers (the local backend reuses a few),
+   * then releases the content; rejects with ResponseClosed when `out` closes, or `signal`
+   * aborts, before the end. The caller ends `out`.
+   */
+  writeTo(out: Writable, signal?: AbortSignal): Promise<void>;
+  /** Releases the content without sending it. */
+  close(): Promise<void>;
 }
 
 export interface StorageBackend {

@@ -141,14 +141,17 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
       const [start, end] = range ? [range.start, range.end] : [0, stat.size - 1];
       let stream: Readable | undefined;
       return {
-        // opened only by readers that want a stream; the HTTP download uses writeTo
+        // opened only by readers that want a stream; the HTTP download uses open()
         get stream() {
           // an empty object has end = -1, which a read stream refuses
           return (stream ??= fs.createReadStream(file, { highWaterMark: CHUNK, start, ...(end >= start ? { end } : {}) }));
         },
         size: end - start + 1,
         mime_type: mimeOf(key),
-        writeTo: (out) => pumpFile(file, start, end, out),
+        async open() {
+          const fh = await fsp.open(file, 'r').catch((e) => notFound(e, ctx));
+          return { writeTo: (out, signal) => pumpFile(fh, start, end, out, signal), close: () => fh.close() };
+        },
       };
     },
 

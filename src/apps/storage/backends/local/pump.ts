@@ -1,5 +1,6 @@
-import fsp from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
+import { ResponseClosed } from '../errors.js';
 
 /**
  * Sending a file with a fixed set of buffers. A read stream allocates a new buffer per chunk:
@@ -26,26 +27,30 @@ const give = (b: Buffer): void => {
 export const pooledBuffers = (): number => pool.length;
 
 /**
- * Writes bytes `start`..`end` (inclusive) of `file` to `out`, in order. Reads run one at a time;
- * at most PER_TRANSFER buffers are in use. Rejects if the file is shorter than asked, if a
- * read fails, or if `out` fails or closes first; the caller ends or destroys `out`.
+ * Writes bytes `start`..`end` (inclusive) of the open file `fh` to `out`, in order, then closes
+ * `fh`. Reads run one at a time; at most PER_TRANSFER buffers are in use. Rejects if the file is
+ * shorter than asked, if a read fails, if `out` fails, or (ResponseClosed) if `out` closes or
+ * `signal` aborts first: a response still queued behind another on a pipelined connection never
+ * calls back nor closes when the client goes, so the caller passes the connection's end as
+ * `signal`. The caller ends or destroys `out`.
  */
-export async function pumpFile(file: string, start: number, end: number, out: Writable): Promise<void> {
-  const fh = await fsp.open(file, 'r');
+export async function pumpFile(fh: FileHandle, start: number, end: number, out: Writable, signal?: AbortSignal): Promise<void> {
   const free: Buffer[] = [];
   let failure: Error | null = null;
   let outstanding = 0;
   let wake: (() => void) | null = null;
-  const signal = () => {
+  const signalWaiter = () => {
     const w = wake;
     wake = null;
     w?.();
   };
   const onClose = () => {
-    failure ??= new Error('the response closed before the file was sent');
-    signal();
+    failure ??= new ResponseClosed();
+    signalWaiter();
   };
   out.once('close', onClose);
+  signal?.addEventListener('abort', onClose);
+  if (signal?.aborted) onClose();
   try {
     for (let pos = start; pos <= end;) {
       while (!failure && free.length === 0 && outstanding >= PER_TRANSFER) await new Promise<void>((r) => { wake = r; });
@@ -62,13 +67,14 @@ export async function pumpFile(file: string, start: number, end: number, out: Wr
         outstanding--;
         free.push(buf);
         if (err) failure ??= err;
-        signal();
+        signalWaiter();
       });
     }
     while (!failure && outstanding > 0) await new Promise<void>((r) => { wake = r; });
     if (failure) throw failure;
   } finally {
     out.off('close', onClose);
+    signal?.removeEventListener('abort', onClose);
     await fh.close();
     // a buffer whose write never called back stays with the stream that holds it
     for (const b of free) give(b);
