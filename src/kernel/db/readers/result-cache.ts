@@ -7,10 +7,10 @@ import { LRUCache } from 'lru-cache';
  * version. How a version is read is the engine's business (see each reader).
  */
 export interface ResultCache {
-  /** Rows kept for this statement at `version`; a different version empties the cache first. */
-  get(version: string | number, sql: string, params: readonly unknown[]): unknown[][] | undefined;
+  /** Rows kept for a statement (its `statementKey`) at `version`; a different version empties the cache first. */
+  get(version: string | number, key: string): unknown[][] | undefined;
   /** Keeps rows read after a check that saw `version`; dropped if the cache has moved on since. */
-  set(version: string | number, sql: string, params: readonly unknown[], rows: unknown[][]): void;
+  set(version: string | number, key: string, rows: unknown[][]): void;
   stats(): { hits: number; misses: number };
   clear(): void;
 }
@@ -25,18 +25,18 @@ export function createResultCache(maxRows: number): ResultCache {
   let misses = 0;
 
   return {
-    get(version, sql, params) {
+    get(version, key) {
       if (version !== current) {
         results.clear();
         current = version;
       }
-      const rows = results.get(statementKey(sql, params));
+      const rows = results.get(key);
       if (rows) hits++;
       else misses++;
       return rows;
     },
-    set(version, sql, params, rows) {
-      if (version === current) results.set(statementKey(sql, params), rows);
+    set(version, key, rows) {
+      if (version === current) results.set(key, rows);
     },
     stats: () => ({ hits, misses }),
     clear: () => results.clear(),

@@ -96,18 +96,19 @@ export function createPostgresReader(pool: pg.Pool, opts: { cacheRows?: number }
     async rows(sql, params) {
       if (!results || snapshots.bypassed()) return query(sql, params);
       const version = await snapshots.check();
-      const cached = results.get(version, sql, params);
+      const key = statementKey(sql, params);
+      const cached = results.get(version, key);
       if (cached) return cached;
-      const key = `${version}\u0000${statementKey(sql, params)}`;
-      let pending = running.get(key);
+      const runKey = `${version}\u0000${key}`;
+      let pending = running.get(runKey);
       if (!pending) {
         pending = query(sql, params)
           .then((rows) => {
-            results.set(version, sql, params, rows);
+            results.set(version, key, rows);
             return rows;
           })
-          .finally(() => running.delete(key));
-        running.set(key, pending);
+          .finally(() => running.delete(runKey));
+        running.set(runKey, pending);
       }
       return pending;
     },

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { createResultCache } from '../result-cache.js';
+import { createResultCache, statementKey } from '../result-cache.js';
 import type { Reader } from '../types.js';
 
 type Statement = Database.Statement<unknown[], unknown[]>;
@@ -36,10 +36,11 @@ export function createSqliteReader(file: string, opts: { statements?: number; bu
       try {
         if (!results) return Promise.resolve(run(sql, params));
         const version = dataVersion.get()!;
-        let rows = results.get(version, sql, params);
+        const key = statementKey(sql, params);
+        let rows = results.get(version, key);
         if (!rows) {
           rows = run(sql, params);
-          results.set(version, sql, params, rows);
+          results.set(version, key, rows);
         }
         return Promise.resolve(rows);
       } catch (err) {
