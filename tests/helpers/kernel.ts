@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { expect } from 'vitest';
 import type { AppManifest, AppModule } from '../../src/kernel/app.ts';
 import type { ModelDecl } from '../../src/kernel/declare.ts';
@@ -37,6 +38,17 @@ export const tempDir = (label = 'kernel'): string => fs.mkdtempSync(path.join(os
 
 /** A tenant key nobody else in this file uses. */
 export const uniqueTenant = (label = 't'): string => `${label}-${rand(3)}`;
+
+/** Runs `fn` on a connection of its own to `url` (as another process would), then closes it. */
+export async function withPgClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
 
 export async function dropPgDatabases(prefix: string): Promise<void> {
   for (const db of await listPostgresDatabases(PG_URL, prefix)) await dropPostgresDatabase(PG_URL, db);

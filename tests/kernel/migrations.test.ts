@@ -6,14 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantDatabases } from '../../src/kernel/db/tenants.ts';
 import { systemPrincipal } from '../../src/kernel/env.ts';
 import type { DbProvider } from '../../src/kernel/generate/prisma-schema.ts';
 import { generateMigration, migrationsDir, readStoredMigrations } from '../../src/kernel/migrate/store.ts';
 import { PROJECT_ROOT, projectLayout, type ProjectLayout } from '../../src/kernel/modules/loader.ts';
-import { bootTestKernel, dropPgDatabases, PROVIDERS, tempDir, testSettings, uniquePgPrefix, type Provider } from '../helpers/kernel.ts';
+import { bootTestKernel, dropPgDatabases, PROVIDERS, tempDir, testSettings, uniquePgPrefix, withPgClient, type Provider } from '../helpers/kernel.ts';
 
 /**
  * A changed declaration, expressed on the schema text: the last recorded snapshot with extra
@@ -62,15 +61,8 @@ function rawDb(provider: Provider, tenants: TenantDatabases, tenant: string): Ra
       applied: async () => run((db) => (db.prepare('SELECT name FROM _fw_migrations ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name)),
     };
   }
-  const query = async (sql: string, params: unknown[] = []) => {
-    const client = new pg.Client({ connectionString: tenants.pgUrl(tenants.pgDatabase(tenant)) });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows as Record<string, unknown>[];
-    } finally {
-      await client.end();
-    }
-  };
+  const query = (sql: string, params: unknown[] = []) =>
+    withPgClient(tenants.pgUrl(tenants.pgDatabase(tenant)), async (client) => (await client.query(sql, params)).rows as Record<string, unknown>[]);
   return {
     columns: async (table) => (await query(
       'SELECT column_name, is_nullable, column_default FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position', [table],

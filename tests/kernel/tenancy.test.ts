@@ -3,13 +3,12 @@
  * `<PG_DATABASE_PREFIX><tenant>`), created on first use; tenants never see each other's data.
  */
 import fs from 'node:fs';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onQuery } from '../../src/kernel/db/clients.ts';
 import { checkTenantKey } from '../../src/kernel/db/tenants.ts';
 import { systemPrincipal, type RootDbClient } from '../../src/kernel/env.ts';
 import { listPostgresDatabases } from '../../src/kernel/migrate/runner.ts';
-import { adminPrincipal, bootTestKernel, expectFwError, PG_URL, PROVIDERS, waitFor, type TestKernel } from '../helpers/kernel.ts';
+import { adminPrincipal, bootTestKernel, expectFwError, PG_URL, PROVIDERS, waitFor, withPgClient, type TestKernel } from '../helpers/kernel.ts';
 
 type Page = { items: Array<Record<string, unknown> & { id: string }> };
 
@@ -88,17 +87,11 @@ describe.each(PROVIDERS)('tenants on %s', (provider) => {
     try {
       const read = () => other.kernel.dispatch<Page>('fw.search', { model: 'res.organization', limit: 1 }, adminPrincipal(A));
       await read();
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      try {
-        const r = await admin.query(
-          'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-          [tk.kernel.tenants.pgDatabase(A)],
-        );
-        expect(r.rowCount).toBeGreaterThan(0);
-      } finally {
-        await admin.end();
-      }
+      const r = await withPgClient(PG_URL, (admin) => admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [tk.kernel.tenants.pgDatabase(A)],
+      ));
+      expect(r.rowCount).toBeGreaterThan(0);
       await waitFor(async () => (await read()).items.length === 1, 'a read after the terminations');
     } finally {
       await other.cleanup();

@@ -3,15 +3,13 @@
  * stored content type, ETag from the checksum with If-None-Match → 304, and Range requests.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDisposition, parseRange } from '../../src/apps/storage/routes.ts';
 import { listen } from '../helpers/api.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { created, download, sha256, startStorageServer, uploadBase64, uploadBinary, waitFor } from './helpers.ts';
+import { created, download, openFiles, sha256, startStorageServer, storageRoot, uploadBase64, uploadBinary, waitFor } from './helpers.ts';
 
 let ts: TestServer;
 let admin: string;
@@ -140,8 +138,7 @@ describe('downloads', () => {
     const base = await baseUrl();
     const big = crypto.randomBytes(6 * 1024 * 1024);
     const bigDoc = created(await uploadBinary(ts, admin, big, { filename: 'big.bin' }));
-    const fds = () => fs.readdirSync('/proc/self/fd').length;
-    const before = fds();
+    const before = openFiles();
     await new Promise<void>((resolve, reject) => {
       const req = http.get(`${base}/api/storage/documents/${bigDoc.id}/download`, { headers: { authorization: `Bearer ${admin}` }, agent: false }, (res) => {
         res.once('data', () => {
@@ -151,7 +148,7 @@ describe('downloads', () => {
       });
       req.on('error', (err) => (err.message.includes('socket hang up') || err.message.includes('aborted') ? undefined : reject(err)));
     });
-    await waitFor(() => fds() <= before, 'the download file and socket to be closed');
+    await waitFor(() => openFiles() <= before, 'the download file and socket to be closed');
     const again = await download(ts, admin, `/api/storage/documents/${bigDoc.id}/download`);
     expect(again.bytes.equals(big)).toBe(true);
   });
@@ -160,15 +157,7 @@ describe('downloads', () => {
     const base = await baseUrl();
     const big = crypto.randomBytes(8 * 1024 * 1024);
     const bigDoc = created(await uploadBinary(ts, admin, big, { filename: 'pipelined.bin' }));
-    // files of the storage folder this process holds open
-    const root = path.join(ts.kernel.settings.DATA_DIR, 'storage');
-    const openStored = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
-      try {
-        return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(root);
-      } catch {
-        return false;
-      }
-    }).length;
+    const openStored = () => openFiles(storageRoot(ts));
     const socket = net.connect(Number(new URL(base).port), '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
     const get = `GET /api/storage/documents/${bigDoc.id}/download HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${admin}\r\n\r\n`;

@@ -63,6 +63,18 @@ export function created(res: Res): Record<string, any> {
 }
 
 /** Every regular file under `dir` (relative paths), temp files included. */
+/** File descriptors this process holds open; with `under`, only those of files below that folder. */
+export function openFiles(under?: string): number {
+  return fs.readdirSync('/proc/self/fd').filter((fd) => {
+    if (under === undefined) return true;
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(under);
+    } catch {
+      return false; // closed since the listing
+    }
+  }).length;
+}
+
 export function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
   return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResponseClosed, StorageNotFoundError } from '../../src/apps/storage/backends/errors.ts';
 import { createLocalBackend } from '../../src/apps/storage/backends/local/index.ts';
 import { pooledBuffers, pumpFile } from '../../src/apps/storage/backends/local/pump.ts';
+import { openFiles } from './helpers.ts';
 
 let dir: string;
 let file: string;
@@ -66,8 +67,6 @@ function slowWriter(o: { failAt?: number; destroyAt?: number } = {}) {
   return { w, got, max: () => maxOutstanding };
 }
 
-const openFds = () => fs.readdirSync('/proc/self/fd').length;
-
 describe('pumpFile', () => {
   it('sends the whole file in order, with at most 3 writes outstanding and buffers reused only after their callback', async () => {
     const { w, got, max } = slowWriter();
@@ -98,29 +97,29 @@ describe('pumpFile', () => {
   });
 
   it('a file shorter than the range asked for is an error, and the file is closed', async () => {
-    const fds = openFds();
+    const fds = openFiles();
     const { w } = slowWriter();
     await expect(pumpFile(await fsp.open(file), 0, bytes.length + 10, w)).rejects.toThrow(/ended at byte \d+/);
-    expect(openFds()).toBe(fds);
+    expect(openFiles()).toBe(fds);
   });
 
   it('a write that fails ends the transfer with its error, and the file is closed', async () => {
-    const fds = openFds();
+    const fds = openFiles();
     const { w } = slowWriter({ failAt: 3 });
     w.on('error', () => undefined);
     await expect(pumpFile(await fsp.open(file), 0, bytes.length - 1, w)).rejects.toThrow('disk on fire');
-    expect(openFds()).toBe(fds);
+    expect(openFiles()).toBe(fds);
   });
 
   it('a response that closes mid-transfer (client gone) ends it with ResponseClosed, and the file is closed', async () => {
-    const fds = openFds();
+    const fds = openFiles();
     const { w } = slowWriter({ destroyAt: 2 });
     await expect(pumpFile(await fsp.open(file), 0, bytes.length - 1, w)).rejects.toBeInstanceOf(ResponseClosed);
-    expect(openFds()).toBe(fds);
+    expect(openFiles()).toBe(fds);
   });
 
   it('an aborted signal (the connection of a queued response ended) stops it even when no write ever calls back', async () => {
-    const fds = openFds();
+    const fds = openFiles();
     // a response queued on a pipelined connection: writes are kept, never called back, never closed
     const stuck = new Writable({ write() {} });
     const gone = new AbortController();
@@ -128,7 +127,7 @@ describe('pumpFile', () => {
     await new Promise((r) => setTimeout(r, 20));
     gone.abort();
     await expect(sending).rejects.toBeInstanceOf(ResponseClosed);
-    expect(openFds()).toBe(fds);
+    expect(openFiles()).toBe(fds);
   });
 
   it('open() of an object removed after get() is StorageNotFoundError, before anything is sent', async () => {
@@ -142,10 +141,10 @@ describe('pumpFile', () => {
   it('close() releases content that is not sent', async () => {
     const backend = createLocalBackend({ root: path.join(dir, 'store'), backend_key: 'pump-test' });
     await backend.put('a/b/d.bin', Buffer.from('content'));
-    const fds = openFds();
+    const fds = openFiles();
     const content = await (await backend.get('a/b/d.bin')).open!();
-    expect(openFds()).toBe(fds + 1);
+    expect(openFiles()).toBe(fds + 1);
     await content.close();
-    expect(openFds()).toBe(fds);
+    expect(openFiles()).toBe(fds);
   });
 });

@@ -5,10 +5,9 @@
  * the next read run again.
  */
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/kernel/env.ts';
-import { adminPrincipal, bootTestKernel, PROVIDERS, userPrincipal, waitFor, type TestKernel } from '../../helpers/kernel.ts';
+import { adminPrincipal, bootTestKernel, PROVIDERS, userPrincipal, waitFor, withPgClient, type TestKernel } from '../../helpers/kernel.ts';
 
 type Page = { items: Array<Record<string, unknown> & { id: string }>; total?: number };
 
@@ -58,13 +57,7 @@ describe.each(PROVIDERS)('the read cache on %s', (provider) => {
       other.close();
       return;
     }
-    const other = new pg.Client({ connectionString: tk.kernel.tenants.pgUrl(tk.kernel.tenants.pgDatabase(T)) });
-    await other.connect();
-    try {
-      await other.query(sql);
-    } finally {
-      await other.end();
-    }
+    await withPgClient(tk.kernel.tenants.pgUrl(tk.kernel.tenants.pgDatabase(T)), (other) => other.query(sql));
   };
 
   it('a commit by another connection to the database (another process) is seen by the next read', async () => {

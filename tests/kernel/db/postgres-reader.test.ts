@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresReader } from '../../../src/kernel/db/readers/postgresql/index.ts';
 import type { Reader } from '../../../src/kernel/db/readers/types.ts';
-import { PG_URL, uniquePgPrefix, waitFor } from '../../helpers/kernel.ts';
+import { PG_URL, uniquePgPrefix, waitFor, withPgClient } from '../../helpers/kernel.ts';
 
 const SELECT = 'select name from item order by id';
 const database = `${uniquePgPrefix()}reader`;
@@ -17,17 +17,8 @@ const url = (() => {
   return u.toString();
 })();
 
-async function withAdmin<T>(connectionString: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 /** A statement run by another connection (another process, as far as the reader knows). */
-const elsewhere = (sql: string) => withAdmin(url, (c) => c.query(sql));
+const elsewhere = (sql: string) => withPgClient(url, (c) => c.query(sql));
 
 describe('the PostgreSQL reader', () => {
   let pool: pg.Pool;
@@ -38,11 +29,11 @@ describe('the PostgreSQL reader', () => {
   const names = async () => (await reader.rows(SELECT, [])).map((r) => r[0]);
 
   beforeAll(async () => {
-    await withAdmin(PG_URL, (c) => c.query(`create database "${database}"`));
+    await withPgClient(PG_URL, (c) => c.query(`create database "${database}"`));
     await elsewhere("create table item (id int primary key, name text); insert into item values (1, 'one'), (2, 'two')");
   });
   afterAll(async () => {
-    await withAdmin(PG_URL, (c) => c.query(`drop database if exists "${database}" with (force)`));
+    await withPgClient(PG_URL, (c) => c.query(`drop database if exists "${database}" with (force)`));
   });
   // a fresh reader per test: each starts with an empty cache and the check turned on
   const open = (cacheRows = 100) => {
@@ -96,7 +87,7 @@ describe('the PostgreSQL reader', () => {
 
   it('a write that began before a result was kept and commits after it is seen by the next read', async () => {
     open();
-    await withAdmin(url, async (writer) => {
+    await withPgClient(url, async (writer) => {
       await writer.query('begin');
       await writer.query("update item set name = 'pending' where id = 2"); // holds a transaction id from here
       expect(await names()).toEqual(['one', 'two']);

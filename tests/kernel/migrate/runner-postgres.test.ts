@@ -8,6 +8,7 @@ import {
   listPostgresDatabases,
   type StoredMigration,
 } from '../../../src/kernel/migrate/runner.ts';
+import { withPgClient } from '../../helpers/kernel.ts';
 import { engineMigrations, migration } from './fixtures.ts';
 
 const SERVER_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -26,14 +27,8 @@ async function freshDatabase(): Promise<{ name: string; url: string }> {
   return { name, url: dbUrl(name) };
 }
 
-async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
+function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+  return withPgClient(url, async (client) => (await client.query<T>(sql)).rows);
 }
 
 async function recordedNames(url: string): Promise<string[]> {
