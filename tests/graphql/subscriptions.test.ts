@@ -63,6 +63,13 @@ describe('graphql-ws', () => {
     expect(msg.data.resOrganizationChanged).toEqual({ op: 'create', id: org.id, record: { id: org.id, name: 'WS Created', code: 'ws-created' } });
   });
 
+  it('an aliased, named subscription (as the web client sends) delivers too instead of closing the socket', async () => {
+    const inbox = await subscribeWs(token, 'subscription Changed { change: resOrganizationChanged { op id } }', 'changed:res.organization');
+    const org = await createOrg(token, 'WS Aliased');
+    const msg = await inbox.waitFor((m) => m.data?.change?.id === org.id, 'the aliased create');
+    expect(msg.data.change).toEqual({ op: 'create', id: org.id });
+  });
+
   it('updates and deletes arrive too; a delete carries no record', async () => {
     const inbox = await subscribeWs(token, ORG_CHANGED, 'changed:res.organization');
     const org = await createOrg(token, 'WS Lifecycle');

@@ -60,12 +60,15 @@ const jitChecked = new WeakMap<DocumentNode, boolean>();
  * graphql-jit cannot compile the coercion of variables whose type is a recursive input object
  * (our `where` inputs nest AND/OR; zalando-incubator/graphql-jit#175, open): operations with an
  * input-object variable run on graphql-js. Inline arguments and scalar variables compile fine.
+ * Subscriptions run on graphql-js too: graphql-jit's subscribe fails on an aliased root field
+ * ("executionContext.resolveInfos[resolveInfoName] is not a function"), and a subscription is
+ * compiled once per connection anyway, so there is nothing to gain.
  */
 function jitCanRun(schema: GraphQLSchema, document: DocumentNode): boolean {
   let ok = jitChecked.get(document);
   if (ok === undefined) {
     ok = document.definitions.every((d) => d.kind !== Kind.OPERATION_DEFINITION
-      || (d.variableDefinitions ?? []).every((v) => !isInputObjectType(schema.getType(namedTypeOf(v.type)))));
+      || (d.operation !== 'subscription' && (d.variableDefinitions ?? []).every((v) => !isInputObjectType(schema.getType(namedTypeOf(v.type))))));
     jitChecked.set(document, ok);
   }
   return ok;
