@@ -2,6 +2,7 @@ import type { AccessOp, FieldDecl } from './declare.js';
 import type { FastifyInstance } from 'fastify';
 import type { Env, FwEvent, Principal } from './env.js';
 import type { Kernel } from './kernel.js';
+import type { OutputShape } from './output.js';
 
 /** The spec's manifest keys, verbatim. */
 export interface AppManifest {
@@ -52,6 +53,11 @@ export interface CommandDecl {
   graphql_name?: string;
   /** Shape of the result, for API schemas: a record of `model`, nothing, or free JSON. */
   returns?: 'record' | 'void' | 'json';
+  /**
+   * Typed shape of the result (`o.object(…)`, src/kernel/output.ts): GraphQL answers that type
+   * instead of `JSON`. Not with `returns: 'record'`, which already types the result.
+   */
+  output?: OutputShape;
   handler: (env: Env, payload: Record<string, unknown>) => Promise<unknown>;
 }
 

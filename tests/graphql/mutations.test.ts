@@ -177,22 +177,33 @@ describe('model commands and auth', () => {
     gqlError(res, 'RECORD_NOT_FOUND', 404);
   });
 
-  it('`me` is a query (non-mutating command) answering the current user', async () => {
+  it('`me` is a query (non-mutating command) answering the current user as the typed Me', async () => {
     const data = await gqlOk(ts, MeDocument, {}, { token });
-    expect(data.me).toMatchObject({ email: ADMIN_EMAIL, role: 'admin', tenant_id: 'default' });
-    const asMutation = await gql(ts, 'mutation { me }', {}, { token });
+    const rest = (await ts.request('GET', '/api/auth/me', { token })).body;
+    expect(data.me).toEqual(rest);
+    expect(data.me).toEqual({
+      id: expect.any(String), name: 'Administrator', email: ADMIN_EMAIL, tenant_id: 'default', role: 'admin', is_active: true,
+      organization: { id: expect.any(String), name: 'Default Organization', code: expect.any(String) },
+    });
+    const introspect = await gqlOk(ts, '{ __schema { queryType { fields { name type { name kind } } } } }', {}, { token });
+    const me = introspect.__schema.queryType.fields.find((f: { name: string }) => f.name === 'me');
+    expect(me.type).toEqual({ name: 'Me', kind: 'OBJECT' });
+    const asMutation = await gql(ts, 'mutation { me { id } }', {}, { token });
     expect(asMutation.body.errors?.[0].message).toMatch(/Cannot query field "me" on type "Mutation"/);
   });
 
   it('login, refresh and logout are mutations: refresh rotates, logout revokes the session', async () => {
-    const pair = (await gqlOk(ts, LoginDocument, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).login as Record<string, string>;
-    expect(pair).toMatchObject({ token_type: 'bearer', expires_in: 1800 });
-    const rotated = (await gqlOk(ts, RefreshDocument, { refreshToken: pair.refresh_token })).refresh as Record<string, string>;
+    const pair = (await gqlOk(ts, LoginDocument, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).login!;
+    expect(pair).toEqual({ access_token: expect.any(String), refresh_token: expect.stringMatching(/^default\./), token_type: 'bearer', expires_in: 1800 });
+    const rotated = (await gqlOk(ts, RefreshDocument, { refreshToken: pair.refresh_token })).refresh!;
+    expect(rotated).toEqual({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'bearer', expires_in: 1800 });
     expect(rotated.refresh_token).not.toBe(pair.refresh_token);
+    // the rotated access token works
+    expect((await gqlOk(ts, MeDocument, {}, { token: rotated.access_token })).me?.email).toBe(ADMIN_EMAIL);
     // the old refresh token is spent
     gqlError(await gql(ts, RefreshDocument, { refreshToken: pair.refresh_token }), 'TOKEN_INVALID', 401);
 
-    const fresh = (await gqlOk(ts, LoginDocument, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).login as Record<string, string>;
+    const fresh = (await gqlOk(ts, LoginDocument, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).login!;
     expect((await gqlOk(ts, LogoutDocument, {}, { token: fresh.access_token })).logout).toEqual({ revoked: true });
     const after = await ts.request('GET', '/api/auth/me', { token: fresh.access_token });
     expect(after.status).toBe(401);
@@ -234,7 +245,7 @@ describe('access through GraphQL', () => {
   });
 
   it('an invalid bearer token on /graphql is refused with 401 before GraphQL runs', async () => {
-    const res = await gql(ts, '{ me }', {}, { token: 'not-a-jwt' });
+    const res = await gql(ts, '{ me { id } }', {}, { token: 'not-a-jwt' });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
   });

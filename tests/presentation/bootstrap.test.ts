@@ -2,9 +2,11 @@
  * The web client's bootstrap payload (`GET /api/presentation/bootstrap`, `GET /api/base/bootstrap`,
  * GraphQL `presentationBootstrap`) for an admin and for a plain user: the user, the tenant, the
  * menu tree ordered by sequence with admin-only entries hidden from others, the seeded Documents
- * and Connectors entries, and the actions with their views.
+ * and Connectors entries, the actions with their views, and the models the caller may read with
+ * their GraphQL names. GraphQL answers the same data typed, with menus and actions as flat lists.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BootstrapDocument } from '../../generated/gql/graphql.ts';
 import { adminToken, gqlOk } from '../helpers/api.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -17,6 +19,7 @@ interface Bootstrap {
   actions: Record<string, { model_key: string; views: Record<string, string> }>;
   active_apps: Array<{ name: string }>;
   views: Array<{ view_id: string }>;
+  models: Array<{ key: string; description: string; record_name: string; name_search_fields: string[]; names: Record<string, string> }>;
 }
 
 const ADMIN_ONLY = ['base.menu_users_orgs', 'base.menu_users', 'base.menu_organizations', 'base.menu_integrations', 'connectors.menu_connectors'];
@@ -139,14 +142,79 @@ describe('bootstrap for a plain user', () => {
   });
 });
 
+describe('models', () => {
+  it('lists every model the caller may read, sorted by key, with its GraphQL names from the registry', () => {
+    const keys = asAdmin.models.map((m) => m.key);
+    expect(keys).toEqual([...keys].sort());
+    expect(keys).toEqual(expect.arrayContaining(['crm.lead', 'ir.event', 'ir.module', 'res.organization', 'res.user', 'storage.document']));
+    const org = asAdmin.models.find((m) => m.key === 'res.organization')!;
+    expect(org).toEqual({
+      key: 'res.organization', description: 'Organization', record_name: 'name', name_search_fields: ['name', 'code'],
+      names: {
+        typeName: 'ResOrganization', one: 'resOrganization', many: 'resOrganizations', connection: 'resOrganizationsConnection',
+        count: 'resOrganizationCount', groupBy: 'resOrganizationGroupBy', create: 'resOrganizationCreate', createMany: 'resOrganizationCreateMany',
+        update: 'resOrganizationUpdate', updateMany: 'resOrganizationUpdateMany', delete: 'resOrganizationDelete',
+        deleteMany: 'resOrganizationDeleteMany', changed: 'resOrganizationChanged', whereInput: 'ResOrganizationWhere',
+        orderByInput: 'ResOrganizationOrderBy', createInput: 'ResOrganizationCreateInput', updateInput: 'ResOrganizationUpdateInput',
+        groupByField: 'ResOrganizationGroupByField',
+      },
+    });
+    expect(asAdmin.models.find((m) => m.key === 'res.country')!.names.many).toBe('resCountries');
+  });
+
+  it('is narrowed to the plain user\'s read access: admin-only models (ir.event, ir.module, ir.connector.param) are absent', () => {
+    const keys = asUser.models.map((m) => m.key);
+    for (const k of ['ir.event', 'ir.module', 'ir.connector.param']) {
+      expect(keys, k).not.toContain(k);
+      expect(asAdmin.models.map((m) => m.key), k).toContain(k);
+    }
+    expect(keys).toEqual(expect.arrayContaining(['crm.lead', 'res.organization', 'res.user', 'storage.document']));
+    // what both may read is described the same way
+    for (const m of asUser.models) expect(m).toEqual(asAdmin.models.find((a) => a.key === m.key));
+  });
+});
+
+/** The GraphQL answer for a REST payload: menus flattened (parent keys), the action map a list. */
+function asGraphql(b: Bootstrap): Record<string, unknown> {
+  const flat = (ms: Menu[], parent: string | null): unknown[] =>
+    ms.flatMap(({ children, ...m }) => [{ ...m, parent_key: parent }, ...flat(children, m.key)]);
+  return {
+    ...b,
+    apps: b.apps.map((a) => ({ ...a, menus: flat(a.menus, null) })),
+    actions: Object.entries(b.actions).map(([key, a]) => ({
+      key, ...a, views: Object.entries(a.views).map(([type, view_id]) => ({ type, view_id })),
+    })),
+  };
+}
+
 describe('the three ways to ask', () => {
-  it('/api/base/bootstrap and GraphQL presentationBootstrap answer the same payload as /api/presentation/bootstrap', async () => {
+  it('/api/base/bootstrap answers the same payload as /api/presentation/bootstrap; GraphQL the same data typed and flat', async () => {
     for (const [token, expected] of [[admin, asAdmin], [user, asUser]] as const) {
       const base = await ts.request('GET', '/api/base/bootstrap', { token });
       expect(base.status).toBe(200);
       expect(base.body).toEqual(expected);
-      expect((await gqlOk(ts, '{ presentationBootstrap }', {}, { token })).presentationBootstrap).toEqual(expected);
+      expect((await gqlOk(ts, BootstrapDocument, {}, { token })).presentationBootstrap).toEqual(asGraphql(expected));
     }
+  });
+
+  it('GraphQL menus are flat per app: every descendant in tree order, parent_key null under the app', async () => {
+    const data = (await gqlOk(ts, BootstrapDocument, {}, { token: admin })).presentationBootstrap!;
+    const settings = data.apps.find((a) => a.key === 'base.menu_settings')!;
+    expect(settings.menus.map((m) => [m.key, m.parent_key])).toEqual([
+      ['base.menu_users_orgs', null],
+      ['base.menu_users', 'base.menu_users_orgs'],
+      ['base.menu_organizations', 'base.menu_users_orgs'],
+      ['base.menu_integrations', null],
+      ['connectors.menu_connectors', 'base.menu_integrations'],
+    ]);
+    const leads = data.actions.find((a) => a.key === 'crm.action_leads')!;
+    expect(leads.views).toEqual([
+      { type: 'list', view_id: 'crm.lead.list' }, { type: 'form', view_id: 'crm.lead.form' },
+      { type: 'kanban', view_id: 'crm.lead.kanban' }, { type: 'search', view_id: 'crm.lead.search' },
+    ]);
+    const userData = (await gqlOk(ts, BootstrapDocument, {}, { token: user })).presentationBootstrap!;
+    expect(userData.apps.find((a) => a.key === 'base.menu_settings')!.menus).toEqual([]);
+    expect(userData.models.map((m) => m.key)).not.toContain('ir.event');
   });
 
   it('bootstrap requires a token (401 on both routes)', async () => {

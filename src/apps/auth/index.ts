@@ -5,6 +5,7 @@ import { delegateOf } from '../../kernel/data/delegate.js';
 import { anonymousPrincipal, type Env } from '../../kernel/env.js';
 import { AccessDenied, AuthenticationFailed, BadRequest, FwError, InvalidTokenError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
+import { o } from '../../kernel/output.js';
 import '../../server/types.js';
 import { hashPassword, verifyPassword } from '../base/services/passwords.js';
 import manifest from './manifest.js';
@@ -38,6 +39,24 @@ function svc(env: Env): Promise<AuthServices> {
   return authServices(kernel);
 }
 
+/** GraphQL result types (src/kernel/output.ts); REST answers the same keys. */
+const AuthTokens = o.object('AuthTokens', {
+  access_token: o.string({ description: 'JWT for the Authorization: Bearer header' }),
+  refresh_token: o.string({ description: '<tenant>.<secret>; single use (refresh rotates it)' }),
+  token_type: o.string({ description: 'Always "bearer"' }),
+  expires_in: o.int({ description: 'Seconds until the access token expires' }),
+}, { description: 'An access token and the refresh token of the same session' });
+const LogoutResult = o.object('LogoutResult', { revoked: o.boolean() });
+const Me = o.object('Me', {
+  id: o.id(),
+  name: o.string(),
+  email: o.string(),
+  tenant_id: o.string(),
+  role: o.string(),
+  is_active: o.boolean(),
+  organization: o.nullable(o.object('MeOrganization', { id: o.id(), name: o.string(), code: o.nullable(o.string()) })),
+}, { description: 'The calling user' });
+
 const users = (env: Env) => delegateOf(env.db, env.registry.model('res.user'));
 
 const commands: CommandDecl[] = [
@@ -47,6 +66,7 @@ const commands: CommandDecl[] = [
     public: true,
     transaction: false,
     returns: 'json',
+    output: AuthTokens,
     description: 'Exchange email and password for an access token and a refresh token',
     input: { email: f.char(255, { required: true }), password: f.char(1024, { required: true }) },
     async handler(env, p) {
@@ -72,6 +92,7 @@ const commands: CommandDecl[] = [
     public: true,
     transaction: false,
     returns: 'json',
+    output: AuthTokens,
     description: 'Rotate a refresh token: a new pair, the old refresh token invalidated',
     input: { refresh_token: f.char(200, { required: true }) },
     async handler(env, p) {
@@ -89,6 +110,7 @@ const commands: CommandDecl[] = [
     graphql_name: 'logout',
     transaction: false,
     returns: 'json',
+    output: LogoutResult,
     description: 'Revoke the current session: its access and refresh tokens stop working',
     async handler(env) {
       const { sessions } = await svc(env);
@@ -102,6 +124,7 @@ const commands: CommandDecl[] = [
     graphql_name: 'me',
     mutates: false,
     returns: 'json',
+    output: Me,
     description: 'The current user',
     async handler(env) {
       if (!env.principal.user_id) throw new BadRequest('this principal is not a user', undefined, 'NO_USER');

@@ -1,6 +1,7 @@
 import { canAccess } from '../../kernel/access.js';
 import type { CommandDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
+import { o } from '../../kernel/output.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
 import { BadRequest } from '../../kernel/errors.js';
@@ -29,6 +30,23 @@ import { MASK } from './services/secrets.js';
 import { connectorSettings } from './settings.js';
 
 type Row = Record<string, unknown>;
+/** GraphQL result types (src/kernel/output.ts); REST answers the handler's result unchanged. */
+const ConnectorTypes = o.object('ConnectorTypes', {
+  types: o.list(o.object('ConnectorType', {
+    category: o.string(),
+    provider_type: o.string(),
+    display_name: o.string(),
+    oauth: o.boolean(),
+    config_schema: o.list(o.object('ConnectorConfigKey', { key: o.string(), label: o.string(), required: o.boolean(), secret: o.boolean() })),
+  })),
+}, { nullable: true });
+const ConnectorTestResult = o.object('ConnectorTestResult', {
+  success: o.boolean(),
+  message: o.string({ nullable: true }),
+  status: o.string({ nullable: true, description: 'The connector status after the test (connected or error)' }),
+  details: o.json({ nullable: true }),
+}, { nullable: true });
+
 const CONNECTOR = 'ir.connector';
 const PARAM = 'ir.connector.param';
 const MAX_IMPORT_PARAMS = 500;
@@ -141,6 +159,7 @@ export const commands: CommandDecl[] = [
     // the provider talks to the network: no database transaction is held open meanwhile
     transaction: false,
     returns: 'json',
+    output: ConnectorTestResult,
     description: 'Run the provider\'s connection test; status becomes connected or error',
     async handler(env, p) {
       const id = String(p.id).toLowerCase();
@@ -318,6 +337,7 @@ export const commands: CommandDecl[] = [
     name: 'connectors.list_types',
     mutates: false,
     returns: 'json',
+    output: ConnectorTypes,
     description: 'Registered connector provider types (of one category)',
     input: { category: f.enum(CONNECTOR_CATEGORIES) },
     handler: async (_env, p) => ({ types: providers.describe(p.category as string | undefined) }),

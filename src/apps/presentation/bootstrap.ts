@@ -1,8 +1,34 @@
-import type { Env } from '../../kernel/env.js';
+import { canAccess } from '../../kernel/access.js';
+import type { Env, Principal } from '../../kernel/env.js';
+import type { Registry } from '../../kernel/registry/registry.js';
 import type { ViewRegistry } from './views/registry.js';
 
 type Rec = Record<string, unknown>;
-interface MenuNode { id: string; key: string; name: string; icon: unknown; category: unknown; sequence: unknown; action: string | null; children: MenuNode[] }
+export interface MenuNode { id: string; key: string; name: string; icon: unknown; category: unknown; sequence: unknown; action: string | null; children: MenuNode[] }
+export type FlatMenu = Omit<MenuNode, 'children'> & { parent_key: string | null };
+
+/** GraphQL names of a model the client uses (from `modelNames`, so it never derives them). */
+export const GRAPHQL_NAMES = ['typeName', 'one', 'many', 'connection', 'count', 'groupBy', 'create', 'createMany', 'update', 'updateMany',
+  'delete', 'deleteMany', 'changed', 'whereInput', 'orderByInput', 'createInput', 'updateInput', 'groupByField'] as const;
+
+/** Every model the principal may read (role access, as the kernel checks it), sorted by key. */
+export function readableModels(registry: Registry, principal: Principal): Rec[] {
+  return [...registry.models.values()]
+    .filter((m) => canAccess(m, principal, 'read'))
+    .sort((a, b) => a.key.localeCompare(b.key))
+    .map((m) => ({
+      key: m.key, description: m.description, record_name: m.recordName, name_search_fields: [...m.nameSearchFields],
+      names: Object.fromEntries(GRAPHQL_NAMES.map((n) => [n, m.names[n]])),
+    }));
+}
+
+/**
+ * The menus under an app as one list in tree order (the GraphQL shape): each entry names its
+ * parent's key, null for the app's direct children.
+ */
+export function flattenMenus(menus: readonly MenuNode[], parentKey: string | null = null): FlatMenu[] {
+  return menus.flatMap(({ children, ...m }) => [{ ...m, parent_key: parentKey }, ...flattenMenus(children, m.key)]);
+}
 
 const visibleTo = (role: string) => (m: Rec) => {
   const roles = String(m.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
@@ -12,7 +38,7 @@ const visibleTo = (role: string) => (m: Rec) => {
 /**
  * What the web client needs to start: the user, the tenant, the menu tree (ordered by
  * sequence; entries restricted to other roles left out, with their children), actions with
- * their views, active apps and view definitions.
+ * their views, active apps, view definitions and the models the caller may read.
  */
 export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec> {
   const { principal } = env;
@@ -45,5 +71,6 @@ export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec
     }])),
     active_apps: env.registry.apps.filter((a) => a.name !== 'kernel').map((a) => ({ name: a.name, summary: a.manifest.summary, version: a.manifest.version, category: a.manifest.category })),
     views: views.list(),
+    models: readableModels(env.registry, principal),
   };
 }

@@ -7,6 +7,7 @@ import type { Registry } from '../../kernel/registry/registry.js';
 import '../../server/types.js';
 import { buildBootstrap } from './bootstrap.js';
 import manifest from './manifest.js';
+import { Bootstrap, ViewList, ViewPlan } from './outputs.js';
 import { eventStreamRoute } from './sse.js';
 import { ViewRegistry } from './views/registry.js';
 
@@ -26,6 +27,7 @@ const commands: CommandDecl[] = [
     name: 'presentation.list_views',
     mutates: false,
     returns: 'json',
+    output: ViewList,
     description: 'All registered view ids and metadata',
     handler: async (env) => ({ views: viewsOf(env.registry).list() }),
   },
@@ -33,6 +35,7 @@ const commands: CommandDecl[] = [
     name: 'presentation.get_view_plan',
     mutates: false,
     returns: 'json',
+    output: ViewPlan,
     description: 'Render plan of a view',
     input: { view_id: f.char(200, { required: true }) },
     handler: async (env, p) => viewsOf(env.registry).plan(String(p.view_id), env.principal),
@@ -41,6 +44,7 @@ const commands: CommandDecl[] = [
     name: 'presentation.bootstrap',
     mutates: false,
     returns: 'json',
+    output: Bootstrap,
     description: 'Bootstrap payload of the web client',
     handler: (env: Env) => buildBootstrap(env, viewsOf(env.registry)),
   },

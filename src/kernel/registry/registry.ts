@@ -1,6 +1,7 @@
 import type { AppManifest, AppModule, CommandDecl, EventHandlerDecl, HookDecl } from '../app.js';
 import type { ModelDecl } from '../declare.js';
 import { BootError, NotFound } from '../errors.js';
+import { collectOutputTypes, type NamedShape } from '../output.js';
 import { checkModelGraph, resolveField, resolveModel, type ResolvedField, type ResolvedModel } from './model.js';
 
 /** An app as the loader found it: manifest, code and model declarations. */
@@ -39,6 +40,8 @@ export class Registry {
   readonly apps: readonly LoadedApp[];
   readonly models: ReadonlyMap<string, ResolvedModel>;
   readonly commands: ReadonlyMap<string, ResolvedCommand>;
+  /** The named types of the commands' `output` shapes, once per name (checked at boot). */
+  readonly outputTypes: ReadonlyMap<string, NamedShape>;
   private readonly hooks: ReadonlyMap<string, readonly ResolvedHook[]>;
   private readonly handlers: ReadonlyMap<string, readonly EventHandlerDecl[]>;
   readonly handlersById: ReadonlyMap<string, EventHandlerDecl>;
@@ -78,6 +81,7 @@ export class Registry {
       }
     }
     this.commands = commands;
+    this.outputTypes = checkOutputs(commands, models);
     for (const m of models.values()) {
       if (m.createCommand && !commands.has(m.createCommand)) {
         throw new BootError(`model ${m.key}: create_command ${m.createCommand} is not a registered command`);
@@ -158,6 +162,32 @@ function resolveCommand(c: CommandDecl, app: string, kernel: boolean, models: Re
       ? new Map(Object.entries(c.input).map(([n, f]) => [n, resolveField(`command ${c.name}`, n, f)]))
       : undefined,
   };
+}
+
+/** Output shapes: one shape per type name, no clash with a model's GraphQL names. */
+function checkOutputs(commands: ReadonlyMap<string, ResolvedCommand>, models: ReadonlyMap<string, ResolvedModel>): Map<string, NamedShape> {
+  const outputs = [...commands.values()].filter((c) => c.output);
+  for (const c of outputs) {
+    if (c.returns === 'record') throw new BootError(`app ${c.app}: command ${c.name} declares both output and returns: 'record'`);
+  }
+  let types: Map<string, NamedShape>;
+  try {
+    types = collectOutputTypes(outputs.map((c) => ({ owner: `app ${c.app}: command ${c.name}`, shape: c.output! })));
+  } catch (err) {
+    throw new BootError((err as Error).message);
+  }
+  const taken = new Map<string, string>();
+  for (const m of models.values()) {
+    const n = m.names;
+    for (const name of [n.typeName, n.whereInput, n.createInput, n.updateInput, n.orderByInput, n.groupByField,
+      `${n.typeName}Connection`, `${n.typeName}Edge`, `${n.typeName}Change`, `${n.typeName}RefFilter`, `${n.typeName}ListFilter`]) {
+      taken.set(name, m.key);
+    }
+  }
+  for (const name of types.keys()) {
+    if (taken.has(name)) throw new BootError(`output type ${name} clashes with a GraphQL name of model ${taken.get(name)}`);
+  }
+  return types;
 }
 
 function checkModelOwnership(app: LoadedApp, key: string): void {

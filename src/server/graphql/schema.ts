@@ -9,6 +9,7 @@ import type { ResolvedField, ResolvedModel } from '../../kernel/registry/model.j
 import { commandFieldName, pascalName } from '../../kernel/registry/names.js';
 import type { Registry, ResolvedCommand } from '../../kernel/registry/registry.js';
 import type { Principal } from '../../kernel/env.js';
+import { sharedFields, type NamedShape, type OutputShape, type UnionShape } from '../../kernel/output.js';
 import type { Loaders } from './loaders.js';
 import { publicCommandName } from '../commands.js';
 import { selectedFields } from './selection.js';
@@ -296,9 +297,10 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     resolve: (m: unknown) => m,
   }));
 
+  const outputs = outputTypes(b, registry.outputTypes);
   for (const cmd of registry.commands.values()) {
     if (cmd.kernel || cmd.internal) continue;
-    commandField(b, registry, cmd, objects, (m, f) => scalarType(m, f));
+    commandField(b, registry, cmd, objects, outputs, (m, f) => scalarType(m, f));
   }
   b.mutationField('command', (t: AnyRef) => t.field({
     type: 'JSON', nullable: true, description: 'Dispatch any command by name (the command bus over GraphQL)',
@@ -309,7 +311,7 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
   return b.toSchema({ sortSchema: true });
 }
 
-function commandField(b: Builder, registry: Registry, cmd: ResolvedCommand, objects: Map<string, AnyRef>,
+function commandField(b: Builder, registry: Registry, cmd: ResolvedCommand, objects: Map<string, AnyRef>, outputs: OutputTypes,
   scalarType: (m: ResolvedModel, f: ResolvedField) => AnyRef): void {
   const name = cmd.graphql_name ?? commandFieldName(cmd.name);
   const model = cmd.model ? registry.model(cmd.model) : null;
@@ -322,21 +324,83 @@ function commandField(b: Builder, registry: Registry, cmd: ResolvedCommand, obje
       args[f.name] = t.arg({ type: scalarType(model ?? fakeModel(cmd), f), required: f.required && f.default === undefined });
     }
     return t.field({
-      type: returnsRecord ? objects.get(model.key) : 'JSON',
-      nullable: true,
+      // the field itself stays nullable whatever the shape says: a failed command answers null
+      type: returnsRecord ? objects.get(model.key) : cmd.output ? outputs.typeOf(cmd.output) : 'JSON',
+      nullable: cmd.output?.kind === 'list' ? { list: true, items: cmd.output.of.nullable } : true,
       description: cmd.description,
       args,
       resolve: (_r: unknown, a: Args, ctx: GqlContext) => {
         const { file, ...rest } = a;
         const payload: Rec = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== null));
         if (cmd.file_upload) Object.assign(payload, fileContent(file as File));
-        return ctx.kernel.dispatch(cmd.name, payload, ctx.principal);
+        const from = cmd.output?.from;
+        const result = ctx.kernel.dispatch<Rec>(cmd.name, payload, ctx.principal);
+        return from ? result.then(from) : result;
       },
     });
   };
   const dyn: AnyRef = b;
   if (cmd.mutates) dyn.mutationField(name, field);
   else dyn.queryField(name, field);
+}
+
+interface OutputTypes { typeOf(shape: OutputShape): AnyRef }
+
+/**
+ * Pothos types of the commands' output shapes (src/kernel/output.ts), one per type name (the
+ * registry checked that a name has one shape). A union becomes an interface of the fields its
+ * members share, or a plain union when they share none; the discriminator picks the member.
+ */
+function outputTypes(b: Builder, shapes: ReadonlyMap<string, NamedShape>): OutputTypes {
+  const refs = new Map<string, AnyRef>();
+  const nullability = (s: OutputShape) => (s.kind === 'list' ? { list: s.nullable, items: s.of.nullable } : s.nullable);
+  const fieldsOf = (t: AnyRef, fields: Readonly<Record<string, OutputShape>>, names = Object.keys(fields)) =>
+    Object.fromEntries(names.map((name) => {
+      const f = fields[name];
+      return [name, t.field({
+        type: typeOf(f), nullable: nullability(f), description: f.kind === 'object' || f.kind === 'union' ? undefined : f.description,
+        resolve: (parent: Rec) => (f.from ? f.from(parent) : parent[name]) ?? null,
+      })];
+    }));
+  // union members that share fields implement the union's interface, wherever they are used
+  const interfacesOf = new Map<string, UnionShape[]>();
+  for (const u of shapes.values()) {
+    if (u.kind !== 'union' || !sharedFields(u).length) continue;
+    for (const m of Object.values(u.members)) interfacesOf.set(m.name, [...interfacesOf.get(m.name) ?? [], u]);
+  }
+  const named = (name: string): AnyRef => {
+    if (refs.has(name)) return refs.get(name);
+    const shape = shapes.get(name)!;
+    if (shape.kind === 'object') {
+      const ifaces = interfacesOf.get(name) ?? [];
+      const inherited = new Set(ifaces.flatMap(sharedFields));
+      refs.set(name, b.objectRef<Rec>(name));
+      refs.get(name).implement({
+        description: shape.description,
+        interfaces: ifaces.map((u) => named(u.name)),
+        fields: (t: AnyRef) => fieldsOf(t, shape.fields, Object.keys(shape.fields).filter((k) => !inherited.has(k))),
+      });
+      return refs.get(name);
+    }
+    const members = Object.values(shape.members);
+    const shared = sharedFields(shape);
+    const resolveType = (v: Rec) => {
+      const m = shape.members[String(v[shape.discriminator])];
+      if (!m) throw new Error(`${shape.name}: no member for ${shape.discriminator} = ${String(v[shape.discriminator])}`);
+      return m.name;
+    };
+    if (!shared.length) {
+      refs.set(name, b.unionType(name, { description: shape.description, types: members.map((m) => named(m.name)), resolveType }));
+      return refs.get(name);
+    }
+    refs.set(name, b.interfaceRef<Rec>(name));
+    refs.get(name).implement({ description: shape.description, fields: (t: AnyRef) => fieldsOf(t, members[0].fields, shared), resolveType });
+    for (const m of members) named(m.name);
+    return refs.get(name);
+  };
+  const typeOf = (s: OutputShape): AnyRef =>
+    (s.kind === 'scalar' ? s.scalar : s.kind === 'list' ? [typeOf(s.of)] : named(s.name));
+  return { typeOf };
 }
 
 /**

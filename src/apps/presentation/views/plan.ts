@@ -19,6 +19,26 @@ export interface PlanField {
   values: string[] | null;
 }
 
+export interface PlanButton { string: string; name: string; type: string; special: string | null; special_accept: string | null }
+
+export interface NestedListColumn {
+  name: string; label: string; type: string; widget: string | null; optional: string | null;
+  required: boolean; readonly: boolean; relation: string | null; values: string[] | null;
+}
+/**
+ * The list a One2Many field of a form holds; `inverse` is the Reference of the line model that
+ * points back at the form's record (what a client sets on a new line).
+ */
+export interface NestedList { model: string; inverse: string; default_order: string; limit: number | null; columns: NestedListColumn[] }
+
+/** One node of a form plan's `sheet` (the REST shape: a tree). */
+export type SheetNode =
+  | { kind: 'group'; string: string | null; children: SheetNode[] }
+  | { kind: 'notebook'; pages: Array<{ string: string; children: SheetNode[] }> }
+  | (PlanField & { kind: 'field'; list?: NestedList })
+  | (PlanButton & { kind: 'button' })
+  | { kind: 'separator'; string: string | null };
+
 /** A render plan: everything a client needs to draw the view, computed once at boot. */
 export interface RenderPlan {
   view_id: string;
@@ -97,7 +117,8 @@ export function compileView(root: XmlNode, file: string, registry: Registry): Re
   return plan;
 }
 
-function compileList(ctx: Ctx, node: XmlNode, model = ctx.model) {
+/** A view's list, or (`nested`) the list a One2Many field of a form holds, even one on its own model. */
+function compileList(ctx: Ctx, node: XmlNode, model = ctx.model, nested = false) {
   const order = node.attrs.default_order ?? null;
   if (order) {
     const m = /^(\w+)\s+(asc|desc)$/.exec(order.trim());
@@ -108,19 +129,22 @@ function compileList(ctx: Ctx, node: XmlNode, model = ctx.model) {
   const columns = node.children.map((c) => {
     if (c.tag !== 'field') ctx.fail(c, `a list holds <field> elements, not <${c.tag}>`);
     const f = ctx.field(c, model);
-    return model === ctx.model ? ctx.planField(c, f).name : nestedField(ctx, c, f);
+    return nested ? nestedField(ctx, c, f) : ctx.planField(c, f).name;
   });
   return { default_order: order ?? model.defaultOrder.map((o) => `${o.field} ${o.direction}`).join(', '), limit, columns };
 }
 
-function nestedField(ctx: Ctx, node: XmlNode, f: ResolvedField) {
+function nestedField(ctx: Ctx, node: XmlNode, f: ResolvedField): NestedListColumn {
   // a nested list's <field> takes the same attributes as a top-level list's, `optional` included
   const optional = node.attrs.optional ?? null;
   if (optional !== null && optional !== 'show' && optional !== 'hide') ctx.fail(node, `optional must be show or hide`);
-  return { name: f.name, label: node.attrs.label ?? f.description, type: f.type, widget: node.attrs.widget ?? null, optional };
+  return {
+    name: f.name, label: node.attrs.label ?? f.description, type: f.type, widget: node.attrs.widget ?? null, optional,
+    required: f.required, readonly: f.readonly || f.auto, relation: f.target ?? null, values: f.values ? [...f.values] : null,
+  };
 }
 
-function button(ctx: Ctx, node: XmlNode) {
+function button(ctx: Ctx, node: XmlNode): PlanButton {
   const name = ctx.attr(node, 'name');
   if (!ctx.registry.commands.has(name)) ctx.fail(node, `button names unknown command "${name}"`);
   const type = node.attrs.type ?? 'object';
@@ -130,7 +154,7 @@ function button(ctx: Ctx, node: XmlNode) {
   return { string: node.attrs.string ?? name, name, type, special, special_accept: node.attrs['special-accept'] ?? null };
 }
 
-function formNode(ctx: Ctx, node: XmlNode): Record<string, unknown> {
+function formNode(ctx: Ctx, node: XmlNode): SheetNode {
   switch (node.tag) {
     case 'group':
       return { kind: 'group', string: node.attrs.string ?? null, children: node.children.map((c) => formNode(ctx, c)) };
@@ -144,11 +168,11 @@ function formNode(ctx: Ctx, node: XmlNode): Record<string, unknown> {
       };
     case 'field': {
       const f = ctx.field(node);
-      const out: Record<string, unknown> = { kind: 'field', ...ctx.planField(node, f) };
+      const out: SheetNode = { kind: 'field', ...ctx.planField(node, f) };
       const nested = node.children.find((c) => c.tag === 'list');
       if (nested) {
         if (f.type !== 'one2many') ctx.fail(nested, `only a One2Many field can hold a nested list (${f.name} is ${f.type})`);
-        out.list = { model: f.target, ...compileList(ctx, nested, ctx.registry.model(f.target!)) };
+        out.list = { model: f.target!, inverse: f.inverse!, ...compileList(ctx, nested, ctx.registry.model(f.target!), true) } as NestedList;
       }
       return out;
     }
@@ -163,7 +187,7 @@ function formNode(ctx: Ctx, node: XmlNode): Record<string, unknown> {
 
 function compileForm(ctx: Ctx, node: XmlNode) {
   let header: Record<string, unknown> | null = null;
-  let sheet: unknown[] = [];
+  let sheet: SheetNode[] = [];
   let chatter = false;
   for (const c of node.children) {
     if (c.tag === 'header') {

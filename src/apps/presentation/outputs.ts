@@ -1,0 +1,124 @@
+import { o } from '../../kernel/output.js';
+import { flattenMenus, GRAPHQL_NAMES, type MenuNode } from './bootstrap.js';
+import { flattenSheet } from './views/flatten.js';
+import type { SheetNode } from './views/plan.js';
+
+/**
+ * GraphQL result types of the presentation commands (src/kernel/output.ts). REST answers the
+ * handlers' results as they are; GraphQL reads the same results, except where a field says
+ * `from`: the form sheet and the menus become flat lists, the action map a list.
+ */
+
+const str = o.string();
+const optStr = o.nullable(o.string());
+
+export const ViewInfo = o.object('ViewInfo', {
+  view_id: str, version: o.int(), title: str, type: str, model: str, app: o.string({ description: 'App that declares the view' }),
+}, { description: 'A registered view (metadata, not its plan)' });
+
+export const ViewList = o.object('ViewList', { views: o.list(ViewInfo) });
+
+const PlanField = o.object('PlanField', {
+  name: str,
+  label: str,
+  type: o.string({ description: 'char, text, integer, float, boolean, datetime, json, uuid, enum, reference or one2many' }),
+  widget: optStr,
+  optional: o.nullable(o.string({ description: 'show or hide' })),
+  required: o.boolean(),
+  readonly: o.boolean(),
+  relation: o.nullable(o.string({ description: 'Target model of a Reference or One2Many' })),
+  values: o.list(o.string(), { nullable: true, description: 'Values of an Enum field' }),
+}, { description: 'A field a view shows' });
+
+const PlanButton = o.object('PlanButton', {
+  string: str, name: o.string({ description: 'The command the button dispatches' }), type: str,
+  special: o.nullable(o.string({ description: 'file_upload or null' })), special_accept: optStr,
+});
+
+const NestedList = o.object('NestedList', {
+  model: str,
+  default_order: str,
+  limit: o.nullable(o.int()),
+  inverse: o.string({ description: 'The Reference of the line model pointing back at the record (set it on a new line)' }),
+  columns: o.list(o.object('NestedListColumn', {
+    name: str, label: str, type: str, widget: optStr, optional: optStr,
+    required: o.boolean(), readonly: o.boolean(), relation: optStr, values: o.nullable(o.list(o.string())),
+  })),
+}, { description: 'The list a One2Many field of a form holds' });
+
+const FormNode = o.object('FormNode', {
+  index: o.int({ description: 'Position in the list (document order)' }),
+  parent: o.nullable(o.int({ description: 'Index of the enclosing group, notebook or page; null at the top of the sheet' })),
+  kind: o.string({ description: 'group, notebook, page, field, button or separator' }),
+  string: o.nullable(o.string({ description: 'Title of a group, page or separator; label of a field; text of a button' })),
+  field: o.nullable(PlanField),
+  button: o.nullable(PlanButton),
+  list: o.nullable(NestedList),
+}, { description: 'One node of a form sheet, flattened: parents come before their children' });
+
+/** Keys every plan has; shared by all members, so they are the `ViewPlan` interface's fields. */
+const planKeys = { view_id: str, version: o.int(), title: str, type: str, model: str, fields: o.list(PlanField) };
+
+export const ViewPlan = o.union('ViewPlan', 'type', {
+  list: o.object('ListPlan', { ...planKeys, default_order: str, limit: o.nullable(o.int()), columns: o.list(str) }),
+  form: o.object('FormPlan', {
+    ...planKeys,
+    header: o.nullable(o.object('FormHeader', {
+      statusbar: o.nullable(o.object('FormStatusbar', { field: str, values: o.list(str) })),
+      buttons: o.list(PlanButton),
+    })),
+    chatter: o.boolean(),
+    nodes: o.list(FormNode, {
+      description: 'The sheet in document order; each node names its parent by index',
+      from: (plan) => flattenSheet(plan.sheet as SheetNode[]),
+    }),
+  }),
+  kanban: o.object('KanbanPlan', {
+    ...planKeys,
+    groupby_field: str,
+    columns: o.list(o.object('KanbanColumn', { value: str, label: str })),
+    card_fields: o.list(str),
+  }),
+  search: o.object('SearchPlan', {
+    ...planKeys,
+    search_fields: o.list(o.object('SearchField', { name: str, string: str })),
+    filters: o.list(o.object('SearchFilter', {
+      string: str, domain: o.json({ description: 'A domain ([[field, operator, value], …]) with its placeholders resolved' }),
+    })),
+    group_by: o.list(o.object('SearchGroupBy', { string: str, field: str })),
+  }),
+}, { description: 'A render plan; the concrete type follows its `type`' });
+
+const BootstrapMenu = o.object('BootstrapMenu', {
+  id: o.id(), key: str, name: str, icon: optStr, category: optStr, sequence: o.int(),
+  action: o.nullable(o.string({ description: 'xml_id of the action the entry opens' })),
+  parent_key: o.nullable(o.string({ description: 'Key of the parent menu; null for direct children of the app' })),
+}, { description: 'A menu entry under an app' });
+
+const ModelGraphqlNames = o.object('ModelGraphqlNames', Object.fromEntries(GRAPHQL_NAMES.map((n) => [n, str])), { description: 'GraphQL names of a model (from the registry; never derive them)' });
+
+export const Bootstrap = o.object('Bootstrap', {
+  user: o.nullable(o.object('BootstrapUser', { id: o.id(), name: str, email: str, role: str })),
+  tenant_id: str,
+  apps: o.list(o.object('BootstrapApp', {
+    key: str, name: str, icon: optStr, category: optStr, sequence: o.int(), action: optStr,
+    menus: o.list(BootstrapMenu, {
+      description: 'Every menu under the app, in tree order',
+      from: (app) => flattenMenus(app.menus as MenuNode[]),
+    }),
+  }, { description: 'A top-level menu entry' })),
+  actions: o.list(o.object('BootstrapAction', {
+    key: o.string({ description: 'xml_id of the action (else its id)' }),
+    id: o.id(), name: str, model_key: str, view_type: str, domain: o.nullable(o.json()),
+    views: o.list(o.object('ActionView', { type: str, view_id: str })),
+  }), {
+    from: (b) => Object.entries(b.actions as Record<string, Record<string, unknown>>).map(([key, a]) => ({
+      key, ...a, views: Object.entries(a.views as Record<string, string>).map(([type, view_id]) => ({ type, view_id })),
+    })),
+  }),
+  active_apps: o.list(o.object('ActiveApp', { name: str, summary: str, version: str, category: str })),
+  views: o.list(ViewInfo),
+  models: o.list(o.object('ModelInfo', {
+    key: str, description: str, record_name: str, name_search_fields: o.list(str), names: ModelGraphqlNames,
+  }), { description: 'The models you may read' }),
+}, { description: 'What the web client needs to start' });
