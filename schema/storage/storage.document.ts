@@ -26,6 +26,8 @@ export default defineModel({
     owner_record_uuid: f.uuid({ readonly: true, index: true, description: 'Owning record' }),
     description: f.text(),
     tags: f.char(512, { description: 'Comma-separated tags' }),
+    // moving a document = changing its folder; a folder holding documents cannot be deleted
+    folder: f.reference('storage.folder', { on_delete: 'restrict', description: 'Folder (empty = top level)' }),
     is_active: f.boolean({ default: true, description: 'Active' }),
     version_count: f.integer({ default: 1, readonly: true }),
     current_version: f.integer({ default: 1, readonly: true }),

@@ -4,7 +4,10 @@
  * UNKNOWN_VIEW. Boots the default foundation apps plus the crm domain.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ListViewsDocument, ViewPlanDocument } from '../../generated/gql/graphql.ts';
 import { viewsOf } from '../../src/apps/presentation/index.ts';
+import { flattenSheet } from '../../src/apps/presentation/views/flatten.ts';
+import type { SheetNode } from '../../src/apps/presentation/views/plan.ts';
 import type { Principal } from '../../src/kernel/env.ts';
 import { gql, gqlError, gqlOk } from '../helpers/api.ts';
 import { expectFwError, userPrincipal } from '../helpers/kernel.ts';
@@ -16,6 +19,7 @@ const SHIPPED = [
   'res.organization.form', 'res.organization.list', 'res.organization.search',
   'res.user.form', 'res.user.list',
   'storage.document.form', 'storage.document.list',
+  'storage.folder.form', 'storage.folder.list',
 ];
 
 let ts: TestServer;
@@ -41,6 +45,15 @@ afterAll(async () => {
 
 const get = (url: string, t = token) => ts.request('GET', url, { token: t });
 
+/** The GraphQL answer expected for a REST plan (tests/api/operations/presentation.graphql selects every field). */
+function asGraphql(rest: Record<string, any>): Record<string, unknown> {
+  const { sheet, columns, ...plan } = rest;
+  const typename = `${rest.type[0].toUpperCase()}${rest.type.slice(1)}Plan`;
+  if (rest.type === 'form') return { __typename: typename, ...plan, nodes: flattenSheet(sheet as SheetNode[]) };
+  if (rest.type === 'kanban') return { __typename: typename, ...plan, kanban_columns: columns };
+  return { __typename: typename, ...rest };
+}
+
 describe('view list', () => {
   it('GET /api/presentation/views lists every shipped view with its metadata, sorted by id', async () => {
     const res = await get('/api/presentation/views');
@@ -58,7 +71,7 @@ describe('view list', () => {
     const cmd = await ts.request('POST', '/api/command/presentation.list_views', { token, body: {} });
     expect(cmd.status, JSON.stringify(cmd.body)).toBe(200);
     expect(cmd.body).toEqual({ views: rest });
-    const data = await gqlOk(ts, '{ presentationListViews }', {}, { token });
+    const data = await gqlOk(ts, ListViewsDocument, {}, { token });
     expect(data.presentationListViews).toEqual({ views: rest });
   });
 
@@ -161,9 +174,23 @@ describe('render plans', () => {
       expect(await ts.kernel.dispatch('presentation.get_view_plan', { view_id: id }, admin), id).toEqual(rest);
       const cmd = await ts.request('POST', '/api/command/presentation.get_view_plan', { token, body: { view_id: id } });
       expect(cmd.body, id).toEqual(rest);
-      const data = await gqlOk(ts, 'query($id: String!) { presentationGetViewPlan(view_id: $id) }', { id }, { token });
-      expect(data.presentationGetViewPlan, id).toEqual(rest);
+      // GraphQL: the same keys, typed, with a form's sheet flattened into `nodes`
+      const data = await gqlOk(ts, ViewPlanDocument, { viewId: id }, { token });
+      expect(data.presentationGetViewPlan, id).toEqual(asGraphql(rest));
     }
+  });
+
+  it('GraphQL ViewPlan is an interface with one object type per view type, picked by the plan\'s type', async () => {
+    const typenames = await Promise.all(SHIPPED.map(async (id) =>
+      (await gqlOk(ts, 'query($id: String!) { presentationGetViewPlan(view_id: $id) { __typename type } }', { id }, { token })).presentationGetViewPlan));
+    for (const t of typenames) expect(t.__typename).toBe(`${t.type[0].toUpperCase()}${t.type.slice(1)}Plan`);
+    const iface = await gqlOk(ts, '{ __type(name: "ViewPlan") { kind fields { name } possibleTypes { name } } }', {}, { token });
+    expect(iface.__type.kind).toBe('INTERFACE');
+    expect(iface.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(['fields', 'model', 'title', 'type', 'version', 'view_id']);
+    expect(iface.__type.possibleTypes.map((p: { name: string }) => p.name).sort()).toEqual(['FormPlan', 'KanbanPlan', 'ListPlan', 'SearchPlan']);
+    // the form's sheet is only reachable flattened: no recursive type to select
+    const form = await gqlOk(ts, '{ __type(name: "FormPlan") { fields { name } } }', {}, { token });
+    expect(form.__type.fields.map((f: { name: string }) => f.name)).not.toContain('sheet');
   });
 
   it('an unknown view answers 404 UNKNOWN_VIEW on REST, on the command bus and on GraphQL', async () => {
@@ -172,6 +199,6 @@ describe('render plans', () => {
     expect(res.body.error.message).toBe('unknown view "res.user.kanban"');
     await expectFwError(ts.kernel.dispatch('presentation.get_view_plan', { view_id: 'no.such.view' }, admin), 404, 'UNKNOWN_VIEW');
     expectError(await ts.request('POST', '/api/command/presentation.get_view_plan', { token, body: { view_id: 'no.such.view' } }), 404, 'UNKNOWN_VIEW');
-    gqlError(await gql(ts, '{ presentationGetViewPlan(view_id: "no.such.view") }', {}, { token }), 'UNKNOWN_VIEW');
+    gqlError(await gql(ts, '{ presentationGetViewPlan(view_id: "no.such.view") { view_id } }', {}, { token }), 'UNKNOWN_VIEW');
   });
 });

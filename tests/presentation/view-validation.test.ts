@@ -337,6 +337,7 @@ describe('view registry over app data files', () => {
       'res.organization.form', 'res.organization.list', 'res.organization.search',
       'res.user.form', 'res.user.list',
       'storage.document.form', 'storage.document.list',
+      'storage.folder.form', 'storage.folder.list',
     ]);
   });
 });

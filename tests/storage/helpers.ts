@@ -8,12 +8,12 @@ import http from 'node:http';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { expect } from 'vitest';
-import { startTestServer, type Res, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type Provider, type Res, type TestServer } from '../helpers/server.ts';
 
 export const STORAGE_MODULES = 'base,auth,presentation,connectors,storage';
 
-export async function startStorageServer(overrides: Record<string, string> = {}): Promise<TestServer> {
-  return startTestServer({ ACTIVE_MODULES: STORAGE_MODULES, ...overrides });
+export async function startStorageServer(overrides: Record<string, string> = {}, opts: { provider?: Provider } = {}): Promise<TestServer> {
+  return startTestServer({ ACTIVE_MODULES: STORAGE_MODULES, ...overrides }, opts);
 }
 
 /** The local backend's root (the default: `<DATA_DIR>/storage`). */

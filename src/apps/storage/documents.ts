@@ -6,6 +6,7 @@ import type { Env } from '../../kernel/env.js';
 import { BadRequest, NotFound, PayloadTooLarge, ValidationError } from '../../kernel/errors.js';
 import { documentKey, sanitizeFilename } from './backends/keys.js';
 import type { GetResult, ObjectReference } from './backends/types.js';
+import { checkDocumentFolder } from './folders.js';
 import { backendFor, uploadTarget } from './router.js';
 import { storageSettings } from './settings.js';
 
@@ -20,6 +21,8 @@ export interface UploadInput {
   tags?: string;
   owner_model?: string;
   owner_record_uuid?: string;
+  /** Folder of a new document (empty = top level). */
+  folder?: string;
   change_note?: string;
   /** Bytes the transport already knows it will send (Content-Length), to refuse early. */
   declared_size?: number;
@@ -73,6 +76,8 @@ export async function createDocument(env: Env, input: UploadInput): Promise<Rec>
   }
   const docId = crypto.randomUUID();
   const org = organizationOf(env);
+  // checked as the caller before any byte is stored (the document is then written as the system)
+  if (input.folder) await checkDocumentFolder(env, input.folder, org);
   const { ref, filename, target } = await store(env, docId, 1, input, org);
   const contentType = contentTypeOf(input, filename);
   try {
@@ -89,6 +94,7 @@ export async function createDocument(env: Env, input: UploadInput): Promise<Rec>
           tags: input.tags ?? null,
           owner_model: input.owner_model ?? null,
           owner_record_uuid: input.owner_record_uuid ?? null,
+          folder: input.folder || null,
           owner_id: env.principal.user_id,
           organization_id: org,
           version_count: 1,

@@ -4,6 +4,7 @@ import { f } from '../../kernel/declare.js';
 import type { Env } from '../../kernel/env.js';
 import { BadRequest, PayloadTooLarge, ValidationError } from '../../kernel/errors.js';
 import { addVersion, createDocument, readText, storedObjects, type UploadInput } from './documents.js';
+import { folderHooks } from './folders.js';
 import manifest from './manifest.js';
 import type { StorageBackend } from './backends/types.js';
 import { backendFor } from './router.js';
@@ -40,6 +41,7 @@ const meta = (p: Rec): Omit<UploadInput, 'content'> => ({
   tags: p.tags as string | undefined,
   owner_model: p.owner_model as string | undefined,
   owner_record_uuid: p.owner_record_uuid as string | undefined,
+  folder: p.folder as string | undefined,
   change_note: p.change_note as string | undefined,
   declared_size: p.declared_size as number | undefined,
 });
@@ -63,6 +65,7 @@ const uploadInput = {
   tags: f.char(512),
   owner_model: f.char(100),
   owner_record_uuid: f.uuid(),
+  folder: f.uuid({ description: 'Folder (empty = top level)' }),
 };
 
 const commands: CommandDecl[] = [
@@ -84,6 +87,7 @@ const commands: CommandDecl[] = [
     graphql_name: 'storageDocumentUploadFile',
     input: {
       name: f.char(255), description: f.text(), tags: f.char(512), owner_model: f.char(100), owner_record_uuid: f.uuid(),
+      folder: f.uuid({ description: 'Folder (empty = top level)' }),
     },
     returns: 'record',
     description: 'Upload a new document from a byte stream (binary HTTP body)',
@@ -174,6 +178,7 @@ const hooks: HookDecl[] = [
       });
     },
   },
+  ...folderHooks,
 ];
 
 export const app = defineApp({ manifest, commands, hooks, routes: storageRoutes });

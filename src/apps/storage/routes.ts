@@ -11,6 +11,8 @@ import { findVersion, openVersion } from './documents.js';
 import { storageSettings } from './settings.js';
 
 type Rec = Record<string, unknown>;
+/** What PUT /api/storage/documents/{id} may change; `folder` moves the document (null = top level). */
+const EDITABLE = ['name', 'description', 'tags', 'folder'];
 type Q = Record<string, string | undefined>;
 
 /** RFC 6266: an ASCII fallback plus the exact UTF-8 name. */
@@ -109,7 +111,7 @@ function uploadPayload(req: FastifyRequest, kind: 'document' | 'version'): Rec {
   }
   const len = req.headers['content-length'];
   const fields = kind === 'document'
-    ? { name: q.name, description: q.description, tags: q.tags, owner_model: q.owner_model, owner_record_uuid: q.owner_record_uuid }
+    ? { name: q.name, description: q.description, tags: q.tags, owner_model: q.owner_model, owner_record_uuid: q.owner_record_uuid, folder: q.folder }
     : { change_note: q.change_note };
   const payload: Rec = {
     stream: req.body,
@@ -154,6 +156,8 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
       const q = req.query as Q;
       const p = listPayload('storage.document', q, limits);
       if (q.include_inactive !== 'true') p.domain = [...((p.domain as unknown[]) ?? []), ['is_active', '=', true]];
+      // the documents directly in one folder; `root` = those in no folder
+      if (q.folder) p.domain = [...((p.domain as unknown[]) ?? []), ['folder', '=', q.folder === 'root' ? null : q.folder]];
       return kernel.dispatch('fw.search', p, req.principal);
     });
     scope.get('/api/storage/documents/:id', (req) => kernel.dispatch('fw.read_one', { model: 'storage.document', id: id(req) }, req.principal));
@@ -162,7 +166,7 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
       const values: Rec = {};
       for (const k of Object.keys(b)) {
         if (k === 'revision') continue;
-        if (!['name', 'description', 'tags'].includes(k)) throw new ValidationError(`only name, description and tags can be changed here ("${k}")`, { field: k }, 'READONLY_FIELD');
+        if (!EDITABLE.includes(k)) throw new ValidationError(`only name, description, tags and folder can be changed here ("${k}")`, { field: k }, 'READONLY_FIELD');
         values[k] = b[k];
       }
       return kernel.dispatch('fw.update', { model: 'storage.document', id: id(req), values, revision: b.revision }, req.principal);
