@@ -1,16 +1,26 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
+const common = { useTypeImports: true, scalars: { DateTime: 'string', JSON: 'unknown' } };
+
 /**
- * Typed GraphQL documents from the committed SDL: `npm run codegen` turns every operation in
- * tests/api/operations (and, later, the web client's) into TypedDocumentNodes under generated/gql.
+ * Typed GraphQL documents from the committed SDL (`npm run codegen`, also run by `npm ci`):
+ * - the operations of tests/api/operations → generated/gql (TypedDocumentNodes for the tests);
+ * - the web client's fixed operations (written with `graphql(…)` in web/src) → web/src/gql.
  */
 const config: CodegenConfig = {
   schema: 'generated/schema.graphql',
-  documents: ['tests/api/operations/**/*.graphql'],
   generates: {
     'generated/gql/': {
+      documents: ['tests/api/operations/**/*.graphql'],
       preset: 'client',
-      config: { useTypeImports: true, scalars: { DateTime: 'string', JSON: 'unknown' } },
+      config: common,
+    },
+    'web/src/gql/': {
+      documents: ['web/src/**/*.{ts,tsx}', '!web/src/gql/**'],
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      // documents as strings: the client needs no graphql-js at run time (bundle size)
+      config: { ...common, enumsAsTypes: true, documentMode: 'string' },
     },
   },
   ignoreNoDocuments: false,

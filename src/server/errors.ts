@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { BadRequest, FwError, PayloadTooLarge, toErrorBody } from '../kernel/errors.js';
+import { sendShell, wantsAppShell } from './web-client.js';
 
 /** Fastify's own client errors (bad JSON, body too large, …) keep their status under our envelope. */
 function fromFastify(err: FastifyError): FwError | null {
@@ -14,7 +15,7 @@ function fromFastify(err: FastifyError): FwError | null {
 }
 
 /** The one place HTTP errors are shaped: `{ error: { code, message, details? } }`. */
-export function installErrorHandling(server: FastifyInstance): void {
+export function installErrorHandling(server: FastifyInstance, opts: { appShell?: () => (() => Buffer) | null } = {}): void {
   server.setErrorHandler((err: FastifyError, request, reply) => {
     const mapped = err instanceof FwError ? err : fromFastify(err);
     const { status, body } = toErrorBody(mapped ?? err);
@@ -23,6 +24,9 @@ export function installErrorHandling(server: FastifyInstance): void {
     void reply.status(status).send(body);
   });
   server.setNotFoundHandler((request, reply) => {
+    // a browser navigating to a web-client URL gets the client, which routes it
+    const shell = opts.appShell?.();
+    if (shell && wantsAppShell(request)) return void sendShell(reply, shell());
     void reply.status(404).send({ error: { code: 'ROUTE_NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } });
   });
 }

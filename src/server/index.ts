@@ -5,6 +5,7 @@ import { installErrorHandling } from './errors.js';
 import { graphqlRoutes } from './graphql/index.js';
 import { buildOpenApi, type RouteEntry } from './openapi.js';
 import { dataRoutes } from './routes/data.js';
+import { webClientRoutes } from './web-client.js';
 import './types.js';
 
 /**
@@ -18,7 +19,8 @@ export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
     bodyLimit: kernel.settings.HTTP_BODY_LIMIT_BYTES,
     trustProxy: kernel.settings.TRUST_PROXY,
   });
-  installErrorHandling(server);
+  let webClient: (() => Buffer) | null = null;
+  installErrorHandling(server, { appShell: () => webClient });
   installAuth(server, kernel);
   // every route, app routes included, so the OpenAPI document describes them all
   const routes: RouteEntry[] = [];
@@ -37,6 +39,7 @@ export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
   for (const app of kernel.registry.apps) {
     if (app.module.routes) await app.module.routes(server, { kernel });
   }
+  webClient = await webClientRoutes(server, kernel.settings.WEB_CLIENT_DIR);
   server.addHook('onClose', async () => kernel.close());
   return server;
 }

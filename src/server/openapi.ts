@@ -81,7 +81,7 @@ const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
  */
 function describeRemaining(paths: Json, routes: RouteEntry[]): void {
   for (const r of routes) {
-    if (!HTTP_METHODS.has(r.method) || r.url.includes('*') || r.url === '/graphql') continue;
+    if (!HTTP_METHODS.has(r.method) || r.url.includes('*') || r.url === '/graphql' || r.url === '/') continue;
     const path = r.url.replace(/:([A-Za-z_]+)/g, '{$1}');
     if (/^\/api\/data\/\{model\}/.test(path)) continue; // described per model above
     const item = (paths[path] ??= {}) as Json;

@@ -1,0 +1,50 @@
+import { accessToken } from './client.ts';
+import { ApiError, NETWORK_ERROR } from './errors.ts';
+
+/**
+ * Binary transfers are the one exception to GraphQL-only: an upload streams the file as the
+ * request body (XMLHttpRequest, for its progress events), a download fetches with the bearer
+ * token and hands the browser a file.
+ */
+export async function uploadFile(path: string, file: File, query: Record<string, string | undefined>, onProgress?: (fraction: number) => void): Promise<Record<string, unknown>> {
+  const token = await accessToken();
+  const qs = new URLSearchParams(Object.entries({ filename: file.name, ...query }).filter((e): e is [string, string] => !!e[1]));
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `${path}?${qs}`);
+    if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
+    xhr.setRequestHeader('content-type', file.type || 'application/octet-stream');
+    xhr.upload.onprogress = (e) => e.lengthComputable && onProgress?.(e.loaded / e.total);
+    xhr.onerror = () => reject(new ApiError(NETWORK_ERROR, 'network error', 0));
+    xhr.onload = () => {
+      let body: { error?: { code: string; message: string; details?: Record<string, unknown> } } & Record<string, unknown> = {};
+      try { body = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+      if (xhr.status >= 200 && xhr.status < 300) resolve(body);
+      else reject(new ApiError(body.error?.code ?? (xhr.status >= 500 ? 'INTERNAL_ERROR' : `HTTP_${xhr.status}`), body.error?.message ?? xhr.statusText, xhr.status, body.error?.details));
+    };
+    xhr.send(file);
+  });
+}
+
+export async function downloadFile(path: string, fallbackName: string): Promise<void> {
+  const token = await accessToken();
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  } catch (err) {
+    throw new ApiError(NETWORK_ERROR, String(err), 0);
+  }
+  if (!res.ok) {
+    const { fromResponse } = await import('./errors.ts');
+    throw await fromResponse(res);
+  }
+  const name = /filename\*=UTF-8''([^;]+)/i.exec(res.headers.get('content-disposition') ?? '')?.[1];
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name ? decodeURIComponent(name) : fallbackName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

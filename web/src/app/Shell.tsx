@@ -1,0 +1,151 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { Link, Navigate, Outlet, useNavigate, useParams } from '@tanstack/react-router';
+import { Suspense, useState } from 'react';
+import { Button, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-components';
+import { endSession, request } from '../api/client.ts';
+import { graphql } from '../gql/index.ts';
+import { useT } from '../i18n/index.tsx';
+import { LiveBridge } from '../live/LiveBridge.tsx';
+import { ErrorBoundary } from './ErrorBoundary.tsx';
+import { useBootstrap, useMe } from './meta.ts';
+import { appOfAction, firstAction, menuDepth, orgSlug } from './nav.ts';
+import { actionKeyOf, actionSegment } from './search-params.ts';
+import { currentTheme, setTheme } from './theme.ts';
+
+const LogoutDocument = graphql(`mutation Logout { logout { revoked } }`);
+
+export function Shell() {
+  return (
+    <ErrorBoundary>
+      <Suspense fallback={<div className="page-loading" aria-busy="true" />}>
+        <ShellFrame />
+      </Suspense>
+    </ErrorBoundary>
+  );
+}
+
+function ShellFrame() {
+  const t = useT();
+  const boot = useBootstrap();
+  const me = useMe();
+  const params = useParams({ strict: false }) as { org?: string; action?: string };
+  const slug = params.org ?? orgSlug(me.organization);
+  const current = appOfAction(boot.apps, params.action ? actionKeyOf(params.action) : null);
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">{t('shell.skip')}</a>
+      <nav className="sidebar" aria-label={t('shell.apps')}>
+        <Link to="/$org" params={{ org: slug }} className="brand" data-testid="home-link">
+          <span className="brand-mark" aria-hidden="true" /> {t('app.name')}
+        </Link>
+        <ul className="nav-apps">
+          {boot.apps.map((app) => {
+            const act = firstAction(app);
+            return (
+              <li key={app.key}>
+                {act ? (
+                  <Link to="/$org/$action" params={{ org: slug, action: actionSegment(act) }} search={{}}
+                    className={`nav-app${current?.key === app.key ? ' active' : ''}`} data-testid={`app-${app.key}`}>
+                    {app.name}
+                  </Link>
+                ) : <span className="nav-app">{app.name}</span>}
+                {current?.key === app.key && app.menus.length > 0 && (
+                  <ul className="nav-menus">
+                    {app.menus.map((m) => (
+                      <li key={m.key} style={{ paddingInlineStart: `${menuDepth(app.menus, m) * 0.75}rem` }}>
+                        {m.action ? (
+                          <Link to="/$org/$action" params={{ org: slug, action: actionSegment(m.action) }} search={{}}
+                            activeProps={{ className: 'active', 'aria-current': 'page' }} className="nav-menu" data-testid={`menu-${m.key}`}>
+                            {m.name}
+                          </Link>
+                        ) : <span className="nav-heading">{m.name}</span>}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
+      <div className="main-col">
+        <header className="topbar">
+          <div className="topbar-title">{current?.name ?? ''}</div>
+          <ThemeToggle />
+          <UserMenu name={me.name} email={me.email} />
+        </header>
+        <main id="main" className="content" tabIndex={-1}>
+          <ErrorBoundary>
+            <Suspense fallback={<div className="page-loading" aria-busy="true">{t('common.loading')}</div>}>
+              <Outlet />
+            </Suspense>
+          </ErrorBoundary>
+        </main>
+      </div>
+      <LiveBridge slug={slug} />
+    </div>
+  );
+}
+
+function ThemeToggle() {
+  const t = useT();
+  const [theme, set] = useState(currentTheme());
+  const next = theme === 'dark' ? 'light' : 'dark';
+  return (
+    <Button className="btn btn-ghost" data-testid="theme-toggle" onPress={() => { setTheme(next); set(next); }}>
+      {t(next === 'dark' ? 'shell.theme.dark' : 'shell.theme.light')}
+    </Button>
+  );
+}
+
+function UserMenu({ name, email }: { name: string; email: string }) {
+  const t = useT();
+  const qc = useQueryClient();
+  async function logout() {
+    try { await request(LogoutDocument); } catch { /* the session ends here either way */ }
+    qc.clear();
+    endSession();
+  }
+  return (
+    <MenuTrigger>
+      <Button className="btn btn-ghost user-button" aria-label={t('shell.user')} data-testid="user-menu">{name}</Button>
+      <Popover className="popover">
+        <Menu className="menu" onAction={(key) => { if (key === 'logout') void logout(); }}>
+          <MenuItem id="email" isDisabled className="menu-item muted">{email}</MenuItem>
+          <MenuItem id="logout" className="menu-item" data-testid="logout">{t('shell.logout')}</MenuItem>
+        </Menu>
+      </Popover>
+    </MenuTrigger>
+  );
+}
+
+/** `/` → the user's organization home. */
+export function GoHome() {
+  const me = useMe();
+  return <Navigate to="/$org" params={{ org: orgSlug(me.organization) }} replace />;
+}
+
+export function Home() {
+  const t = useT();
+  const boot = useBootstrap();
+  const { org } = useParams({ strict: false }) as { org: string };
+  const navigate = useNavigate();
+  return (
+    <section className="home">
+      <h1>{t('home.title')}</h1>
+      {boot.apps.length === 0 && <p>{t('home.empty')}</p>}
+      <div className="app-tiles">
+        {boot.apps.map((app) => {
+          const act = firstAction(app);
+          return act ? (
+            <Button key={app.key} className="app-tile" data-testid={`tile-${app.key}`}
+              onPress={() => navigate({ to: '/$org/$action', params: { org, action: actionSegment(act) }, search: {} })}>
+              <span className={`app-icon icon-${app.icon ?? 'app'}`} aria-hidden="true" />
+              <span>{app.name}</span>
+            </Button>
+          ) : null;
+        })}
+      </div>
+    </section>
+  );
+}

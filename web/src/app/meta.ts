@@ -1,0 +1,95 @@
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
+import { request } from '../api/client.ts';
+import { graphql } from '../gql/index.ts';
+import type { ViewPlanQuery } from '../gql/graphql.ts';
+import type { FieldInfo, ModelInfo, Models } from '../model/records.ts';
+
+/**
+ * What the client knows of the server comes from three typed queries: the bootstrap payload
+ * (menus, actions, views, models with their GraphQL names), the current user, and render plans.
+ */
+export const BootstrapDocument = graphql(`
+  query Bootstrap {
+    presentationBootstrap {
+      tenant_id
+      user { id name email role }
+      apps { key name icon category sequence action menus { id key name icon category sequence action parent_key } }
+      actions { key id name model_key view_type domain views { type view_id } }
+      views { view_id version title type model app }
+      models {
+        key description record_name name_search_fields
+        names { typeName one many count groupBy create update delete deleteMany changed whereInput orderByInput createInput updateInput groupByField }
+      }
+    }
+  }
+`);
+
+export const MeDocument = graphql(`
+  query Me { me { id name email role tenant_id organization { id name code } } }
+`);
+
+graphql(`fragment PlanFieldParts on PlanField { name label type widget optional required readonly relation values }`);
+graphql(`fragment PlanButtonParts on PlanButton { string name type special special_accept }`);
+
+export const ViewPlanDocument = graphql(`
+  query ViewPlan($view_id: String!) {
+    presentationGetViewPlan(view_id: $view_id) {
+      __typename
+      ... on ListPlan { view_id version title type model fields { ...PlanFieldParts } default_order limit columns }
+      ... on KanbanPlan { view_id version title type model fields { ...PlanFieldParts } groupby_field kanban_columns: columns { value label } card_fields }
+      ... on SearchPlan { view_id version title type model fields { ...PlanFieldParts } search_fields { name string } filters { string domain } group_by { string field } }
+      ... on FormPlan {
+        view_id version title type model chatter fields { ...PlanFieldParts }
+        header { statusbar { field values } buttons { ...PlanButtonParts } }
+        nodes {
+          index parent kind string
+          field { ...PlanFieldParts }
+          button { ...PlanButtonParts }
+          list { model inverse default_order limit columns { name label type widget optional required readonly relation values } }
+        }
+      }
+    }
+  }
+`);
+
+export type Plan = NonNullable<ViewPlanQuery['presentationGetViewPlan']>;
+export type ListPlan = Extract<Plan, { __typename: 'ListPlan' }>;
+export type FormPlan = Extract<Plan, { __typename: 'FormPlan' }>;
+export type KanbanPlan = Extract<Plan, { __typename: 'KanbanPlan' }>;
+export type SearchPlan = Extract<Plan, { __typename: 'SearchPlan' }>;
+export type FormNode = FormPlan['nodes'][number];
+export type PlanButton = NonNullable<FormPlan['header']>['buttons'][number];
+
+export const bootstrapKey = ['bootstrap'] as const;
+export const meKey = ['me'] as const;
+
+export function useBootstrap() {
+  return useSuspenseQuery({ queryKey: bootstrapKey, queryFn: () => request(BootstrapDocument), staleTime: 5 * 60_000 }).data.presentationBootstrap!;
+}
+
+export function useMe() {
+  return useSuspenseQuery({ queryKey: meKey, queryFn: () => request(MeDocument), staleTime: 5 * 60_000 }).data.me!;
+}
+
+const modelMaps = new WeakMap<object, Models>();
+export function useModels(): Models {
+  const b = useBootstrap();
+  let m = modelMaps.get(b);
+  if (!m) {
+    m = new Map(b.models.map((x) => [x.key, x as ModelInfo]));
+    modelMaps.set(b, m);
+  }
+  return m;
+}
+
+/** Plans never change while the server runs, so they are cached for the whole session. */
+export function usePlan(viewId: string | null | undefined) {
+  return useQuery({
+    queryKey: ['plan', viewId],
+    queryFn: async () => (await request(ViewPlanDocument, { view_id: viewId! })).presentationGetViewPlan!,
+    enabled: !!viewId,
+    staleTime: Infinity,
+  });
+}
+
+export const asFields = (fields: readonly unknown[]) => fields as readonly FieldInfo[];

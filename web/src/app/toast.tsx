@@ -1,0 +1,33 @@
+import { useSyncExternalStore } from 'react';
+
+/** Short notices in one polite live region (screen readers announce them). */
+export interface Toast { id: number; text: string; tone: 'info' | 'error' }
+let toasts: Toast[] = [];
+let seq = 0;
+const subs = new Set<() => void>();
+const emit = () => subs.forEach((s) => s());
+
+export function toast(text: string, tone: Toast['tone'] = 'info'): void {
+  const id = ++seq;
+  toasts = [...toasts, { id, text, tone }];
+  emit();
+  setTimeout(() => dismiss(id), tone === 'error' ? 8000 : 4000);
+}
+function dismiss(id: number) {
+  toasts = toasts.filter((x) => x.id !== id);
+  emit();
+}
+
+export function Toaster() {
+  const list = useSyncExternalStore((cb) => { subs.add(cb); return () => subs.delete(cb); }, () => toasts);
+  return (
+    <div className="toaster" role="status" aria-live="polite" data-testid="toaster">
+      {list.map((x) => (
+        <div key={x.id} className={`toast toast-${x.tone}`} role={x.tone === 'error' ? 'alert' : undefined} data-testid={`toast-${x.tone}`}>
+          <span>{x.text}</span>
+          <button type="button" className="btn-icon" aria-label="Dismiss" onClick={() => dismiss(x.id)}>×</button>
+        </div>
+      ))}
+    </div>
+  );
+}

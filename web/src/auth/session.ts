@@ -1,0 +1,71 @@
+/**
+ * The session's tokens live in localStorage so every tab of the browser shares one login; a
+ * `storage` event tells the other tabs about a refresh or a logout. A refresh token is single-use
+ * (the server revokes the whole family when one is replayed), so refreshes are serialised across
+ * tabs with the Web Locks API: a tab that waited finds the token already rotated and uses it.
+ */
+export interface Tokens {
+  access_token: string;
+  refresh_token: string;
+  /** epoch ms when the access token expires */
+  expires_at: number;
+}
+
+const KEY = 'fw.session';
+const listeners = new Set<(t: Tokens | null) => void>();
+
+export function readTokens(): Tokens | null {
+  try {
+    const raw = localStorage.getItem(KEY);
+    return raw ? (JSON.parse(raw) as Tokens) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeTokens(t: Tokens | null): void {
+  if (t) localStorage.setItem(KEY, JSON.stringify(t));
+  else localStorage.removeItem(KEY);
+  for (const l of listeners) l(t);
+}
+
+let listening = false;
+export function onTokens(listener: (t: Tokens | null) => void): () => void {
+  if (!listening) {
+    listening = true;
+    window.addEventListener('storage', (e) => {
+      if (e.key === KEY) for (const l of listeners) l(readTokens());
+    });
+  }
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export const tokensFrom = (r: { access_token: string; refresh_token: string; expires_in: number }): Tokens => ({
+  access_token: r.access_token,
+  refresh_token: r.refresh_token,
+  expires_at: Date.now() + r.expires_in * 1000,
+});
+
+let inFlight: Promise<Tokens | null> | null = null;
+
+/**
+ * Rotates the refresh token once for everybody: concurrent callers in this tab share one
+ * promise, and other tabs wait on the `fw.refresh` lock. `rotate` performs the network call.
+ */
+export function refreshOnce(stale: string, rotate: (refreshToken: string) => Promise<Tokens | null>): Promise<Tokens | null> {
+  inFlight ??= withLock('fw.refresh', async () => {
+    const current = readTokens();
+    if (!current) return null;
+    if (current.refresh_token !== stale) return current; // another tab rotated it meanwhile
+    const next = await rotate(current.refresh_token);
+    writeTokens(next);
+    return next;
+  }).finally(() => { inFlight = null; });
+  return inFlight;
+}
+
+function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  // Web Locks exist in secure contexts (https, localhost); elsewhere a tab only dedupes itself
+  return navigator.locks ? navigator.locks.request(name, fn) : fn();
+}

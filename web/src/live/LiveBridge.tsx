@@ -1,0 +1,42 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useNavigate, useRouterState } from '@tanstack/react-router';
+import { useEffect } from 'react';
+import { bootstrapKey, meKey, useModels } from '../app/meta.ts';
+import { toast } from '../app/toast.tsx';
+import { useT } from '../i18n/index.tsx';
+import { onReload, startLive, watchModel } from './hub.ts';
+
+/**
+ * Mounted once in the shell: joins the browser's live connection, refreshes the open lists of a
+ * model when its records change elsewhere, and follows `web.client.reload` (an organization's
+ * slug changed → this tab moves to the new slug; a dirty form asks first through its guard).
+ */
+export function LiveBridge({ slug }: { slug: string }) {
+  const t = useT();
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const models = useModels();
+  const pathname = useRouterState({ select: (s) => s.location.pathname });
+
+  useEffect(() => startLive(), []);
+
+  // every model with queries in the cache is watched; a change refetches what is on screen
+  useEffect(() => {
+    const offs = [...models.values()].map((m) => watchModel(m, () => void qc.invalidateQueries({ queryKey: ['records', m.key] })));
+    return () => offs.forEach((off) => off());
+  }, [models, qc]);
+
+  useEffect(() => onReload((r) => {
+    const p = r.payload;
+    if (p?.reason !== 'org_slug_changed' || !p.new_slug) return;
+    void qc.invalidateQueries({ queryKey: meKey });
+    void qc.invalidateQueries({ queryKey: bootstrapKey });
+    const parts = pathname.split('/');
+    if (parts[1] !== slug || slug === p.new_slug) return;
+    parts[1] = p.new_slug;
+    toast(t('live.reload_slug', { slug: p.new_slug }));
+    void navigate({ to: parts.join('/') + location.search, replace: true } as never);
+  }), [pathname, slug, qc, navigate, t]);
+
+  return null;
+}

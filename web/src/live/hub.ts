@@ -1,0 +1,111 @@
+import type { Client } from 'graphql-ws';
+import { accessToken } from '../api/client.ts';
+import { changedDocument, type ModelInfo } from '../model/records.ts';
+
+/**
+ * One live connection per browser, shared by all its tabs: the tabs elect a leader with a Web
+ * Lock; only the leader opens the graphql-ws connection (the `clientReload` subscription and one
+ * `<model>Changed` subscription per model some tab watches) and relays every message to all
+ * tabs on a BroadcastChannel. When the leader tab closes its lock passes to another tab, which
+ * asks the others what they watch and subscribes again.
+ */
+export interface Change { model: string; op: 'create' | 'update' | 'delete'; id: string }
+export interface ReloadMessage { event_id?: string; name?: string; payload?: { reason?: string; new_slug?: string; org_id?: string } }
+type Msg =
+  | { t: 'watch'; model: ModelInfo }
+  | { t: 'hello' }
+  | { t: 'change'; change: Change }
+  | { t: 'reload'; reload: ReloadMessage };
+
+const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('fw.live');
+const changeListeners = new Map<string, Set<(c: Change) => void>>();
+const reloadListeners = new Set<(r: ReloadMessage) => void>();
+const watched = new Map<string, ModelInfo>();
+let leader: { client: Client; subscribed: Set<string> } | null = null;
+let started = false;
+
+function deliver(msg: Msg) {
+  if (msg.t === 'change') for (const l of changeListeners.get(msg.change.model) ?? []) l(msg.change);
+  if (msg.t === 'reload') for (const l of reloadListeners) l(msg.reload);
+}
+
+/** The leader relays to the other tabs and to itself (a channel does not echo to its sender). */
+function relay(msg: Msg) {
+  channel?.postMessage(msg);
+  deliver(msg);
+}
+
+function onMessage(msg: Msg) {
+  if (msg.t === 'watch' && leader) subscribeModel(msg.model);
+  else if (msg.t === 'hello') for (const m of watched.values()) channel?.postMessage({ t: 'watch', model: m } satisfies Msg);
+  else deliver(msg);
+}
+
+function subscribeModel(m: ModelInfo) {
+  if (!leader || leader.subscribed.has(m.key)) return;
+  leader.subscribed.add(m.key);
+  leader.client.subscribe<{ change: { op: Change['op']; id: string } }>({ query: changedDocument(m) }, {
+    next: (r) => r.data && relay({ t: 'change', change: { model: m.key, op: r.data.change.op, id: r.data.change.id } }),
+    error: () => leader?.subscribed.delete(m.key),
+    complete: () => leader?.subscribed.delete(m.key),
+  });
+}
+
+async function becomeLeader(): Promise<void> {
+  const { createClient } = await import('graphql-ws');
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
+  const client = createClient({
+    url,
+    lazy: false,
+    onNonLazyError: () => {}, // a closed socket (page unload, server restart) is retried, not an error to show
+    retryAttempts: Infinity,
+    shouldRetry: () => true,
+    // the token is checked at connect: every (re)connect takes a fresh one
+    connectionParams: async () => ({ authorization: `Bearer ${await accessToken()}` }),
+  });
+  leader = { client, subscribed: new Set() };
+  client.subscribe<{ clientReload: ReloadMessage }>({ query: 'subscription Reload { clientReload }' }, {
+    next: (r) => r.data && relay({ t: 'reload', reload: r.data.clientReload }),
+    error: () => {},
+    complete: () => {},
+  });
+  for (const m of watched.values()) subscribeModel(m);
+  channel?.postMessage({ t: 'hello' } satisfies Msg);
+  document.documentElement.dataset.liveLeader = 'true';
+}
+
+/** Joins the election once per tab (the lock is held until the tab closes). */
+export function startLive(): void {
+  if (started) return;
+  started = true;
+  channel?.addEventListener('message', (e: MessageEvent<Msg>) => onMessage(e.data));
+  if (navigator.locks) {
+    void navigator.locks.request('fw.live.leader', () => becomeLeader().then(() => new Promise<never>(() => {})));
+  } else {
+    void becomeLeader(); // no Web Locks (insecure context): every tab connects itself
+  }
+}
+
+/** Calls `listener` for every create, update and delete of the model (from any tab's connection). */
+export function watchModel(m: ModelInfo, listener: (c: Change) => void): () => void {
+  let set = changeListeners.get(m.key);
+  if (!set) changeListeners.set(m.key, (set = new Set()));
+  set.add(listener);
+  if (!watched.has(m.key)) {
+    watched.set(m.key, m);
+    if (leader) subscribeModel(m);
+    else channel?.postMessage({ t: 'watch', model: m } satisfies Msg);
+  }
+  return () => set!.delete(listener);
+}
+
+export function onReload(listener: (r: ReloadMessage) => void): () => void {
+  reloadListeners.add(listener);
+  return () => reloadListeners.delete(listener);
+}
+
+/** Ends the connection (sign-out): the next sign-in starts a new one. */
+export function stopLive(): void {
+  void leader?.client.dispose();
+  leader = null;
+}

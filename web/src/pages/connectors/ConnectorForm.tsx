@@ -1,0 +1,127 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Button } from 'react-aria-components';
+import { request } from '../../api/client.ts';
+import { errorMessage } from '../../app/errors.ts';
+import type { FormPlan } from '../../app/meta.ts';
+import { toast } from '../../app/toast.tsx';
+import { graphql } from '../../gql/index.ts';
+import { useT } from '../../i18n/index.tsx';
+import { recordsKey } from '../../model/useRecords.ts';
+import FormView, { type FormExtensionProps } from '../../views/form/FormView.tsx';
+import type { ViewProps } from '../../views/registry.ts';
+
+const TypesDocument = graphql(`
+  query ConnectorTypes {
+    connectorsListTypes { types { category provider_type display_name oauth config_schema { key label required secret } } }
+  }
+`);
+const ParamsDocument = graphql(`
+  query ConnectorParams($id: ID!) {
+    irConnectorParams(where: { connector_id: { eq: $id } }, orderBy: [{ sequence: asc }], limit: 500) { id key value value_type }
+  }
+`);
+const SaveParamsDocument = graphql(`
+  mutation SaveConnectorParams($id: ID!, $json: JSON) { irConnectorImportConfig(id: $id, json_data: $json) }
+`);
+const TestDocument = graphql(`
+  mutation TestConnector($id: ID!) { irConnectorTestConnection(id: $id) { success message status } }
+`);
+
+const MASK = '********';
+
+/** The connector form: the generic form plus the provider picker and the parameters panel. */
+export default function ConnectorForm(props: ViewProps<FormPlan>) {
+  return <FormView {...props} extension={ConnectorPanel} />;
+}
+
+/**
+ * Parameters come from the provider's `config_schema`: one input per key, secrets as password
+ * inputs that show the stored mask and keep the stored value unless retyped. Saving replaces the
+ * params through `ir.connector.import_config` (which keeps a secret sent back as the mask).
+ */
+function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) {
+  const t = useT();
+  const qc = useQueryClient();
+  const types = useQuery({ queryKey: ['connector-types'], queryFn: () => request(TypesDocument), staleTime: Infinity });
+  const params = useQuery({
+    queryKey: recordsKey('ir.connector.param', 'of', recordId),
+    queryFn: () => request(ParamsDocument, { id: recordId! }),
+    enabled: !!recordId,
+  });
+  const all = types.data?.connectorsListTypes?.types ?? [];
+  const category = form.watch('category') as string | undefined;
+  const provider = form.watch('provider_type') as string | undefined;
+  const type = all.find((x) => x.category === (category ?? record?.category) && x.provider_type === (provider ?? record?.provider_type));
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [result, setResult] = useState<{ success: boolean; message: string } | null>(null);
+  useEffect(() => {
+    setValues(Object.fromEntries((params.data?.irConnectorParams ?? []).map((p) => [p.key, p.value ?? ''])));
+  }, [params.data]);
+
+  async function saveParams() {
+    try {
+      await request(SaveParamsDocument, { id: recordId!, json: values });
+      toast(t('form.saved'));
+      await qc.invalidateQueries({ queryKey: ['records', 'ir.connector.param'] });
+    } catch (err) {
+      toast(errorMessage(t, err), 'error');
+    }
+  }
+  async function test() {
+    try {
+      const r = (await request(TestDocument, { id: recordId! })).irConnectorTestConnection;
+      setResult(r ? { success: !!r.success, message: r.message ?? '' } : null);
+      reload();
+      await qc.invalidateQueries({ queryKey: ['records', 'ir.connector'] });
+    } catch (err) {
+      toast(errorMessage(t, err), 'error');
+    }
+  }
+
+  if (!recordId) {
+    // a new connector starts from a registered provider type
+    return (
+      <section className="sheet extension" aria-labelledby="provider-title">
+        <h2 id="provider-title" className="separator">{t('connectors.type')}</h2>
+        <select className="input" data-testid="provider-select" aria-labelledby="provider-title"
+          value={category && provider ? `${category}/${provider}` : ''}
+          onChange={(e) => {
+            const [c, p] = e.target.value.split('/');
+            form.setValue('category', c || null, { shouldDirty: true });
+            form.setValue('provider_type', p || null, { shouldDirty: true });
+          }}>
+          <option value="">—</option>
+          {all.map((x) => <option key={`${x.category}/${x.provider_type}`} value={`${x.category}/${x.provider_type}`}>{x.display_name} ({x.category})</option>)}
+        </select>
+      </section>
+    );
+  }
+  const schema = type?.config_schema ?? [];
+  return (
+    <section className="sheet extension" aria-labelledby="params-title" data-testid="connector-params">
+      <h2 id="params-title" className="separator">{t('connectors.params')}{type ? ` — ${type.display_name}` : ''}</h2>
+      <div className="group-grid">
+        {schema.map((k) => (
+          <div className="field" key={k.key}>
+            <label className="label" htmlFor={`param-${k.key}`}>{k.label}{k.required && <span className="req" aria-hidden="true"> *</span>}</label>
+            <input id={`param-${k.key}`} className="input" data-testid={`param-${k.key}`} type={k.secret ? 'password' : 'text'} autoComplete="off"
+              value={values[k.key] ?? ''} placeholder={k.secret && values[k.key] === MASK ? t('connectors.secret_set') : undefined}
+              onFocus={(e) => { if (k.secret && e.target.value === MASK) setValues({ ...values, [k.key]: '' }); }}
+              onBlur={(e) => { if (k.secret && e.target.value === '' && params.data?.irConnectorParams.some((p) => p.key === k.key && p.value === MASK)) setValues({ ...values, [k.key]: MASK }); }}
+              onChange={(e) => setValues({ ...values, [k.key]: e.target.value })} />
+          </div>
+        ))}
+      </div>
+      <div className="form-buttons">
+        <Button className="btn btn-primary" onPress={() => void saveParams()} data-testid="params-save">{t('common.save')}</Button>
+        <Button className="btn" onPress={() => void test()} data-testid="connector-test">{t('connectors.test')}</Button>
+      </div>
+      {result && (
+        <p role="status" className={result.success ? 'test-ok' : 'test-failed'} data-testid="test-result">
+          {t(result.success ? 'connectors.test_ok' : 'connectors.test_failed', { message: result.message })}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,169 @@
+import { useNavigate } from '@tanstack/react-router';
+import { useMemo, useState } from 'react';
+import { Button, Dialog, Heading, Input, Label, Modal, TextField } from 'react-aria-components';
+import { downloadFile, uploadFile } from '../../api/files.ts';
+import { errorMessage } from '../../app/errors.ts';
+import { asFields, useModels, type ListPlan } from '../../app/meta.ts';
+import { actionSegment } from '../../app/search-params.ts';
+import { toast } from '../../app/toast.tsx';
+import { useT } from '../../i18n/index.tsx';
+import { request } from '../../api/client.ts';
+import { andWhere } from '../../model/domain.ts';
+import { displayName, modelOf, orderBy, selection, updateDocument, type Row } from '../../model/records.ts';
+import { useBlock, useCount, useInvalidateModel } from '../../model/useRecords.ts';
+import { pickFile } from '../../views/form/commands.ts';
+import { ControlPanel } from '../../views/ControlPanel.tsx';
+import type { ViewProps } from '../../views/registry.ts';
+import { Display } from '../../widgets/display.tsx';
+import { FolderTree, type FolderChoice } from './FolderTree.tsx';
+import { VersionHistory } from './VersionHistory.tsx';
+
+const DRAG_TYPE = 'application/x-fw-document';
+
+/**
+ * Documents: a folder tree beside the list, uploads by drag and drop or picker with a progress
+ * bar, download, new versions with a change note, the version history; a document row dragged
+ * onto a folder moves it there.
+ */
+export default function DocumentsView({ plan, action, search, searchPlan, where, org }: ViewProps<ListPlan>) {
+  const t = useT();
+  const navigate = useNavigate();
+  const models = useModels();
+  const m = modelOf(models, plan.model);
+  const hasFolders = models.has('storage.folder');
+  const [folder, setFolder] = useState<FolderChoice>({ kind: 'all' });
+  const fields = asFields(plan.fields);
+  const columns = plan.columns.map((c) => fields.find((f) => f.name === c)!).filter((f) => f && f.optional !== 'hide');
+  const sel = useMemo(() => selection(fields, models) + ' current_version original_filename', [fields, models]);
+  const scoped = andWhere([where, folder.kind === 'folder' ? { folder: { eq: folder.id } } : folder.kind === 'root' && hasFolders ? { folder: { eq: null } } : null]);
+  const limit = plan.limit ?? 50;
+  const page = search.page ?? 1;
+  const total = useCount(m, scoped);
+  const rows = useBlock(m, sel, scoped, orderBy(search.order ?? plan.default_order), (page - 1) * limit, limit);
+  const invalidate = useInvalidateModel();
+  const [progress, setProgress] = useState<{ name: string; fraction: number } | null>(null);
+  const [dropping, setDropping] = useState(false);
+  const [versionOf, setVersionOf] = useState<Row | null>(null);
+  const [historyOf, setHistoryOf] = useState<Row | null>(null);
+
+  async function upload(files: File[], docId?: string, changeNote?: string) {
+    for (const file of files) {
+      setProgress({ name: file.name, fraction: 0 });
+      try {
+        const path = docId ? `/api/storage/documents/${docId}/versions` : '/api/storage/documents';
+        const doc = await uploadFile(path, file, { change_note: changeNote }, (fraction) => setProgress({ name: file.name, fraction }));
+        if (!docId && folder.kind === 'folder') await request(updateDocument(m), { id: String(doc.id), input: { folder: folder.id } });
+        toast(t('upload.done', { name: file.name }));
+      } catch (err) {
+        toast(errorMessage(t, err), 'error');
+      }
+    }
+    setProgress(null);
+    await invalidate(m.key);
+  }
+
+  async function moveTo(docId: string, target: FolderChoice, label: string) {
+    try {
+      await request(updateDocument(m), { id: docId, input: { folder: target.kind === 'folder' ? target.id : null } });
+      toast(t('documents.moved', { folder: label }));
+    } catch (err) {
+      toast(errorMessage(t, err), 'error');
+    }
+    await invalidate(m.key);
+  }
+
+  async function download(doc: Row, version?: number) {
+    try {
+      await downloadFile(version ? `/api/storage/documents/${doc.id}/versions/${version}/download` : `/api/storage/documents/${doc.id}/download`, String(doc.original_filename ?? doc.name));
+    } catch (err) {
+      toast(errorMessage(t, err), 'error');
+    }
+  }
+
+  const from = Math.min((page - 1) * limit + 1, total.data ?? 0);
+  const to = Math.min(page * limit, total.data ?? 0);
+  return (
+    <div className="view view-documents">
+      <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="list" canCreate={false}>
+        <Button className="btn btn-primary" data-testid="upload-button"
+          onPress={() => void pickFile(null).then((f) => f && upload([f]))}>{t('documents.upload')}</Button>
+      </ControlPanel>
+      <div className="documents-layout">
+        {hasFolders && <FolderTree selected={folder} onSelect={setFolder} onDropDocument={(id, target, label) => void moveTo(id, target, label)} dragType={DRAG_TYPE} />}
+        <div
+          className={`dropzone${dropping ? ' dropping' : ''}`} data-testid="dropzone"
+          onDragOver={(e) => { if (e.dataTransfer.types.includes('Files')) { e.preventDefault(); setDropping(true); } }}
+          onDragLeave={() => setDropping(false)}
+          onDrop={(e) => { if (!e.dataTransfer.files.length) return; e.preventDefault(); setDropping(false); void upload([...e.dataTransfer.files]); }}
+        >
+          {progress && (
+            <div className="upload-progress" data-testid="upload-progress">
+              <label htmlFor="upload-bar">{t('upload.progress', { name: progress.name, percent: progress.fraction })}</label>
+              <progress id="upload-bar" max={1} value={progress.fraction} />
+            </div>
+          )}
+          {dropping && <div className="drop-hint">{t('upload.drop')}</div>}
+          <div className="list-toolbar">
+            <span className="muted small">{t('upload.drop')}</span>
+            {total.data !== undefined && (
+              <div className="pager" data-testid="pager">
+                <span data-testid="pager-range">{t('list.pager', { from, to, total: total.data })}</span>
+                <Button className="btn btn-ghost" aria-label={t('list.pager.prev')} isDisabled={page <= 1}
+                  onPress={() => navigate({ to: '.', search: (s: Record<string, unknown>) => ({ ...s, page: page - 1 > 1 ? page - 1 : undefined }) } as never)}>‹</Button>
+                <Button className="btn btn-ghost" aria-label={t('list.pager.next')} isDisabled={to >= total.data}
+                  onPress={() => navigate({ to: '.', search: (s: Record<string, unknown>) => ({ ...s, page: page + 1 }) } as never)}>›</Button>
+              </div>
+            )}
+          </div>
+          {total.data === 0 ? <p className="empty" data-testid="list-empty">{t('list.empty')}</p> : (
+            <table className="records" data-testid="documents-table">
+              <thead><tr>{columns.map((c) => <th key={c.name}>{c.label}</th>)}<th><span className="sr-only">Actions</span></th></tr></thead>
+              <tbody>
+                {(rows.data ?? []).map((r) => (
+                  <tr key={r.id} draggable data-testid="document-row" tabIndex={0}
+                    onDragStart={(e) => { e.dataTransfer.setData(DRAG_TYPE, r.id); e.dataTransfer.effectAllowed = 'move'; }}
+                    onDoubleClick={() => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: r.id }, search: {} })}
+                    onKeyDown={(e) => { if (e.key === 'Enter') void navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: r.id }, search: {} }); }}>
+                    {columns.map((c) => <td key={c.name}><Display field={c} value={r[c.name]} models={models} /></td>)}
+                    <td className="row-actions">
+                      <Button className="btn btn-ghost" onPress={() => void download(r)} data-testid="doc-download" aria-label={`${t('documents.download')} ${displayName(m, r)}`}>{t('documents.download')}</Button>
+                      <Button className="btn btn-ghost" onPress={() => setVersionOf(r)} data-testid="doc-new-version">{t('documents.new_version')}</Button>
+                      <Button className="btn btn-ghost" onPress={() => setHistoryOf(r)} data-testid="doc-history">{t('documents.versions')}</Button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      </div>
+      {versionOf && <NewVersionDialog doc={versionOf} onClose={() => setVersionOf(null)} onUpload={(f, note) => { setVersionOf(null); void upload([f], versionOf.id, note); }} />}
+      {historyOf && <VersionHistory doc={historyOf} onClose={() => setHistoryOf(null)} onDownload={(n) => void download(historyOf, n)} />}
+    </div>
+  );
+}
+
+function NewVersionDialog({ doc, onClose, onUpload }: { doc: Row; onClose: () => void; onUpload: (f: File, note: string) => void }) {
+  const t = useT();
+  const [note, setNote] = useState('');
+  const [file, setFile] = useState<File | null>(null);
+  return (
+    <Modal isOpen onOpenChange={(o) => !o && onClose()} isDismissable className="modal">
+      <Dialog className="dialog" data-testid="version-dialog">
+        <Heading slot="title">{t('documents.new_version')}: {String(doc.name)}</Heading>
+        <label className="field-stack">
+          <span>{t('upload.pick')}</span>
+          <input type="file" data-testid="version-file" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+        </label>
+        <TextField className="field-stack" value={note} onChange={setNote}>
+          <Label>{t('documents.change_note')}</Label>
+          <Input className="input" data-testid="version-note" />
+        </TextField>
+        <div className="dialog-actions">
+          <Button className="btn" onPress={onClose}>{t('common.cancel')}</Button>
+          <Button className="btn btn-primary" isDisabled={!file} onPress={() => file && onUpload(file, note)} data-testid="version-upload">{t('documents.upload')}</Button>
+        </div>
+      </Dialog>
+    </Modal>
+  );
+}

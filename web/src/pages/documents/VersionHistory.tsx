@@ -1,0 +1,47 @@
+import { useQuery } from '@tanstack/react-query';
+import { Button, Dialog, Heading, Modal } from 'react-aria-components';
+import { FormattedDate } from 'react-intl';
+import { request } from '../../api/client.ts';
+import { graphql } from '../../gql/index.ts';
+import { useT } from '../../i18n/index.tsx';
+import type { Row } from '../../model/records.ts';
+import { recordsKey } from '../../model/useRecords.ts';
+import { Display } from '../../widgets/display.tsx';
+import { useModels } from '../../app/meta.ts';
+
+const VersionsDocument = graphql(`
+  query DocumentVersions($doc: ID!) {
+    storageDocumentVersions(where: { document_id: { eq: $doc } }, orderBy: [{ version_number: desc }], limit: 500) {
+      id version_number original_filename file_size change_note created_at_utc uploaded_by { id name }
+    }
+  }
+`);
+
+export function VersionHistory({ doc, onClose, onDownload }: { doc: Row; onClose: () => void; onDownload: (n: number) => void }) {
+  const t = useT();
+  const models = useModels();
+  const versions = useQuery({ queryKey: recordsKey('storage.document_version', 'of', doc.id), queryFn: () => request(VersionsDocument, { doc: doc.id }) });
+  return (
+    <Modal isOpen onOpenChange={(o) => !o && onClose()} isDismissable className="modal modal-wide">
+      <Dialog className="dialog" data-testid="history-dialog">
+        <Heading slot="title">{t('documents.versions')}: {String(doc.name)}</Heading>
+        <table className="records compact">
+          <tbody>
+            {(versions.data?.storageDocumentVersions ?? []).map((v) => (
+              <tr key={v.id} data-testid="version-row">
+                <td>{t('documents.version', { n: v.version_number })}</td>
+                <td>{v.original_filename}</td>
+                <td><Display field={{ name: 'file_size', label: '', type: 'integer', widget: 'filesize' }} value={v.file_size} models={models} /></td>
+                <td data-testid="version-note-cell">{v.change_note ?? ''}</td>
+                <td><FormattedDate value={v.created_at_utc} dateStyle="medium" timeStyle="short" /></td>
+                <td>{v.uploaded_by?.name ?? ''}</td>
+                <td><Button className="btn btn-ghost" onPress={() => onDownload(v.version_number)} data-testid={`version-download-${v.version_number}`}>{t('documents.download')}</Button></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <div className="dialog-actions"><Button className="btn" onPress={onClose} slot="close">{t('common.close')}</Button></div>
+      </Dialog>
+    </Modal>
+  );
+}

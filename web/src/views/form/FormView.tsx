@@ -1,0 +1,280 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useBlocker, useNavigate } from '@tanstack/react-router';
+import { useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
+import { Controller, useForm, type UseFormReturn } from 'react-hook-form';
+import { Button, Dialog, Heading, Modal, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
+import { request } from '../../api/client.ts';
+import { ApiError } from '../../api/errors.ts';
+import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
+import { errorMessage } from '../../app/errors.ts';
+import { asFields, useModels, type FormPlan, type PlanButton } from '../../app/meta.ts';
+import { actionSegment } from '../../app/search-params.ts';
+import { toast } from '../../app/toast.tsx';
+import { useT } from '../../i18n/index.tsx';
+import { watchModel } from '../../live/hub.ts';
+import { createDocument, displayName, modelOf, oneDocument, selection, toInput, updateDocument, type FieldInfo, type Row } from '../../model/records.ts';
+import { recordsKey, useInvalidateModel } from '../../model/useRecords.ts';
+import { Display } from '../../widgets/display.tsx';
+import { inputWidgetFor } from '../../widgets/inputs.tsx';
+import type { ViewProps } from '../registry.ts';
+import { filePayload, isFileButton, pickFile, runCommand } from './commands.ts';
+import { OneToMany, saveLines, type LineChanges } from './OneToMany.tsx';
+import { buildTree, type TreeNode } from './tree.ts';
+
+type Values = Record<string, unknown>;
+/** What a model-specific extension of the form gets (connectors add their parameters panel). */
+export interface FormExtensionProps { recordId: string | null; form: UseFormReturn<Values>; record: Row | null | undefined; reload: () => void }
+interface Conflict { expected: number; actual: number; input: Values }
+
+/**
+ * The form view of a render plan: header (statusbar, command buttons), sheet (groups, notebook
+ * pages, fields through the widget registry, One2Many lines), the chatter slot. Create, edit,
+ * save and discard with a guard against leaving unsaved changes; a save against a revision that
+ * changed elsewhere asks whether to reload or overwrite.
+ */
+export default function FormView({ plan, action, org, recordId, extension: Extension }: ViewProps<FormPlan> & { extension?: ComponentType<FormExtensionProps> }) {
+  const t = useT();
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const models = useModels();
+  const m = modelOf(models, plan.model);
+  const isNew = !recordId || recordId === 'new';
+  const fields = asFields(plan.fields);
+  const nested = useMemo(() => Object.fromEntries(plan.nodes.filter((n) => n.list && n.field).map((n) => [n.field!.name, n.list!.columns as readonly FieldInfo[]])), [plan.nodes]);
+  const sel = useMemo(() => selection(fields, models, nested), [fields, models, nested]);
+  const key = recordsKey(m.key, 'one', sel, recordId);
+  const record = useQuery({
+    queryKey: key,
+    queryFn: async () => (await request<{ record: (Row & { revision: number }) | null }, { id: string }>(oneDocument(m, sel), { id: recordId! })).record,
+    enabled: !isNew,
+  });
+  const form = useForm<Values>({ defaultValues: {} });
+  const lines = useRef<Record<string, LineChanges>>({});
+  const [linesDirty, setLinesDirty] = useState(0);
+  const [conflict, setConflict] = useState<Conflict | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [remote, setRemote] = useState<'changed' | 'deleted' | null>(null);
+  const invalidate = useInvalidateModel();
+  const dirty = form.formState.isDirty || linesDirty > 0;
+
+  useEffect(() => {
+    if (record.data) { form.reset(record.data); lines.current = {}; setLinesDirty(0); setRemote(null); }
+  }, [record.data, form]);
+
+  // the record changed elsewhere: an untouched form follows, a dirty one is told
+  useEffect(() => {
+    if (isNew) return;
+    return watchModel(m, (c) => {
+      if (c.id !== recordId) return;
+      if (c.op === 'delete') setRemote('deleted');
+      else if (form.formState.isDirty) setRemote('changed');
+      else void qc.invalidateQueries({ queryKey: key });
+    });
+  }, [m, recordId, isNew, form, qc, key]);
+
+  const blocker = useBlocker({ shouldBlockFn: () => dirty && !saving, enableBeforeUnload: () => dirty && !saving, withResolver: true });
+
+  async function save(values: Values, revision?: number) {
+    setSaving(true);
+    const dirtyFields = new Set(Object.keys(form.formState.dirtyFields));
+    try {
+      let id = recordId!;
+      if (isNew) {
+        const r = await request<{ record: { id: string } }, { input: Values }>(createDocument(m), { input: toInput(fields, values) });
+        id = r.record.id;
+      } else if (dirtyFields.size || revision !== undefined) {
+        const input = toInput(fields, values, dirtyFields);
+        await request(updateDocument(m), { id, input, revision: revision ?? record.data?.revision });
+      }
+      await saveLines(models, plan.nodes, id, lines.current);
+      toast(t(isNew ? 'form.created' : 'form.saved'));
+      form.reset(values);
+      lines.current = {};
+      setLinesDirty(0);
+      await invalidate(m.key);
+      if (isNew) await navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {}, replace: true });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'STALE_REVISION') {
+        setConflict({ expected: Number(err.details?.expected), actual: Number(err.details?.actual), input: values });
+      } else if (err instanceof ApiError && err.code === 'VALIDATION_FAILED' && Object.keys(err.fieldErrors()).length) {
+        for (const [name, message] of Object.entries(err.fieldErrors())) form.setError(name, { type: 'server', message });
+        toast(t('error.validation'), 'error');
+      } else {
+        toast(errorMessage(t, err), 'error');
+      }
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  async function runButton(b: PlanButton) {
+    if (isNew || dirty) { toast(t('form.save_first'), 'error'); return; }
+    let extra = {};
+    if (isFileButton(b)) {
+      const file = await pickFile(b.special_accept);
+      if (!file) return; // cancelled: nothing is dispatched
+      extra = await filePayload(file);
+    }
+    try {
+      const result = (await runCommand(b.name, { id: recordId, ...extra })) as { success?: boolean; message?: unknown } | null;
+      // a command that reports a message (a connection test) is shown with it
+      if (typeof result?.message === 'string' && result.message) toast(`${b.string}: ${result.message}`, result.success === false ? 'error' : 'info');
+      else toast(t('form.command_done', { name: b.string }));
+      await invalidate(m.key);
+    } catch (err) {
+      toast(errorMessage(t, err), 'error');
+    }
+  }
+
+  if (!isNew && record.isPending) return <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
+  if (!isNew && record.error) return <ErrorPanel error={record.error} retry={() => void record.refetch()} />;
+  if (!isNew && !record.data) return <ErrorPanel error={new Error(t('form.not_found'))} />;
+
+  const title = isNew ? t('form.new_title', { model: m.description }) : displayName(m, record.data);
+  const statusField = plan.header?.statusbar?.field;
+  const status = statusField ? form.watch(statusField) : undefined;
+  return (
+    <form className="view view-form" onSubmit={form.handleSubmit((v) => save(v))} noValidate data-testid="form-view">
+      <div className="control-panel">
+        <div className="cp-row">
+          <nav aria-label="Breadcrumb" className="breadcrumb">
+            <Link to="/$org/$action" params={{ org, action: actionSegment(action.key) }} search={{}} data-testid="breadcrumb-action">{action.name}</Link>
+            <span aria-hidden="true"> / </span>
+            <span data-testid="form-title">{title}</span>
+          </nav>
+          <div className="cp-spacer" />
+          {dirty && <span className="dirty-mark" data-testid="dirty-mark">•</span>}
+          <Button type="submit" className="btn btn-primary" isDisabled={saving} data-testid="form-save">{t('common.save')}</Button>
+          <Button className="btn" isDisabled={!dirty || saving} data-testid="form-discard"
+            onPress={() => { form.reset(record.data ?? {}); lines.current = {}; setLinesDirty(0); }}>{t('common.discard')}</Button>
+        </div>
+      </div>
+      {remote && (
+        <div className="banner" role="status" data-testid="remote-change">
+          {t(remote === 'deleted' ? 'form.deleted_elsewhere' : 'form.changed_elsewhere')}
+          {remote === 'changed' && <Button className="btn btn-ghost" onPress={() => { setRemote(null); void record.refetch().then((r) => r.data && form.reset(r.data)); }}>{t('form.conflict.reload')}</Button>}
+        </div>
+      )}
+      {plan.header && (
+        <div className="form-header">
+          <div className="form-buttons">
+            {plan.header.buttons.map((b) => (
+              <Button key={b.name} className="btn" onPress={() => void runButton(b)} data-testid={`button-${b.name}`}>{b.string}</Button>
+            ))}
+          </div>
+          {plan.header.statusbar && (
+            <ol className="statusbar" aria-label={fields.find((f) => f.name === statusField)?.label}>
+              {plan.header.statusbar.values.map((v) => (
+                <li key={v} className={v === status ? 'current' : undefined} aria-current={v === status ? 'step' : undefined}>{v}</li>
+              ))}
+            </ol>
+          )}
+        </div>
+      )}
+      <div className="sheet">
+        {buildTree(plan.nodes).map((n) => (
+          <FormNodeView key={n.node.index} tree={n} form={form} recordId={isNew ? null : recordId!} onButton={runButton}
+            onLines={(name, c) => { lines.current[name] = c; setLinesDirty((x) => x + 1); }} />
+        ))}
+      </div>
+      {Extension && <Extension recordId={isNew ? null : recordId!} form={form} record={record.data} reload={() => void record.refetch()} />}
+      {plan.chatter && (
+        <aside className="chatter" aria-label={t('form.chatter')} data-testid="chatter">
+          <h2>{t('form.chatter')}</h2>
+          <p className="muted">{t('form.chatter.empty')}</p>
+        </aside>
+      )}
+      <Modal isOpen={blocker.status === 'blocked'} className="modal">
+        <Dialog role="alertdialog" className="dialog" data-testid="dirty-dialog">
+          <Heading slot="title">{t('form.dirty.title')}</Heading>
+          <p>{t('form.dirty.body')}</p>
+          <div className="dialog-actions">
+            <Button className="btn" onPress={() => blocker.reset?.()} autoFocus data-testid="dirty-stay">{t('form.dirty.stay')}</Button>
+            <Button className="btn btn-danger" onPress={() => blocker.proceed?.()} data-testid="dirty-leave">{t('form.dirty.leave')}</Button>
+          </div>
+        </Dialog>
+      </Modal>
+      <Modal isOpen={!!conflict} className="modal">
+        <Dialog role="alertdialog" className="dialog" data-testid="conflict-dialog">
+          <Heading slot="title">{t('form.conflict.title')}</Heading>
+          <p>{t('form.conflict.body', { expected: conflict?.expected ?? 0, actual: conflict?.actual ?? 0 })}</p>
+          <div className="dialog-actions">
+            <Button className="btn" data-testid="conflict-reload" onPress={() => { setConflict(null); void record.refetch().then((r) => r.data && form.reset(r.data)); }}>{t('form.conflict.reload')}</Button>
+            <Button className="btn btn-danger" data-testid="conflict-overwrite" onPress={() => { const c = conflict!; setConflict(null); void save(c.input, c.actual); }}>{t('form.conflict.overwrite')}</Button>
+          </div>
+        </Dialog>
+      </Modal>
+    </form>
+  );
+}
+
+function FormNodeView({ tree, form, recordId, onButton, onLines }: {
+  tree: TreeNode; form: UseFormReturn<Values>; recordId: string | null; onButton: (b: PlanButton) => void;
+  onLines: (field: string, c: LineChanges) => void;
+}) {
+  const { node, children } = tree;
+  const kids = children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} onButton={onButton} onLines={onLines} />);
+  switch (node.kind) {
+    case 'group':
+      return (
+        <fieldset className="group">
+          {node.string && <legend>{node.string}</legend>}
+          <div className="group-grid">{kids}</div>
+        </fieldset>
+      );
+    case 'notebook':
+      return (
+        <Tabs className="notebook">
+          <TabList className="tablist" aria-label="Pages">
+            {children.map((p) => <Tab key={p.node.index} id={String(p.node.index)} className="tab">{p.node.string}</Tab>)}
+          </TabList>
+          {children.map((p) => (
+            <TabPanel key={p.node.index} id={String(p.node.index)} className="tabpanel">
+              {p.children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} onButton={onButton} onLines={onLines} />)}
+            </TabPanel>
+          ))}
+        </Tabs>
+      );
+    case 'separator':
+      return <h3 className="separator">{node.string}</h3>;
+    case 'button':
+      return node.button ? <Button className="btn" onPress={() => onButton(node.button!)}>{node.button.string}</Button> : null;
+    case 'field':
+      return node.field ? <FieldRow field={node.field as FieldInfo} form={form} list={node.list} recordId={recordId} onLines={onLines} /> : null;
+    default:
+      return <>{kids}</>;
+  }
+}
+
+function FieldRow({ field, form, list, recordId, onLines }: {
+  field: FieldInfo; form: UseFormReturn<Values>; list: FormPlan['nodes'][number]['list']; recordId: string | null;
+  onLines: (field: string, c: LineChanges) => void;
+}) {
+  const models = useModels();
+  const id = `f-${field.name}`;
+  const err = form.formState.errors[field.name]?.message as string | undefined;
+  if (field.type === 'one2many') {
+    return (
+      <div className="field field-wide" data-testid={`field-${field.name}`}>
+        <span className="label" id={`${id}-label`}>{field.label}</span>
+        <OneToMany field={field} list={list} rows={(form.watch(field.name) as Row[] | undefined) ?? []} recordId={recordId} onChange={(c) => onLines(field.name, c)} />
+      </div>
+    );
+  }
+  const Input = inputWidgetFor(field);
+  return (
+    <div className={`field${field.type === 'text' || field.type === 'json' ? ' field-wide' : ''}`} data-testid={`field-${field.name}`}>
+      <label htmlFor={id} className="label">{field.label}{field.required && <span aria-hidden="true" className="req"> *</span>}</label>
+      <div className="value">
+        {field.readonly ? (
+          <span id={id}><Display field={field} value={form.watch(field.name)} models={models} /></span>
+        ) : (
+          <Controller name={field.name} control={form.control}
+            rules={{ validate: (v) => !field.required || field.type === 'boolean' || (v !== null && v !== undefined && v !== '') || `${field.label}: required` }}
+            render={({ field: c }) => <>{Input({ field, id, value: c.value, onChange: c.onChange, onBlur: c.onBlur, invalid: !!err, describedBy: err ? `${id}-err` : undefined })}</>} />
+        )}
+        {err && <p className="field-error" id={`${id}-err`} role="alert" data-testid={`error-${field.name}`}>{err}</p>}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,99 @@
+import { useEffect, useState } from 'react';
+import { Button } from 'react-aria-components';
+import { request } from '../../api/client.ts';
+import { useModels, type FormNode } from '../../app/meta.ts';
+import { useT } from '../../i18n/index.tsx';
+import { createDocument, deleteDocument, toInput, updateDocument, type FieldInfo, type Models, type Row } from '../../model/records.ts';
+import { Display } from '../../widgets/display.tsx';
+import { inputWidgetFor } from '../../widgets/inputs.tsx';
+
+/** Lines added, changed and removed in the form; written after the parent, with it. */
+export interface LineChanges { added: Row[]; changed: Map<string, Row>; removed: Set<string> }
+
+type Plan = FormNode['list'];
+
+/**
+ * A One2Many field as an inline list: the nested list's columns; lines are added, edited and
+ * removed in place when the caller may write the line model, and written after the parent on Save
+ * (a new line gets the plan's `inverse` Reference set to the parent).
+ */
+export function OneToMany({ field, list, rows, recordId, onChange }: {
+  field: FieldInfo; list: Plan; rows: Row[]; recordId: string | null; onChange: (c: LineChanges) => void;
+}) {
+  const t = useT();
+  const models = useModels();
+  const columns = (list?.columns ?? []) as readonly FieldInfo[];
+  const editable = !!list?.inverse && models.has(list.model);
+  const [lines, setLines] = useState<Row[]>(rows);
+  const [changes, setChanges] = useState<LineChanges>({ added: [], changed: new Map(), removed: new Set() });
+  useEffect(() => { setLines(rows); setChanges({ added: [], changed: new Map(), removed: new Set() }); }, [rows]);
+  const update = (next: LineChanges, nextLines: Row[]) => { setChanges(next); setLines(nextLines); onChange(next); };
+
+  const edit = (row: Row, name: string, value: unknown) => {
+    const r = { ...row, [name]: value };
+    const nextLines = lines.map((x) => (x.id === row.id ? r : x));
+    const isAdded = changes.added.some((x) => x.id === row.id);
+    update({
+      added: isAdded ? changes.added.map((x) => (x.id === row.id ? r : x)) : changes.added,
+      changed: isAdded ? changes.changed : new Map(changes.changed).set(row.id, r),
+      removed: changes.removed,
+    }, nextLines);
+  };
+  const add = () => {
+    const r: Row = { id: `new-${crypto.randomUUID()}` };
+    update({ ...changes, added: [...changes.added, r] }, [...lines, r]);
+  };
+  const remove = (row: Row) => {
+    const isAdded = changes.added.some((x) => x.id === row.id);
+    const changed = new Map(changes.changed);
+    changed.delete(row.id);
+    update({
+      added: changes.added.filter((x) => x.id !== row.id),
+      changed,
+      removed: isAdded ? changes.removed : new Set(changes.removed).add(row.id),
+    }, lines.filter((x) => x.id !== row.id));
+  };
+
+  return (
+    <div className="o2m" data-testid={`o2m-${field.name}`}>
+      <table className="records compact">
+        <thead><tr>{columns.map((c) => <th key={c.name}>{c.label}</th>)}{editable && <th><span className="sr-only">{t('common.remove')}</span></th>}</tr></thead>
+        <tbody>
+          {lines.map((row) => (
+            <tr key={row.id} data-testid="o2m-row">
+              {columns.map((c) => {
+                const Input = inputWidgetFor(c);
+                return (
+                  <td key={c.name}>
+                    {editable && !c.readonly && c.type !== 'one2many'
+                      ? Input({ field: c, id: `${field.name}-${row.id}-${c.name}`, value: row[c.name], onChange: (v) => edit(row, c.name, v), onBlur: () => {}, invalid: false })
+                      : <Display field={c} value={row[c.name]} models={models} />}
+                  </td>
+                );
+              })}
+              {editable && <td><Button className="btn-icon" aria-label={t('common.remove')} onPress={() => remove(row)} data-testid="o2m-remove">×</Button></td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {editable && (
+        <Button className="btn btn-ghost" onPress={add} data-testid={`o2m-add-${field.name}`}>{t('common.add_line')}</Button>
+      )}
+      {editable && !recordId && <p className="muted small">{t('form.record_saved_with_parent')}</p>}
+    </div>
+  );
+}
+
+/** Writes the line changes of every One2Many field after the parent was saved. */
+export async function saveLines(models: Models, nodes: readonly FormNode[], parentId: string, all: Record<string, LineChanges>): Promise<void> {
+  for (const [name, c] of Object.entries(all)) {
+    const node = nodes.find((n) => n.kind === 'field' && n.field?.name === name);
+    if (!node?.list?.inverse) continue;
+    const child = models.get(node.list.model);
+    if (!child) continue;
+    const cols = node.list.columns as readonly FieldInfo[];
+    for (const id of c.removed) await request(deleteDocument(child), { id });
+    for (const [id, row] of c.changed) await request(updateDocument(child), { id, input: toInput(cols, row) });
+    for (const row of c.added) await request(createDocument(child), { input: { ...toInput(cols, row), [node.list.inverse]: parentId } });
+  }
+}

@@ -1,0 +1,54 @@
+import type { ReactNode } from 'react';
+import { FormattedDate, FormattedNumber } from 'react-intl';
+import { displayName, type FieldInfo, type Models } from '../model/records.ts';
+
+/** How a value is shown in a list cell, a kanban card or a read-only form field. */
+export type DisplayWidget = (p: { field: FieldInfo; value: unknown; models: Models }) => ReactNode;
+
+const empty = <span className="muted">—</span>;
+const isEmpty = (v: unknown) => v === null || v === undefined || v === '';
+
+const text: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : String(value));
+const number: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : <FormattedNumber value={Number(value)} />);
+const boolean: DisplayWidget = ({ value }) => (
+  <input type="checkbox" checked={!!value} readOnly disabled aria-label={value ? 'yes' : 'no'} className="cell-check" />
+);
+const datetime: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : (
+  <time dateTime={String(value)}><FormattedDate value={String(value)} dateStyle="medium" timeStyle="short" /></time>
+));
+const date: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : (
+  <time dateTime={String(value)}><FormattedDate value={String(value)} dateStyle="medium" /></time>
+));
+const money: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : (
+  <span className="num"><FormattedNumber value={Number(value)} minimumFractionDigits={2} maximumFractionDigits={2} /></span>
+));
+const badge: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : <span className={`badge badge-${String(value).replace(/[^a-z0-9_-]/gi, '')}`}>{String(value)}</span>);
+/** bytes in binary multiples, with the unit names Intl formats (kB, MB, GB) */
+const filesize: DisplayWidget = ({ value }) => {
+  const n = Number(value);
+  if (isEmpty(value) || Number.isNaN(n)) return empty;
+  const [div, unit] = n >= 1024 ** 3 ? [1024 ** 3, 'gigabyte'] : n >= 1024 ** 2 ? [1024 ** 2, 'megabyte'] : n >= 1024 ? [1024, 'kilobyte'] : [1, 'byte'];
+  return <FormattedNumber value={n / div} style="unit" unit={unit} unitDisplay="short" maximumFractionDigits={1} />;
+};
+const reference: DisplayWidget = ({ field, value, models }) => {
+  if (isEmpty(value)) return empty;
+  const rec = typeof value === 'object' ? (value as Record<string, unknown>) : { id: String(value) };
+  return displayName(field.relation ? models.get(field.relation) : undefined, rec);
+};
+const json: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : <code className="json">{JSON.stringify(value)}</code>);
+const one2many: DisplayWidget = ({ value }) => (Array.isArray(value) ? String(value.length) : empty);
+
+/** The widget named by the view wins; else the field type's; else plain text. */
+export const displayWidgets: { byWidget: Record<string, DisplayWidget>; byType: Record<string, DisplayWidget> } = {
+  byWidget: { badge, date, money, filesize, datetime },
+  byType: { char: text, text, integer: number, float: number, boolean, datetime, json, uuid: text, enum: badge, reference, one2many },
+};
+
+export function displayWidgetFor(field: FieldInfo): DisplayWidget {
+  return (field.widget && displayWidgets.byWidget[field.widget]) || displayWidgets.byType[field.type] || text;
+}
+
+export function Display({ field, value, models }: { field: FieldInfo; value: unknown; models: Models }) {
+  const W = displayWidgetFor(field);
+  return <>{W({ field, value, models })}</>;
+}

@@ -1,0 +1,56 @@
+import type { ReactNode } from 'react';
+import type { FieldInfo } from '../model/records.ts';
+import { ReferencePicker } from './ReferencePicker.tsx';
+
+/** An editable field: value in, value out; `id` ties it to its label, `invalid` to its error. */
+export interface InputProps {
+  field: FieldInfo; id: string; value: unknown; onChange: (v: unknown) => void; onBlur: () => void;
+  invalid: boolean; describedBy?: string; disabled?: boolean;
+}
+export type InputWidget = (p: InputProps) => ReactNode;
+
+const attrs = (p: InputProps) => ({
+  id: p.id, name: p.field.name, 'aria-invalid': p.invalid || undefined, 'aria-describedby': p.describedBy,
+  'aria-required': p.field.required || undefined, disabled: p.disabled, onBlur: p.onBlur, 'data-testid': `input-${p.field.name}`,
+});
+
+const text: InputWidget = (p) => <input type="text" className="input" {...attrs(p)} value={String(p.value ?? '')} onChange={(e) => p.onChange(e.target.value)} />;
+const textarea: InputWidget = (p) => <textarea className="input" rows={4} {...attrs(p)} value={String(p.value ?? '')} onChange={(e) => p.onChange(e.target.value)} />;
+const number = (step: string): InputWidget => (p) => (
+  <input type="number" step={step} className="input num" {...attrs(p)} value={p.value === null || p.value === undefined ? '' : String(p.value)}
+    onChange={(e) => p.onChange(e.target.value === '' ? null : e.target.valueAsNumber)} />
+);
+const checkbox: InputWidget = (p) => <input type="checkbox" className="check" {...attrs(p)} checked={!!p.value} onChange={(e) => p.onChange(e.target.checked)} />;
+/** datetime-local speaks local time; the API speaks UTC ISO strings */
+const datetime: InputWidget = (p) => {
+  const v = p.value ? toLocalInput(String(p.value)) : '';
+  return <input type="datetime-local" className="input" {...attrs(p)} value={v} onChange={(e) => p.onChange(e.target.value ? new Date(e.target.value).toISOString() : null)} />;
+};
+const select: InputWidget = (p) => (
+  <select className="input" {...attrs(p)} value={String(p.value ?? '')} onChange={(e) => p.onChange(e.target.value || null)}>
+    {!p.field.required && <option value="">—</option>}
+    {(p.field.values ?? []).map((v) => <option key={v} value={v}>{v}</option>)}
+  </select>
+);
+const json: InputWidget = (p) => (
+  <textarea className="input mono" rows={4} {...attrs(p)} value={typeof p.value === 'string' ? p.value : p.value === null || p.value === undefined ? '' : JSON.stringify(p.value, null, 2)}
+    onChange={(e) => p.onChange(e.target.value)} />
+);
+const reference: InputWidget = (p) => <ReferencePicker {...p} />;
+
+/** The widget named by the view wins; else the field type's; else a text box. */
+export const inputWidgets: { byWidget: Record<string, InputWidget>; byType: Record<string, InputWidget> } = {
+  byWidget: { money: number('0.01'), textarea },
+  byType: { char: text, text: textarea, integer: number('1'), float: number('any'), boolean: checkbox, datetime, enum: select, json, uuid: text, reference },
+};
+
+export function inputWidgetFor(field: FieldInfo): InputWidget {
+  return (field.widget && inputWidgets.byWidget[field.widget]) || inputWidgets.byType[field.type] || text;
+}
+
+function toLocalInput(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
