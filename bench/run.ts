@@ -25,17 +25,18 @@ import { loginWorkload } from './workloads/login.ts';
 import { sqlWorkload } from './workloads/sql.ts';
 import { storageWorkload } from './workloads/storage.ts';
 import { tenantsWorkload } from './workloads/tenants.ts';
+import { webWorkload } from './workloads/web.ts';
 
-const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read: '3', create: '4', login: '5', storage: '6', tenants: '7', sql: '8' };
+const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read: '3', create: '4', login: '5', storage: '6', tenants: '7', sql: '8', web: '9' };
 const { values } = parseArgs({
   options: { pg: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' }, 'cpu-prof': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
 });
 if (values.help) {
-  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof]\n  workloads: 1..8 or ${Object.keys(NAMES).join(', ')}`);
+  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof]\n  workloads: 1..9 or ${Object.keys(NAMES).join(', ')}`);
   process.exit(0);
 }
 const selected = values.only ? new Set(values.only.split(',').map((s) => NAMES[s.trim()] ?? s.trim())) : null;
-for (const s of selected ?? []) if (!/^[1-8]$/.test(s)) { console.error(`unknown workload "${s}"`); process.exit(1); }
+for (const s of selected ?? []) if (!/^[1-9]$/.test(s)) { console.error(`unknown workload "${s}"`); process.exit(1); }
 const only = (w: string) => !selected || selected.has(w);
 
 const root = path.dirname(BENCH_DIR);
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
   if (only('8')) await section('workload 8', () => sqlWorkload(b));
   if (only('6')) await section('workload 6', () => storageWorkload(b));
   if (only('7')) await section('workload 7', () => tenantsWorkload(b));
+  if (only('9')) await section('workload 9', () => webWorkload(b));
 
   if (aborting) return;
   const uptimeAfter = sh('uptime', []);

@@ -1,11 +1,12 @@
 import { useParams, useSearch } from '@tanstack/react-router';
-import { Suspense, useMemo } from 'react';
+import { Suspense, useEffect, useMemo } from 'react';
 import { useT } from '../i18n/index.tsx';
 import { andWhere, domainToWhere } from '../model/domain.ts';
 import { searchWhere } from '../views/search/facets.ts';
-import { modelViews, viewTypes } from '../views/registry.ts';
+import { preloadView, viewComponent } from '../views/registry.ts';
 import { ErrorPanel } from './ErrorBoundary.tsx';
 import { useBootstrap, useModels, usePlan, type SearchPlan } from './meta.ts';
+import { viewIdsOf, viewTypeOf } from './nav.ts';
 import { actionKeyOf, type ViewSearch } from './search-params.ts';
 
 /** `/:org/action-:key[/:record]`: the action's view for the URL's state. */
@@ -17,8 +18,9 @@ export default function ActionPage() {
   const search = useSearch({ strict: false }) as ViewSearch;
   const key = actionKeyOf(params.action);
   const action = boot.actions.find((a) => a.key === key);
-  const views = Object.fromEntries((action?.views ?? []).map((v) => [v.type, v.view_id]));
-  const type = params.record ? 'form' : search.view && views[search.view] ? search.view : action?.view_type ?? 'list';
+  const views = viewIdsOf(action);
+  const type = viewTypeOf(action, search.view, params.record);
+  useEffect(() => { if (action) preloadView(type, action.model_key); }, [type, action]);
   const plan = usePlan(views[type]);
   const searchPlan = usePlan(views.search);
   const sp = (searchPlan.data?.__typename === 'SearchPlan' ? searchPlan.data : null) as SearchPlan | null;
@@ -34,7 +36,7 @@ export default function ActionPage() {
   if (!views[type]) return <p className="notice">{t('view.none', { type })}</p>;
   if (plan.error) return <ErrorPanel error={plan.error} retry={() => void plan.refetch()} />;
   if (!plan.data || (views.search && searchPlan.isPending)) return <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
-  const View = modelViews[action.model_key]?.[type] ?? viewTypes[type];
+  const View = viewComponent(type, action.model_key);
   if (!View) return <p className="notice">{t('view.none', { type })}</p>;
   return (
     <Suspense fallback={<div className="page-loading" aria-busy="true">{t('common.loading')}</div>}>

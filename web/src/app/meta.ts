@@ -1,4 +1,4 @@
-import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
+import { useQuery, useSuspenseQuery, type QueryClient } from '@tanstack/react-query';
 import { request } from '../api/client.ts';
 import { graphql } from '../gql/index.ts';
 import type { ViewPlanQuery } from '../gql/graphql.ts';
@@ -63,12 +63,21 @@ export type PlanButton = NonNullable<FormPlan['header']>['buttons'][number];
 export const bootstrapKey = ['bootstrap'] as const;
 export const meKey = ['me'] as const;
 
+export const bootstrapQuery = { queryKey: bootstrapKey, queryFn: () => request(BootstrapDocument), staleTime: 5 * 60_000 };
+export const meQuery = { queryKey: meKey, queryFn: () => request(MeDocument), staleTime: 5 * 60_000 };
+
+/** Starts both session queries at once (the shell's suspense would otherwise fetch them in turn). */
+export function prefetchSession(qc: QueryClient): void {
+  void qc.prefetchQuery(bootstrapQuery);
+  void qc.prefetchQuery(meQuery);
+}
+
 export function useBootstrap() {
-  return useSuspenseQuery({ queryKey: bootstrapKey, queryFn: () => request(BootstrapDocument), staleTime: 5 * 60_000 }).data.presentationBootstrap!;
+  return useSuspenseQuery(bootstrapQuery).data.presentationBootstrap!;
 }
 
 export function useMe() {
-  return useSuspenseQuery({ queryKey: meKey, queryFn: () => request(MeDocument), staleTime: 5 * 60_000 }).data.me!;
+  return useSuspenseQuery(meQuery).data.me!;
 }
 
 const modelMaps = new WeakMap<object, Models>();
@@ -83,13 +92,14 @@ export function useModels(): Models {
 }
 
 /** Plans never change while the server runs, so they are cached for the whole session. */
+export const planQuery = (viewId: string) => ({
+  queryKey: ['plan', viewId],
+  queryFn: async () => (await request(ViewPlanDocument, { view_id: viewId })).presentationGetViewPlan!,
+  staleTime: Infinity,
+});
+
 export function usePlan(viewId: string | null | undefined) {
-  return useQuery({
-    queryKey: ['plan', viewId],
-    queryFn: async () => (await request(ViewPlanDocument, { view_id: viewId! })).presentationGetViewPlan!,
-    enabled: !!viewId,
-    staleTime: Infinity,
-  });
+  return useQuery({ ...planQuery(viewId ?? ''), enabled: !!viewId });
 }
 
 export const asFields = (fields: readonly unknown[]) => fields as readonly FieldInfo[];

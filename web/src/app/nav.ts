@@ -24,3 +24,13 @@ export function menuDepth(menus: readonly Menu[], m: Menu): number {
 }
 
 export const orgSlug = (org: { code?: string | null; id: string } | null | undefined) => org?.code || '-';
+
+/** The view ids of an action by type. */
+export const viewIdsOf = (action: Action | undefined): Record<string, string> =>
+  Object.fromEntries((action?.views ?? []).map((v) => [v.type, v.view_id]));
+
+/** Which view an action URL shows: a record → form; else `?view=` when the action has it; else the action's type. */
+export function viewTypeOf(action: Action | undefined, view: string | undefined, record: string | undefined): string {
+  const ids = viewIdsOf(action);
+  return record ? 'form' : view && ids[view] ? view : action?.view_type ?? 'list';
+}

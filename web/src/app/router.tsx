@@ -1,12 +1,15 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createRootRouteWithContext, createRoute, createRouter, Outlet, redirect } from '@tanstack/react-router';
-import { lazy } from 'react';
 import { readTokens } from '../auth/session.ts';
 import { LoginPage } from '../auth/LoginPage.tsx';
-import { validateViewSearch } from './search-params.ts';
+import { ErrorPanel } from './ErrorBoundary.tsx';
+import { bootstrapQuery, meQuery, planQuery, prefetchSession } from './meta.ts';
+import { viewIdsOf, viewTypeOf } from './nav.ts';
+import { preloadView } from '../views/registry.ts';
+import { actionKeyOf, validateViewSearch, type ViewSearch } from './search-params.ts';
 import { Shell, GoHome, Home } from './Shell.tsx';
 
-const ActionPage = lazy(() => import('./ActionPage.tsx'));
+import ActionPage from './ActionPage.tsx';
 
 const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({ component: Outlet });
 
@@ -27,31 +30,56 @@ const loginRoute = createRoute({
 const appRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'app',
-  beforeLoad: ({ location }) => {
+  beforeLoad: ({ location, context }) => {
     if (!readTokens()) throw redirect({ to: '/login', search: { redirect: location.href, expired: undefined } });
+    prefetchSession(context.queryClient);
   },
+  // the shell renders with its data at hand (a suspense fallback would delay it by React's reveal throttle)
+  loader: ({ context }) => Promise.all([context.queryClient.ensureQueryData(bootstrapQuery), context.queryClient.ensureQueryData(meQuery)]),
   component: Shell,
 });
 
 const indexRoute = createRoute({ getParentRoute: () => appRoute, path: '/', component: GoHome });
 const orgRoute = createRoute({ getParentRoute: () => appRoute, path: '$org', component: Home });
+/**
+ * An action URL loads what its view needs in parallel before it renders: the plans (the view's
+ * and the search view's) and the view's code.
+ */
+async function loadView(queryClient: QueryClient, actionParam: string, view: string | undefined, record: string | undefined) {
+  const boot = (await queryClient.ensureQueryData(bootstrapQuery)).presentationBootstrap;
+  const action = boot?.actions.find((a) => a.key === actionKeyOf(actionParam));
+  if (!action) return;
+  const ids = viewIdsOf(action);
+  const type = viewTypeOf(action, view, record);
+  await Promise.all([
+    preloadView(type, action.model_key),
+    ...[ids[type], ids.search].filter(Boolean).map((id) => queryClient.ensureQueryData(planQuery(id))),
+  ]);
+}
+
 export const actionRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '$org/$action',
   validateSearch: validateViewSearch,
+  loaderDeps: ({ search }: { search: ViewSearch }) => ({ view: search.view }),
+  loader: ({ context, params, deps }) => loadView(context.queryClient, params.action, deps.view, undefined),
   component: ActionPage,
 });
 export const recordRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '$org/$action/$record',
   validateSearch: validateViewSearch,
+  loader: ({ context, params }) => loadView(context.queryClient, params.action, undefined, params.record),
   component: ActionPage,
 });
 
 const routeTree = rootRoute.addChildren([loginRoute, appRoute.addChildren([indexRoute, orgRoute, actionRoute, recordRoute])]);
 
 export function makeRouter(queryClient: QueryClient) {
-  return createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
+  return createRouter({
+    routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true,
+    defaultErrorComponent: ({ error, reset }) => <ErrorPanel error={error} retry={reset} />,
+  });
 }
 
 declare module '@tanstack/react-router' {

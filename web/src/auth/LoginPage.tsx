@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
 import { request } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
@@ -22,6 +22,11 @@ export function LoginPage() {
   const search = useSearch({ strict: false }) as { redirect?: string; expired?: boolean };
   const [error, setError] = useState<string | null>(search.expired ? t('login.expired') : null);
   const [busy, setBusy] = useState(false);
+  // while the person types, fetch the code the first screen after login needs
+  useEffect(() => {
+    const id = setTimeout(() => { void import('../views/list/ListView.tsx'); }, 300);
+    return () => clearTimeout(id);
+  }, []);
 
   async function submit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();

@@ -1,17 +1,15 @@
 import { useQueries } from '@tanstack/react-query';
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef } from 'react';
+import { memo, useCallback, useRef } from 'react';
 import { request } from '../../api/client.ts';
 import { useModels } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
 import type { Where } from '../../model/domain.ts';
-import { displayName, orderBy, rowsDocument, type FieldInfo, type ModelInfo, type Row } from '../../model/records.ts';
+import { displayName, orderBy, rowsDocument, type FieldInfo, type ModelInfo, type Models, type Row } from '../../model/records.ts';
 import { BLOCK, recordsKey } from '../../model/useRecords.ts';
 import { Display } from '../../widgets/display.tsx';
 
 const ROW_HEIGHT = 37;
-const helper = createColumnHelper<Row | undefined>();
 
 interface Props {
   model: ModelInfo; columns: readonly FieldInfo[]; sel: string; where: Where; order: string | undefined;
@@ -29,7 +27,8 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
   const t = useT();
   const models = useModels();
   const scroller = useRef<HTMLDivElement>(null);
-  const virtual = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  // no flushSync per scroll event: React batches the row updates into the next frame
+  const virtual = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8, useFlushSync: false });
   const items = virtual.getVirtualItems();
   const firstBlock = Math.floor((offset + (items[0]?.index ?? 0)) / BLOCK);
   const lastBlock = Math.floor((offset + (items.at(-1)?.index ?? 0)) / BLOCK);
@@ -57,27 +56,15 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
   const visibleIds = visibleRows.filter((r): r is Row => !!r).map((r) => r.id);
   const [sortField, sortDir] = (order ?? '').split(',')[0].trim().split(/\s+/);
 
-  const tableColumns = useMemo(() => [
-    helper.display({
-      id: '__select',
-      header: () => null,
-      cell: (c) => {
-        const r = c.row.original;
-        return r ? (
-          <input type="checkbox" checked={selected.has(r.id)} aria-label={t('list.select_row', { name: displayName(model, r) })}
-            onClick={(e) => e.stopPropagation()}
-            onChange={(e) => { const s = new Set(selected); if (e.target.checked) s.add(r.id); else s.delete(r.id); setSelected(s); }} />
-        ) : null;
-      },
-    }),
-    ...columns.map((f) => helper.display({
-      id: f.name,
-      header: () => f.label,
-      cell: (c) => (c.row.original ? <Display field={f} value={c.row.original[f.name]} models={models} /> : <span className="skeleton" />),
-    })),
-  ], [columns, models, selected, setSelected, model, t]);
-
-  const table = useReactTable({ data: visibleRows, columns: tableColumns, getCoreRowModel: getCoreRowModel(), getRowId: (r, i) => r?.id ?? `loading-${i}` });
+  // stable handlers, so memoised rows are not rendered again when the parent is
+  const latest = useRef({ selected, setSelected, onOpen });
+  latest.current = { selected, setSelected, onOpen };
+  const toggle = useCallback((id: string, on: boolean) => {
+    const next = new Set(latest.current.selected);
+    if (on) next.add(id); else next.delete(id);
+    latest.current.setSelected(next);
+  }, []);
+  const open = useCallback((id: string) => latest.current.onOpen(id), []);
   const allChecked = visibleIds.length > 0 && visibleIds.every((id) => selected.has(id));
 
   if (count === 0 && !loadingTotal) {
@@ -109,22 +96,41 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
         </thead>
         <tbody>
           {before > 0 && <tr aria-hidden="true" style={{ height: before }} />}
-          {table.getRowModel().rows.map((row, i) => {
-            const v = items[i];
-            const rec = row.original;
-            return (
-              <tr key={rec?.id ?? `v${v.index}`} data-index={v.index} aria-rowindex={v.index + 2} tabIndex={rec ? 0 : -1}
-                className={rec && selected.has(rec.id) ? 'selected' : undefined} data-testid={rec ? 'list-row' : 'list-row-loading'}
-                onClick={() => rec && onOpen(rec.id)} onKeyDown={(e) => { if (e.key === 'Enter' && rec) onOpen(rec.id); }}>
-                {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id} className={cell.column.id === '__select' ? 'col-select' : undefined}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</td>
-                ))}
-              </tr>
-            );
-          })}
+          {items.map((v, i) => (
+            <RecordRow key={visibleRows[i]?.id ?? `v${v.index}`} index={v.index} rec={visibleRows[i]} columns={columns} models={models} model={model}
+              checked={!!visibleRows[i] && selected.has(visibleRows[i]!.id)} onOpen={open} onCheck={toggle} />
+          ))}
           {after > 0 && <tr aria-hidden="true" style={{ height: after }} />}
         </tbody>
       </table>
     </div>
   );
 }
+
+/**
+ * One row, re-rendered only when its record, its checkbox or the columns change: scrolling
+ * moves the window, and the rows that stay on screen are not rendered again.
+ */
+const RecordRow = memo(function RecordRow({ index, rec, columns, models, model, checked, onOpen, onCheck }: {
+  index: number; rec: Row | undefined; columns: readonly FieldInfo[]; models: Models; model: ModelInfo; checked: boolean;
+  onOpen: (id: string) => void; onCheck: (id: string, on: boolean) => void;
+}) {
+  const t = useT();
+  if (!rec) {
+    return (
+      <tr data-index={index} aria-rowindex={index + 2} data-testid="list-row-loading">
+        <td className="col-select" />{columns.map((f) => <td key={f.name}><span className="skeleton" /></td>)}
+      </tr>
+    );
+  }
+  return (
+    <tr data-index={index} aria-rowindex={index + 2} tabIndex={0} className={checked ? 'selected' : undefined} data-testid="list-row"
+      onClick={() => onOpen(rec.id)} onKeyDown={(e) => { if (e.key === 'Enter' && e.target === e.currentTarget) onOpen(rec.id); }}>
+      <td className="col-select">
+        <input type="checkbox" checked={checked} aria-label={t('list.select_row', { name: displayName(model, rec) })}
+          onClick={(e) => e.stopPropagation()} onChange={(e) => onCheck(rec.id, e.target.checked)} />
+      </td>
+      {columns.map((f) => <td key={f.name}><Display field={f} value={rec[f.name]} models={models} /></td>)}
+    </tr>
+  );
+});
