@@ -82,7 +82,7 @@ function ShellFrame() {
           </ErrorBoundary>
         </main>
       </div>
-      <LiveBridge slug={slug} />
+      <LiveBridge slug={slug} orgId={me.organization?.id ?? null} />
     </div>
   );
 }

@@ -85,6 +85,7 @@ export const en = {
   'search.facet.remove': 'Remove {label}',
   'kanban.empty_column': 'Nothing here',
   'kanban.moved': 'Moved to {column}.',
+  'kanban.more': 'Show more ({count, number} left)',
   'upload.pick': 'Choose a file',
   'upload.drop': 'Drop files here to upload',
   'upload.progress': 'Uploading {name}: {percent, number, percent}',

@@ -11,7 +11,7 @@ import { onReload, startLive, watchModel } from './hub.ts';
  * model when its records change elsewhere, and follows `web.client.reload` (an organization's
  * slug changed → this tab moves to the new slug; a dirty form asks first through its guard).
  */
-export function LiveBridge({ slug }: { slug: string }) {
+export function LiveBridge({ slug, orgId }: { slug: string; orgId: string | null }) {
   const t = useT();
   const qc = useQueryClient();
   const navigate = useNavigate();
@@ -31,12 +31,13 @@ export function LiveBridge({ slug }: { slug: string }) {
     if (p?.reason !== 'org_slug_changed' || !p.new_slug) return;
     void qc.invalidateQueries({ queryKey: meKey });
     void qc.invalidateQueries({ queryKey: bootstrapKey });
+    // only the tabs showing the organization whose slug changed move
     const parts = pathname.split('/');
-    if (parts[1] !== slug || slug === p.new_slug) return;
+    if (p.org_id !== orgId || parts[1] !== slug || slug === p.new_slug) return;
     parts[1] = p.new_slug;
     toast(t('live.reload_slug', { slug: p.new_slug }));
     void navigate({ to: parts.join('/') + location.search, replace: true } as never);
-  }), [pathname, slug, qc, navigate, t]);
+  }), [pathname, slug, orgId, qc, navigate, t]);
 
   return null;
 }

@@ -51,8 +51,9 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
       setProgress({ name: file.name, fraction: 0 });
       try {
         const path = docId ? `/api/storage/documents/${docId}/versions` : '/api/storage/documents';
-        const doc = await uploadFile(path, file, { change_note: changeNote }, (fraction) => setProgress({ name: file.name, fraction }));
-        if (!docId && folder.kind === 'folder') await request(updateDocument(m), { id: String(doc.id), input: { folder: folder.id } });
+        // a new document is filed in the selected folder as it is uploaded
+        const target = !docId && folder.kind === 'folder' ? folder.id : undefined;
+        await uploadFile(path, file, { change_note: changeNote, folder: target }, (fraction) => setProgress({ name: file.name, fraction }));
         toast(t('upload.done', { name: file.name }));
       } catch (err) {
         toast(errorMessage(t, err), 'error');

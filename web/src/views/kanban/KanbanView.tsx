@@ -1,7 +1,6 @@
 import { DndContext, KeyboardSensor, PointerSensor, useDraggable, useDroppable, useSensor, useSensors, type DragEndEvent } from '@dnd-kit/core';
-import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { request } from '../../api/client.ts';
 import { errorMessage } from '../../app/errors.ts';
 import { asFields, useModels, type KanbanPlan } from '../../app/meta.ts';
@@ -9,7 +8,8 @@ import { actionSegment } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
 import { displayName, modelOf, orderBy, selection, updateDocument, type FieldInfo, type ModelInfo, type Row } from '../../model/records.ts';
-import { BLOCK, recordsKey, useBlock, useInvalidateModel } from '../../model/useRecords.ts';
+import { useBlock, useGroups, useInvalidateModel } from '../../model/useRecords.ts';
+import { andWhere, type Where } from '../../model/domain.ts';
 import { Display } from '../../widgets/display.tsx';
 import { ControlPanel } from '../ControlPanel.tsx';
 import type { ViewProps } from '../registry.ts';
@@ -21,26 +21,27 @@ import type { ViewProps } from '../registry.ts';
 export default function KanbanView({ plan, action, search, searchPlan, where, org }: ViewProps<KanbanPlan>) {
   const t = useT();
   const navigate = useNavigate();
-  const qc = useQueryClient();
   const models = useModels();
   const m = modelOf(models, plan.model);
   const fields = asFields(plan.fields);
   const sel = useMemo(() => selection(fields, models), [fields, models]);
   const order = orderBy(search.order);
-  const rows = useBlock(m, sel, where, order, 0, BLOCK);
-  const key = recordsKey(m.key, 'rows', sel, where, order, 0, BLOCK);
-  const invalidate = useInvalidateModel();
-  const sensors = useSensors(useSensor(PointerSensor, { activationConstraint: { distance: 5 } }), useSensor(KeyboardSensor, { keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space'] } }));
   const groupField = plan.groupby_field;
+  const groups = useGroups(m, groupField, where);
+  const invalidate = useInvalidateModel();
+  // a dropped card shows in its new column until the refetch confirms it
+  const [moved, setMoved] = useState<Record<string, { to: string; row: Row }>>({});
+  const sensors = useSensors(useSensor(PointerSensor, { activationConstraint: { distance: 5 } }), useSensor(KeyboardSensor, { keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space'] } }));
   const cardFields = plan.card_fields.map((n) => fields.find((f) => f.name === n)!).filter(Boolean);
+  const countOf = (value: string) => groups.data?.find((g) => g.key[groupField] === value)?.count;
 
   async function onDragEnd(e: DragEndEvent) {
     const id = String(e.active.id);
-    const to = e.over?.id;
-    const row = rows.data?.find((r) => r.id === id);
+    const to = e.over?.id === undefined ? undefined : String(e.over.id);
+    const row = e.active.data.current?.row as Row | undefined;
     if (to === undefined || !row || row[groupField] === to) return;
-    const label = plan.kanban_columns.find((c) => c.value === to)?.label ?? String(to);
-    qc.setQueryData<Row[]>(key, (old) => old?.map((r) => (r.id === id ? { ...r, [groupField]: to } : r)));
+    const label = plan.kanban_columns.find((c) => c.value === to)?.label ?? to;
+    setMoved((x) => ({ ...x, [id]: { to, row: { ...row, [groupField]: to } } }));
     try {
       await request(updateDocument(m), { id, input: { [groupField]: to } });
       toast(t('kanban.moved', { column: label }));
@@ -48,6 +49,7 @@ export default function KanbanView({ plan, action, search, searchPlan, where, or
       toast(errorMessage(t, err), 'error');
     }
     await invalidate(m.key);
+    setMoved((x) => { const { [id]: _, ...rest } = x; return rest; });
   }
 
   return (
@@ -56,8 +58,8 @@ export default function KanbanView({ plan, action, search, searchPlan, where, or
       <DndContext sensors={sensors} onDragEnd={(e) => void onDragEnd(e)}>
         <div className="kanban" data-testid="kanban">
           {plan.kanban_columns.map((c) => (
-            <Column key={c.value} value={c.value} label={c.label}
-              rows={(rows.data ?? []).filter((r) => r[groupField] === c.value)} model={m} cardFields={cardFields}
+            <Column key={c.value} value={c.value} label={c.label} model={m} sel={sel} order={order} groupField={groupField}
+              where={andWhere([where, { [groupField]: { eq: c.value } }])} total={countOf(c.value)} moved={moved} cardFields={cardFields}
               onOpen={(id) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {} })} />
           ))}
         </div>
@@ -66,23 +68,36 @@ export default function KanbanView({ plan, action, search, searchPlan, where, or
   );
 }
 
-function Column({ value, label, rows, model, cardFields, onOpen }: {
-  value: string; label: string; rows: Row[]; model: ModelInfo; cardFields: readonly FieldInfo[]; onOpen: (id: string) => void;
+const PAGE = 40;
+
+/** A column loads its own first cards (more on demand); its count comes from read_group. */
+function Column({ value, label, model, sel, order, groupField, where, total, moved, cardFields, onOpen }: {
+  value: string; label: string; model: ModelInfo; sel: string; order: unknown; groupField: string; where: Where; total: number | undefined;
+  moved: Record<string, { to: string; row: Row }>; cardFields: readonly FieldInfo[]; onOpen: (id: string) => void;
 }) {
   const t = useT();
+  const [limit, setLimit] = useState(PAGE);
+  const rows = useBlock(model, sel, where, order, 0, limit);
   const { setNodeRef, isOver } = useDroppable({ id: value });
+  const shown = [
+    ...(rows.data ?? []).filter((r) => !moved[r.id] || moved[r.id].to === value),
+    ...Object.values(moved).filter((x) => x.to === value && !rows.data?.some((r) => r.id === x.row.id)).map((x) => x.row),
+  ];
   return (
     <section ref={setNodeRef} className={`kanban-column${isOver ? ' over' : ''}`} aria-label={label} data-testid={`kanban-column-${value}`}>
-      <h2>{label} <span className="group-count">{rows.length}</span></h2>
-      {rows.length === 0 && <p className="muted small">{t('kanban.empty_column')}</p>}
-      {rows.map((r) => <Card key={r.id} row={r} model={model} cardFields={cardFields} onOpen={onOpen} />)}
+      <h2>{label} <span className="group-count" data-testid="kanban-count">{total === undefined ? '' : t.intl.formatNumber(total)}</span></h2>
+      {shown.length === 0 && !rows.isPending && <p className="muted small">{t('kanban.empty_column')}</p>}
+      {shown.map((r) => <Card key={r.id} row={r} model={model} cardFields={cardFields} onOpen={onOpen} groupField={groupField} />)}
+      {total !== undefined && (rows.data?.length ?? 0) < total && rows.data?.length === limit && (
+        <button type="button" className="btn btn-ghost" onClick={() => setLimit(limit + PAGE)} data-testid="kanban-more">{t('kanban.more', { count: total - limit })}</button>
+      )}
     </section>
   );
 }
 
-function Card({ row, model, cardFields, onOpen }: { row: Row; model: ModelInfo; cardFields: readonly FieldInfo[]; onOpen: (id: string) => void }) {
+function Card({ row, model, cardFields, onOpen, groupField }: { row: Row; model: ModelInfo; cardFields: readonly FieldInfo[]; onOpen: (id: string) => void; groupField: string }) {
   const models = useModels();
-  const { attributes, listeners, setNodeRef, transform, isDragging } = useDraggable({ id: row.id });
+  const { attributes, listeners, setNodeRef, transform, isDragging } = useDraggable({ id: row.id, data: { row, from: row[groupField] } });
   const style = transform ? { transform: `translate(${transform.x}px, ${transform.y}px)` } : undefined;
   return (
     <article ref={setNodeRef} style={style} className={`card${isDragging ? ' dragging' : ''}`} {...attributes} {...listeners}
