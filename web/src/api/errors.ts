@@ -18,7 +18,8 @@ export class ApiError extends Error {
 }
 
 export const NETWORK_ERROR = 'NETWORK_ERROR';
-export const TOKEN_CODES = new Set(['TOKEN_EXPIRED', 'INVALID_TOKEN', 'UNAUTHENTICATED', 'SESSION_REVOKED']);
+/** The server's answers to an access token it no longer takes (src/kernel/errors.ts): refresh once, then retry. */
+export const TOKEN_CODES = new Set(['TOKEN_EXPIRED', 'TOKEN_INVALID', 'UNAUTHENTICATED']);
 
 /** A REST error body `{ error: { code, message, details } }` (uploads and downloads). */
 export async function fromResponse(res: Response): Promise<ApiError> {

@@ -1,8 +1,12 @@
+import { createStore, get, set } from 'idb-keyval';
+
 /**
  * The session's tokens live in localStorage so every tab of the browser shares one login; a
  * `storage` event tells the other tabs about a refresh or a logout. A refresh token is single-use
  * (the server revokes the whole family when one is replayed), so refreshes are serialised across
- * tabs with the Web Locks API: a tab that waited finds the token already rotated and uses it.
+ * tabs with the Web Locks API, and each rotation is also written to IndexedDB before the lock is
+ * released: localStorage reaches other tabs' renderers asynchronously, so a tab that waited could
+ * still read the rotated-away token there, while IndexedDB transactions are consistent across tabs.
  */
 export interface Tokens {
   access_token: string;
@@ -49,16 +53,30 @@ export const tokensFrom = (r: { access_token: string; refresh_token: string; exp
 
 let inFlight: Promise<Tokens | null> | null = null;
 
+/** The last rotation: refresh token `from` was exchanged for `to` (null: refused, the session ended). */
+interface Rotation { from: string; to: Tokens | null }
+let idb: ReturnType<typeof createStore> | null = null;
+const rotations = () => (idb ??= createStore('fw', 'session'));
+const lastRotation = (): Promise<Rotation | undefined> => get<Rotation>('rotation', rotations()).catch(() => undefined);
+const recordRotation = (r: Rotation): Promise<void> => set('rotation', r, rotations()).catch(() => {});
+
 /**
  * Rotates the refresh token once for everybody: concurrent callers in this tab share one
  * promise, and other tabs wait on the `fw.refresh` lock. `rotate` performs the network call.
  */
 export function refreshOnce(stale: string, rotate: (refreshToken: string) => Promise<Tokens | null>): Promise<Tokens | null> {
   inFlight ??= withLock('fw.refresh', async () => {
+    // another tab may have rotated `stale` while this one waited for the lock
+    const done = await lastRotation();
+    if (done?.from === stale) {
+      if (JSON.stringify(readTokens()) !== JSON.stringify(done.to)) writeTokens(done.to);
+      return done.to;
+    }
     const current = readTokens();
     if (!current) return null;
-    if (current.refresh_token !== stale) return current; // another tab rotated it meanwhile
+    if (current.refresh_token !== stale) return current;
     const next = await rotate(current.refresh_token);
+    await recordRotation({ from: current.refresh_token, to: next });
     writeTokens(next);
     return next;
   }).finally(() => { inFlight = null; });
