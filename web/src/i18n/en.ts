@@ -57,6 +57,7 @@ export const en = {
   'list.group_none': 'None',
   'form.new_title': 'New {model}',
   'form.saved': 'Saved.',
+  'form.required': '{label} is required.',
   'form.created': 'Created.',
   'form.dirty.title': 'Discard changes?',
   'form.dirty.body': 'This form has changes that are not saved.',

@@ -250,6 +250,7 @@ function FieldRow({ field, form, list, recordId, onLines }: {
   field: FieldInfo; form: UseFormReturn<Values>; list: FormPlan['nodes'][number]['list']; recordId: string | null;
   onLines: (field: string, c: LineChanges) => void;
 }) {
+  const t = useT();
   const models = useModels();
   const id = `f-${field.name}`;
   const err = form.formState.errors[field.name]?.message as string | undefined;
@@ -270,7 +271,7 @@ function FieldRow({ field, form, list, recordId, onLines }: {
           <span id={id}><Display field={field} value={form.watch(field.name)} models={models} /></span>
         ) : (
           <Controller name={field.name} control={form.control}
-            rules={{ validate: (v) => !field.required || field.type === 'boolean' || (v !== null && v !== undefined && v !== '') || `${field.label}: required` }}
+            rules={{ validate: (v) => !field.required || field.type === 'boolean' || (v !== null && v !== undefined && v !== '') || t('form.required', { label: field.label }) }}
             render={({ field: c }) => <>{Input({ field, id, value: c.value, onChange: c.onChange, onBlur: c.onBlur, invalid: !!err, describedBy: err ? `${id}-err` : undefined })}</>} />
         )}
         {err && <p className="field-error" id={`${id}-err`} role="alert" data-testid={`error-${field.name}`}>{err}</p>}
