@@ -52,8 +52,11 @@ describe('flattenSheet', () => {
     expect(pages.map((p) => [p.string, p.parent])).toEqual([['Description', notebook.index], ['Versions', notebook.index]]);
     const versions = nodes.find((n) => n.field?.name === 'versions')!;
     expect(versions.parent).toBe(pages[1].index);
-    expect(versions.list).toMatchObject({ model: 'storage.document_version', default_order: 'version_number desc', limit: null });
-    expect(versions.list!.columns[0]).toEqual({ name: 'version_number', label: 'Version number', type: 'integer', widget: null, optional: null });
+    expect(versions.list).toMatchObject({ model: 'storage.document_version', inverse: 'document_id', default_order: 'version_number desc', limit: null });
+    expect(versions.list!.columns[0]).toEqual({
+      name: 'version_number', label: 'Version number', type: 'integer', widget: null, optional: null,
+      required: true, readonly: false, relation: null, values: null,
+    });
     // the REST plan is left as it was: nodes are computed, not stored
     expect(sheet.some((n) => n.kind === 'notebook')).toBe(true);
     expect(nodes.every((n) => !('children' in n) && !('pages' in n))).toBe(true);
