@@ -10,10 +10,15 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
-  /** `VALIDATION_FAILED` details as field → message. */
+  /**
+   * Field errors as field → message: `VALIDATION_FAILED` lists them in `details.errors[]`; a
+   * hook's single field error (INVALID_SLUG, INVALID_PROBABILITY, …) names it in `details.field`.
+   */
   fieldErrors(): Record<string, string> {
     const errors = (this.details?.errors as Array<{ field?: string; message?: string }> | undefined) ?? [];
-    return Object.fromEntries(errors.filter((e) => e.field).map((e) => [e.field!, e.message ?? this.message]));
+    const out = Object.fromEntries(errors.filter((e) => e.field).map((e) => [e.field!, e.message ?? this.message]));
+    if (typeof this.details?.field === 'string') out[this.details.field] = this.message;
+    return out;
   }
 }
 

@@ -108,7 +108,7 @@ function UserMenu({ name, email }: { name: string; email: string }) {
   }
   return (
     <MenuTrigger>
-      <Button className="btn btn-ghost user-button" aria-label={t('shell.user')} data-testid="user-menu">{name}</Button>
+      <Button className="btn btn-ghost user-button" aria-label={`${name} (${t('shell.user')})`} data-testid="user-menu">{name}</Button>
       <Popover className="popover">
         <Menu className="menu" onAction={(key) => { if (key === 'logout') void logout(); }}>
           <MenuItem id="email" isDisabled className="menu-item muted">{email}</MenuItem>

@@ -1,5 +1,5 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { createRootRouteWithContext, createRoute, createRouter, Outlet, redirect } from '@tanstack/react-router';
+import { createRootRouteWithContext, createRoute, createRouter, Outlet, redirect, useRouter } from '@tanstack/react-router';
 import { readTokens } from '../auth/session.ts';
 import { LoginPage } from '../auth/LoginPage.tsx';
 import { ErrorPanel } from './ErrorBoundary.tsx';
@@ -75,10 +75,16 @@ export const recordRoute = createRoute({
 
 const routeTree = rootRoute.addChildren([loginRoute, appRoute.addChildren([indexRoute, orgRoute, actionRoute, recordRoute])]);
 
+/** A failed loader: Retry runs the loaders again (reset alone would only re-render the error). */
+function RouteError({ error, reset }: { error: unknown; reset: () => void }) {
+  const router = useRouter();
+  return <ErrorPanel error={error} retry={() => { reset(); void router.invalidate(); }} />;
+}
+
 export function makeRouter(queryClient: QueryClient) {
   return createRouter({
     routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true,
-    defaultErrorComponent: ({ error, reset }) => <ErrorPanel error={error} retry={reset} />,
+    defaultErrorComponent: RouteError,
   });
 }
 

@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Link, useBlocker, useNavigate } from '@tanstack/react-router';
 import { useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
 import { Controller, useForm, type UseFormReturn } from 'react-hook-form';
@@ -34,7 +34,6 @@ interface Conflict { expected: number; actual: number; input: Values }
  */
 export default function FormView({ plan, action, org, recordId, extension: Extension }: ViewProps<FormPlan> & { extension?: ComponentType<FormExtensionProps> }) {
   const t = useT();
-  const qc = useQueryClient();
   const navigate = useNavigate();
   const models = useModels();
   const m = modelOf(models, plan.model);
@@ -57,9 +56,20 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
   const invalidate = useInvalidateModel();
   const dirty = form.formState.isDirty || linesDirty > 0;
 
+  // the revision the person's edits started from: a save is checked against it, not against a
+  // refetch that happened meanwhile (that is what makes a conflict a conflict)
+  const base = useRef<number | undefined>(undefined);
+  const load = (data: Values & { revision?: number }) => {
+    form.reset(data);
+    base.current = data.revision;
+    lines.current = {};
+    setLinesDirty(0);
+    setRemote(null);
+  };
   useEffect(() => {
-    if (record.data) { form.reset(record.data); lines.current = {}; setLinesDirty(0); setRemote(null); }
-  }, [record.data, form]);
+    // a refetch never overwrites unsaved edits
+    if (record.data && !form.formState.isDirty) load(record.data);
+  }, [record.data]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // the record changed elsewhere: an untouched form follows, a dirty one is told
   useEffect(() => {
@@ -68,9 +78,8 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
       if (c.id !== recordId) return;
       if (c.op === 'delete') setRemote('deleted');
       else if (form.formState.isDirty) setRemote('changed');
-      else void qc.invalidateQueries({ queryKey: key });
     });
-  }, [m, recordId, isNew, form, qc, key]);
+  }, [m, recordId, isNew, form]);
 
   const blocker = useBlocker({ shouldBlockFn: () => dirty && !saving, enableBeforeUnload: () => dirty && !saving, withResolver: true });
 
@@ -80,15 +89,17 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
     try {
       let id = recordId!;
       if (isNew) {
-        const r = await request<{ record: { id: string } }, { input: Values }>(createDocument(m), { input: toInput(fields, values) });
+        // untouched fields are left to the server's defaults
+        const r = await request<{ record: { id: string } }, { input: Values }>(createDocument(m), { input: toInput(fields, values, dirtyFields) });
         id = r.record.id;
       } else if (dirtyFields.size || revision !== undefined) {
         const input = toInput(fields, values, dirtyFields);
-        await request(updateDocument(m), { id, input, revision: revision ?? record.data?.revision });
+        await request(updateDocument(m), { id, input, revision: revision ?? base.current });
       }
       await saveLines(models, plan.nodes, id, lines.current);
       toast(t(isNew ? 'form.created' : 'form.saved'));
       form.reset(values);
+      base.current = undefined; // the refetch below brings the new revision
       lines.current = {};
       setLinesDirty(0);
       await invalidate(m.key);
@@ -96,7 +107,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
     } catch (err) {
       if (err instanceof ApiError && err.code === 'STALE_REVISION') {
         setConflict({ expected: Number(err.details?.expected), actual: Number(err.details?.actual), input: values });
-      } else if (err instanceof ApiError && err.code === 'VALIDATION_FAILED' && Object.keys(err.fieldErrors()).length) {
+      } else if (err instanceof ApiError && err.status === 422 && Object.keys(err.fieldErrors()).length) {
         for (const [name, message] of Object.entries(err.fieldErrors())) form.setError(name, { type: 'server', message });
         toast(t('error.validation'), 'error');
       } else {
@@ -146,13 +157,13 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
           {dirty && <span className="dirty-mark" data-testid="dirty-mark">•</span>}
           <Button type="submit" className="btn btn-primary" isDisabled={saving} data-testid="form-save">{t('common.save')}</Button>
           <Button className="btn" isDisabled={!dirty || saving} data-testid="form-discard"
-            onPress={() => { form.reset(record.data ?? {}); lines.current = {}; setLinesDirty(0); }}>{t('common.discard')}</Button>
+            onPress={() => load(record.data ?? {})}>{t('common.discard')}</Button>
         </div>
       </div>
       {remote && (
         <div className="banner" role="status" data-testid="remote-change">
           {t(remote === 'deleted' ? 'form.deleted_elsewhere' : 'form.changed_elsewhere')}
-          {remote === 'changed' && <Button className="btn btn-ghost" onPress={() => { setRemote(null); void record.refetch().then((r) => r.data && form.reset(r.data)); }}>{t('form.conflict.reload')}</Button>}
+          {remote === 'changed' && <Button className="btn btn-ghost" data-testid="remote-reload" onPress={() => { void record.refetch().then((r) => r.data && load(r.data)); }}>{t('form.conflict.reload')}</Button>}
         </div>
       )}
       {plan.header && (
@@ -199,7 +210,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
           <Heading slot="title">{t('form.conflict.title')}</Heading>
           <p>{t('form.conflict.body', { expected: conflict?.expected ?? 0, actual: conflict?.actual ?? 0 })}</p>
           <div className="dialog-actions">
-            <Button className="btn" data-testid="conflict-reload" onPress={() => { setConflict(null); void record.refetch().then((r) => r.data && form.reset(r.data)); }}>{t('form.conflict.reload')}</Button>
+            <Button className="btn" data-testid="conflict-reload" onPress={() => { setConflict(null); void record.refetch().then((r) => r.data && load(r.data)); }}>{t('form.conflict.reload')}</Button>
             <Button className="btn btn-danger" data-testid="conflict-overwrite" onPress={() => { const c = conflict!; setConflict(null); void save(c.input, c.actual); }}>{t('form.conflict.overwrite')}</Button>
           </div>
         </Dialog>

@@ -2,12 +2,13 @@ import { DndContext, KeyboardSensor, PointerSensor, useDraggable, useDroppable, 
 import { useNavigate } from '@tanstack/react-router';
 import { useMemo, useState } from 'react';
 import { request } from '../../api/client.ts';
+import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { errorMessage } from '../../app/errors.ts';
 import { asFields, useModels, type KanbanPlan } from '../../app/meta.ts';
 import { actionSegment } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
-import { displayName, modelOf, orderBy, selection, updateDocument, type FieldInfo, type ModelInfo, type Row } from '../../model/records.ts';
+import { modelOf, orderBy, selection, updateDocument, type FieldInfo, type ModelInfo, type Row } from '../../model/records.ts';
 import { useBlock, useGroups, useInvalidateModel } from '../../model/useRecords.ts';
 import { andWhere, type Where } from '../../model/domain.ts';
 import { Display } from '../../widgets/display.tsx';
@@ -33,7 +34,8 @@ export default function KanbanView({ plan, action, search, searchPlan, where, or
   const [moved, setMoved] = useState<Record<string, { to: string; row: Row }>>({});
   const sensors = useSensors(useSensor(PointerSensor, { activationConstraint: { distance: 5 } }), useSensor(KeyboardSensor, { keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space'] } }));
   const cardFields = plan.card_fields.map((n) => fields.find((f) => f.name === n)!).filter(Boolean);
-  const countOf = (value: string) => groups.data?.find((g) => g.key[groupField] === value)?.count;
+  // read_group has no group for an empty column: its count is 0
+  const countOf = (value: string) => (groups.data ? groups.data.find((g) => g.key[groupField] === value)?.count ?? 0 : undefined);
 
   async function onDragEnd(e: DragEndEvent) {
     const id = String(e.active.id);
@@ -86,7 +88,8 @@ function Column({ value, label, model, sel, order, groupField, where, total, mov
   return (
     <section ref={setNodeRef} className={`kanban-column${isOver ? ' over' : ''}`} aria-label={label} data-testid={`kanban-column-${value}`}>
       <h2>{label} <span className="group-count" data-testid="kanban-count">{total === undefined ? '' : t.intl.formatNumber(total)}</span></h2>
-      {shown.length === 0 && !rows.isPending && <p className="muted small">{t('kanban.empty_column')}</p>}
+      {rows.error && <ErrorPanel error={rows.error} retry={() => void rows.refetch()} />}
+      {shown.length === 0 && !rows.isPending && !rows.error && <p className="muted small">{t('kanban.empty_column')}</p>}
       {shown.map((r) => <Card key={r.id} row={r} model={model} cardFields={cardFields} onOpen={onOpen} groupField={groupField} />)}
       {total !== undefined && (rows.data?.length ?? 0) < total && rows.data?.length === limit && (
         <button type="button" className="btn btn-ghost" onClick={() => setLimit(limit + PAGE)} data-testid="kanban-more">{t('kanban.more', { count: total - limit })}</button>
@@ -101,7 +104,7 @@ function Card({ row, model, cardFields, onOpen, groupField }: { row: Row; model:
   const style = transform ? { transform: `translate(${transform.x}px, ${transform.y}px)` } : undefined;
   return (
     <article ref={setNodeRef} style={style} className={`card${isDragging ? ' dragging' : ''}`} {...attributes} {...listeners}
-      aria-label={displayName(model, row)} data-testid="kanban-card"
+      data-testid="kanban-card"
       onClick={() => onOpen(row.id)} onKeyDown={(e) => { listeners?.onKeyDown?.(e); if (e.key === 'Enter' && !e.defaultPrevented) onOpen(row.id); }}>
       {cardFields.map((f, i) => (
         <div key={f.name} className={i === 0 ? 'card-title' : 'card-line'}>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { useModels } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
 import { andWhere, type Where } from '../../model/domain.ts';
@@ -26,6 +27,7 @@ export function GroupedList({ model, groupBy, fields, columns, where, sel, order
     if (target) return displayName(target, names.data?.find((r) => r.id === v) ?? { id: String(v) });
     return String(v);
   };
+  if (groups.error) return <ErrorPanel error={groups.error} retry={() => void groups.refetch()} />;
   if (groups.isPending) return <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
   return (
     <div className="grouped" data-testid="grouped-list">
@@ -53,6 +55,7 @@ function GroupRows({ model, where, sel, order, columns, onOpen, count }: {
 }) {
   const models = useModels();
   const rows = useBlock(model, sel, where, order, 0, Math.min(count, 500));
+  if (rows.error) return <ErrorPanel error={rows.error} retry={() => void rows.refetch()} />;
   return (
     <table className="records">
       <tbody>

@@ -2,6 +2,7 @@ import { useNavigate } from '@tanstack/react-router';
 import { useMemo, useState } from 'react';
 import { Button, Dialog, Heading, Modal } from 'react-aria-components';
 import { request } from '../../api/client.ts';
+import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { errorMessage } from '../../app/errors.ts';
 import { asFields, useModels, type ListPlan } from '../../app/meta.ts';
 import { actionSegment } from '../../app/search-params.ts';
@@ -73,7 +74,9 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
           </div>
         )}
       </div>
-      {search.group_by ? (
+      {total.error ? (
+        <ErrorPanel error={total.error} retry={() => void total.refetch()} />
+      ) : search.group_by ? (
         <GroupedList model={m} groupBy={search.group_by} fields={fields} columns={columns} where={where} sel={sel} order={orderBy(order)} onOpen={open} />
       ) : (
         <RecordTable

@@ -2,6 +2,7 @@ import { useQueries } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useRef } from 'react';
 import { request } from '../../api/client.ts';
+import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { useModels } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
 import type { Where } from '../../model/domain.ts';
@@ -67,6 +68,8 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
   const open = useCallback((id: string) => latest.current.onOpen(id), []);
   const allChecked = visibleIds.length > 0 && visibleIds.every((id) => selected.has(id));
 
+  const failed = results.find((r) => r.error);
+  if (failed) return <ErrorPanel error={failed.error} retry={() => { for (const r of results) if (r.error) void r.refetch(); }} />;
   if (count === 0 && !loadingTotal) {
     return <p className="empty" data-testid="list-empty">{t(filtered ? 'list.empty.filtered' : 'list.empty')}</p>;
   }
