@@ -105,6 +105,8 @@ export const en = {
   'documents.versions': 'Version history',
   'documents.version': 'Version {n}',
   'documents.moved': 'Moved to {folder}.',
+  'documents.move': 'Move to folder:',
+  'documents.more': 'More actions for',
   'documents.size': 'Size',
   'connectors.type': 'Provider',
   'connectors.params': 'Parameters',

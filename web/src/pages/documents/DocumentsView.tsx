@@ -1,6 +1,6 @@
 import { useNavigate } from '@tanstack/react-router';
 import { useMemo, useState } from 'react';
-import { Button, Dialog, Heading, Input, Label, Modal, TextField } from 'react-aria-components';
+import { Button, Dialog, Heading, Input, Label, Menu, MenuItem, MenuTrigger, Modal, Popover, TextField } from 'react-aria-components';
 import { downloadFile, uploadFile } from '../../api/files.ts';
 import { errorMessage } from '../../app/errors.ts';
 import { asFields, useModels, type ListPlan } from '../../app/meta.ts';
@@ -15,7 +15,7 @@ import { pickFile } from '../../views/form/commands.ts';
 import { ControlPanel } from '../../views/ControlPanel.tsx';
 import type { ViewProps } from '../../views/registry.ts';
 import { Display } from '../../widgets/display.tsx';
-import { FolderTree, type FolderChoice } from './FolderTree.tsx';
+import { FolderTree, useFolders, type FolderChoice } from './FolderTree.tsx';
 import { VersionHistory } from './VersionHistory.tsx';
 
 const DRAG_TYPE = 'application/x-fw-document';
@@ -33,8 +33,9 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
   const hasFolders = models.has('storage.folder');
   const [folder, setFolder] = useState<FolderChoice>({ kind: 'all' });
   const fields = asFields(plan.fields);
-  const columns = plan.columns.map((c) => fields.find((f) => f.name === c)!).filter((f) => f && f.optional !== 'hide');
-  const sel = useMemo(() => selection(fields, models) + ' current_version original_filename', [fields, models]);
+  // the folder shows in the row's move menu, so it needs no column of its own here
+  const columns = plan.columns.map((c) => fields.find((f) => f.name === c)!).filter((f) => f && f.optional !== 'hide' && !(hasFolders && f.name === 'folder'));
+  const sel = useMemo(() => `${selection(fields, models)} current_version original_filename${models.has('storage.folder') ? ' folder { id }' : ''}`, [fields, models]);
   const scoped = andWhere([where, folder.kind === 'folder' ? { folder: { eq: folder.id } } : folder.kind === 'root' && hasFolders ? { folder: { eq: null } } : null]);
   const limit = plan.limit ?? 50;
   const page = search.page ?? 1;
@@ -128,8 +129,16 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
                     {columns.map((c) => <td key={c.name}><Display field={c} value={r[c.name]} models={models} /></td>)}
                     <td className="row-actions">
                       <Button className="btn btn-ghost" onPress={() => void download(r)} data-testid="doc-download" aria-label={`${t('documents.download')} ${displayName(m, r)}`}>{t('documents.download')}</Button>
-                      <Button className="btn btn-ghost" onPress={() => setVersionOf(r)} data-testid="doc-new-version">{t('documents.new_version')}</Button>
-                      <Button className="btn btn-ghost" onPress={() => setHistoryOf(r)} data-testid="doc-history">{t('documents.versions')}</Button>
+                      <MenuTrigger>
+                        <Button className="btn btn-ghost" aria-label={`${t('documents.more')} ${displayName(m, r)}`} data-testid="doc-more">⋯</Button>
+                        <Popover className="popover">
+                          <Menu className="menu" onAction={(key) => (key === 'version' ? setVersionOf(r) : setHistoryOf(r))}>
+                            <MenuItem id="version" className="menu-item" data-testid="doc-new-version">{t('documents.new_version')}</MenuItem>
+                            <MenuItem id="history" className="menu-item" data-testid="doc-history">{t('documents.versions')}</MenuItem>
+                          </Menu>
+                        </Popover>
+                      </MenuTrigger>
+                      {hasFolders && <MoveTo doc={r} onMove={(target, label) => void moveTo(r.id, target, label)} />}
                     </td>
                   </tr>
                 ))}
@@ -166,5 +175,24 @@ function NewVersionDialog({ doc, onClose, onUpload }: { doc: Row; onClose: () =>
         </div>
       </Dialog>
     </Modal>
+  );
+}
+
+/** Moving without a mouse: the same move as dragging the row onto a folder. */
+function MoveTo({ doc, onMove }: { doc: Row; onMove: (target: FolderChoice, label: string) => void }) {
+  const t = useT();
+  const folders = useFolders();
+  const current = (doc.folder as { id: string } | null | undefined)?.id ?? '';
+  return (
+    <select className="input move-to" aria-label={`${t('documents.move')} ${String(doc.name)}`} value={current} data-testid="doc-move"
+      onClick={(e) => e.stopPropagation()}
+      onChange={(e) => {
+        const id = e.target.value;
+        const label = id ? String(folders.data?.find((f) => f.id === id)?.name ?? id) : t('documents.root');
+        onMove(id ? { kind: 'folder', id } : { kind: 'root' }, label);
+      }}>
+      <option value="">{t('documents.root')}</option>
+      {(folders.data ?? []).map((f) => <option key={f.id} value={f.id}>{String(f.name)}</option>)}
+    </select>
   );
 }

@@ -11,6 +11,16 @@ import { recordsKey, useInvalidateModel } from '../../model/useRecords.ts';
 
 export type FolderChoice = { kind: 'all' } | { kind: 'root' } | { kind: 'folder'; id: string };
 
+/** Every folder the caller can see (one query shared by the tree and the move menus). */
+export function useFolders() {
+  const models = useModels();
+  const m = modelOf(models, 'storage.folder');
+  return useQuery({
+    queryKey: recordsKey(m.key, 'tree'),
+    queryFn: async () => (await request<{ rows: Row[] }, Record<string, unknown>>(rowsDocument(m, 'id name parent { id }'), { limit: 500, offset: 0, orderBy: [{ name: 'asc' }] })).rows,
+  });
+}
+
 /** The storage.folder tree: pick a folder, create one under the selected one, delete an empty one. */
 export function FolderTree({ selected, onSelect, onDropDocument, dragType }: {
   selected: FolderChoice; onSelect: (c: FolderChoice) => void; onDropDocument: (docId: string, target: FolderChoice, label: string) => void; dragType: string;
@@ -19,10 +29,7 @@ export function FolderTree({ selected, onSelect, onDropDocument, dragType }: {
   const models = useModels();
   const m = modelOf(models, 'storage.folder');
   const invalidate = useInvalidateModel();
-  const folders = useQuery({
-    queryKey: recordsKey(m.key, 'tree'),
-    queryFn: async () => (await request<{ rows: Row[] }, Record<string, unknown>>(rowsDocument(m, 'id name parent { id }'), { limit: 500, offset: 0, orderBy: [{ name: 'asc' }] })).rows,
-  });
+  const folders = useFolders();
   const [creating, setCreating] = useState(false);
   const [over, setOver] = useState<string | null>(null);
   const all = folders.data ?? [];
