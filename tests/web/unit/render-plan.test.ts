@@ -11,6 +11,13 @@ const node = (index: number, parent: number | null, kind: string, string: string
   ({ index, parent, kind, string, field: null, button: null, list: null }) as unknown as FormNode;
 
 describe('buildTree', () => {
+  it('leaves out hidden fields, and a page or notebook left empty by them', () => {
+    const withField = (i: number, parent: number, name: string) => ({ ...node(i, parent, 'field'), field: { name } }) as unknown as FormNode;
+    const nodes = [node(0, null, 'group', 'G'), withField(1, 0, 'name'), node(2, null, 'notebook'), node(3, 2, 'page', 'Params'), withField(4, 3, 'param_ids')];
+    expect(buildTree(nodes, ['param_ids']).map((t) => t.node.kind)).toEqual(['group']);
+    expect(buildTree(nodes, []).map((t) => t.node.kind)).toEqual(['group', 'notebook']);
+  });
+
   it('rebuilds groups, notebooks and pages from parent indices, keeping document order', () => {
     const tree = buildTree([node(0, null, 'group', 'Lead'), node(1, 0, 'field'), node(2, 0, 'field'), node(3, null, 'notebook'),
       node(4, 3, 'page', 'Notes'), node(5, 4, 'field'), node(6, 3, 'page', 'More')]);

@@ -40,7 +40,7 @@ export default function ActionPage() {
   if (!View) return <p className="notice">{t('view.none', { type })}</p>;
   return (
     <Suspense fallback={<div className="page-loading" aria-busy="true">{t('common.loading')}</div>}>
-      <View key={`${action.key}:${type}:${params.record ?? ''}`} plan={plan.data} action={action} search={search}
+      <View key={`${params.org}:${action.key}:${type}:${params.record ?? ''}`} plan={plan.data} action={action} search={search}
         searchPlan={sp} where={where} org={params.org} recordId={params.record} />
     </Suspense>
   );

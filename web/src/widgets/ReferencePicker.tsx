@@ -12,7 +12,7 @@ import type { InputProps } from './inputs.tsx';
  * A Reference field: a combobox searching the target model's `name_search_fields` as the person
  * types, showing `record_name`; the value is `{ id, <record_name> }` (or null).
  */
-export function ReferencePicker({ field, id, value, onChange, invalid, describedBy, disabled }: InputProps) {
+export function ReferencePicker({ field, id, value, onChange, invalid, describedBy, disabled, testId }: InputProps) {
   const t = useT();
   const models = useModels();
   const target = field.relation ? models.get(field.relation) : undefined;
@@ -40,7 +40,7 @@ export function ReferencePicker({ field, id, value, onChange, invalid, described
       onBlur={() => setText(null)}
     >
       <div className="combobox-row">
-        <Input className="input" aria-describedby={describedBy} data-testid={`input-${field.name}`} placeholder={t('reference.search', { model: target.description })} />
+        <Input className="input" aria-describedby={describedBy} data-testid={testId ?? `input-${field.name}`} placeholder={t('reference.search', { model: target.description })} />
         <Button className="btn-icon" aria-label={t('reference.search', { model: target.description })} onPress={() => setText(text ?? '')}>▾</Button>
       </div>
       <Popover className="popover">

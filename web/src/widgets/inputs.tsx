@@ -6,12 +6,16 @@ import { ReferencePicker } from './ReferencePicker.tsx';
 export interface InputProps {
   field: FieldInfo; id: string; value: unknown; onChange: (v: unknown) => void; onBlur: () => void;
   invalid: boolean; describedBy?: string; disabled?: boolean;
+  /** defaults to `input-<field>`; lines of a One2Many give their own */
+  testId?: string;
+  /** an accessible name when no <label for> points at the input (One2Many line cells) */
+  ariaLabel?: string;
 }
 export type InputWidget = (p: InputProps) => ReactNode;
 
 const attrs = (p: InputProps) => ({
   id: p.id, name: p.field.name, 'aria-invalid': p.invalid || undefined, 'aria-describedby': p.describedBy,
-  'aria-required': p.field.required || undefined, disabled: p.disabled, onBlur: p.onBlur, 'data-testid': `input-${p.field.name}`,
+  'aria-required': p.field.required || undefined, disabled: p.disabled, onBlur: p.onBlur, 'data-testid': p.testId ?? `input-${p.field.name}`, 'aria-label': p.ariaLabel,
 });
 
 const text: InputWidget = (p) => <input type="text" className="input" {...attrs(p)} value={String(p.value ?? '')} onChange={(e) => p.onChange(e.target.value)} />;

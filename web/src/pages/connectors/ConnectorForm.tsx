@@ -30,10 +30,14 @@ const TestDocument = graphql(`
 
 const MASK = '********';
 
-/** The connector form: the generic form plus the provider picker and the parameters panel. */
+/**
+ * The connector form: the generic form plus the provider picker and the parameters panel, which
+ * takes the place of the raw parameter lines (editing those would bypass the schema's secrets).
+ */
 export default function ConnectorForm(props: ViewProps<FormPlan>) {
-  return <FormView {...props} extension={ConnectorPanel} />;
+  return <FormView {...props} extension={ConnectorPanel} hiddenFields={HIDDEN} />;
 }
+const HIDDEN = ['param_ids'];
 
 /**
  * Parameters come from the provider's `config_schema`: one input per key, secrets as password

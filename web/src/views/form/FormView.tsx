@@ -32,7 +32,10 @@ interface Conflict { expected: number; actual: number; input: Values }
  * save and discard with a guard against leaving unsaved changes; a save against a revision that
  * changed elsewhere asks whether to reload or overwrite.
  */
-export default function FormView({ plan, action, org, recordId, extension: Extension }: ViewProps<FormPlan> & { extension?: ComponentType<FormExtensionProps> }) {
+/** A model's own form (connectors) may replace some fields of the plan with its extension. */
+export interface FormCustomisation { extension?: ComponentType<FormExtensionProps>; hiddenFields?: readonly string[] }
+
+export default function FormView({ plan, action, org, recordId, extension: Extension, hiddenFields }: ViewProps<FormPlan> & FormCustomisation) {
   const t = useT();
   const navigate = useNavigate();
   const models = useModels();
@@ -183,7 +186,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
         </div>
       )}
       <div className="sheet">
-        {buildTree(plan.nodes).map((n) => (
+        {buildTree(plan.nodes, hiddenFields).map((n) => (
           <FormNodeView key={n.node.index} tree={n} form={form} recordId={isNew ? null : recordId!} onButton={runButton}
             onLines={(name, c) => { lines.current[name] = c; setLinesDirty((x) => x + 1); }} />
         ))}

@@ -66,7 +66,7 @@ export function OneToMany({ field, list, rows, recordId, onChange }: {
                 return (
                   <td key={c.name}>
                     {editable && !c.readonly && c.type !== 'one2many'
-                      ? Input({ field: c, id: `${field.name}-${row.id}-${c.name}`, value: row[c.name], onChange: (v) => edit(row, c.name, v), onBlur: () => {}, invalid: false })
+                      ? Input({ field: c, id: `${field.name}-${row.id}-${c.name}`, testId: `o2m-${field.name}-${c.name}`, ariaLabel: c.label, value: row[c.name], onChange: (v) => edit(row, c.name, v), onBlur: () => {}, invalid: false })
                       : <Display field={c} value={row[c.name]} models={models} />}
                   </td>
                 );
