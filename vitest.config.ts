@@ -9,6 +9,8 @@ export default defineConfig({
   },
   test: {
     include: ['tests/**/*.test.ts'],
+    // builds web/dist when it is missing (the browser tests of tests/web/ serve it)
+    globalSetup: ['tests/web/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -1,0 +1,241 @@
+/**
+ * The form view: open a record, edit and save; create one; field errors from the API's error
+ * envelope are shown next to their field; leaving a dirty form asks first; a save against a
+ * record changed elsewhere asks to reload or overwrite; header buttons run their command, a
+ * `special=file_upload` one with the chosen file, and a cancelled file chooser runs nothing.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actionUrl, countGraphql, createLead, getRecord, login, patchRecord, startWeb, type WebEnv } from './helpers/browser.ts';
+
+let env: WebEnv;
+let page: Page;
+beforeAll(async () => {
+  env = await startWeb();
+  page = await env.newPage();
+  await login(page);
+});
+afterAll(async () => { await env?.close(); });
+
+const path = (p: Page) => new URL(p.url()).pathname;
+const leadUrl = (id?: string) => actionUrl('default', 'crm.action_leads', id);
+/** The text of the latest toast of a tone (without its dismiss button). */
+const toastText = (p: Page, tone: 'info' | 'error') => p.getByTestId(`toast-${tone}`).last().locator('span').first().textContent();
+
+/** Opens a lead's form and waits until its values are in the inputs. */
+async function openLead(id: string, name: string): Promise<void> {
+  await page.goto(leadUrl(id));
+  await page.getByTestId('form-view').waitFor();
+  await expect.poll(() => page.getByTestId('input-name').inputValue()).toBe(name);
+}
+
+describe('form view', () => {
+  it('opens a lead from the list, edits it and saves', async () => {
+    const lead = await createLead(env, { name: 'Form edit', expected_revenue: 100 });
+    await page.goto(actionUrl('default', 'crm.action_leads', undefined, { view: 'list', q: 'Form edit' }));
+    await page.getByTestId('list-row').first().click();
+    await expect.poll(() => path(page)).toBe(`/default/action-crm.action_leads/${lead.id}`);
+    await expect.poll(() => page.getByTestId('form-title').textContent()).toBe('Form edit');
+    expect(await page.getByTestId('dirty-mark').count()).toBe(0);
+    await page.getByTestId('input-name').fill('Form edited');
+    await page.getByTestId('input-expected_revenue').fill('2500');
+    await page.getByTestId('dirty-mark').waitFor();
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => toastText(page, 'info')).toBe('Saved.');
+    await expect.poll(() => page.getByTestId('dirty-mark').count()).toBe(0);
+    const saved = await getRecord(env, 'crm.lead', lead.id);
+    expect(saved).toMatchObject({ name: 'Form edited', expected_revenue: 2500, revision: 2 });
+    await expect.poll(() => page.getByTestId('form-title').textContent()).toBe('Form edited');
+  });
+
+  it('creates a record with New: the URL becomes the new record\'s', async () => {
+    await page.goto(actionUrl('default', 'crm.action_leads', undefined, { view: 'list' }));
+    await page.getByTestId('new-record').click();
+    await expect.poll(() => path(page)).toBe('/default/action-crm.action_leads/new');
+    await page.getByTestId('input-name').fill('Brand new lead');
+    await page.getByTestId('input-email').fill('buyer@example.com');
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => toastText(page, 'info')).toBe('Created.');
+    await expect.poll(() => path(page)).toMatch(/^\/default\/action-crm\.action_leads\/[0-9a-f-]{36}$/);
+    const id = path(page).split('/').pop()!;
+    expect(await getRecord(env, 'crm.lead', id)).toMatchObject({ name: 'Brand new lead', email: 'buyer@example.com', stage: 'new' });
+    await expect.poll(() => page.getByTestId('form-title').textContent()).toBe('Brand new lead');
+  });
+
+  it('a required field left empty is flagged next to the field, and nothing is sent', async () => {
+    await page.goto(leadUrl('new'));
+    await page.getByTestId('input-email').fill('nobody@example.com');
+    const creates = countGraphql(page, 'mutation Create');
+    await page.getByTestId('form-save').click();
+    const err = page.getByTestId('error-name');
+    await expect.poll(() => err.textContent()).toMatch(/^Name\b.*required/i); // names the field (wording is the client's)
+    expect(await page.getByTestId('input-name').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByTestId('input-name').getAttribute('aria-describedby')).toBe(await err.getAttribute('id'));
+    // the error sits inside the field's own row
+    expect(await page.getByTestId('field-name').getByTestId('error-name').count()).toBe(1);
+    expect(creates.count).toBe(0);
+    creates.stop();
+  });
+
+  it('a field error of the API envelope (VALIDATION_FAILED details.errors) is shown next to its field', async () => {
+    await page.goto(leadUrl('new'));
+    await page.getByTestId('input-name').fill('x'.repeat(201)); // char(200): the server answers TOO_LONG
+    await page.getByTestId('form-save').click();
+    const err = page.getByTestId('field-name').getByTestId('error-name');
+    await expect.poll(() => err.textContent()).toBe('"name": longer than 200 characters');
+    expect(await page.getByTestId('input-name').getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => toastText(page, 'error')).toBe('Some fields need attention.');
+    expect(path(page)).toBe('/default/action-crm.action_leads/new');
+  });
+
+  it('a hook\'s field error (details.field, e.g. INVALID_PROBABILITY) is shown next to its field', async () => {
+    await page.goto(leadUrl('new'));
+    await page.getByTestId('input-name').fill('Too likely');
+    await page.getByTestId('input-probability').fill('3');
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => page.getByTestId('field-probability').getByTestId('error-probability').textContent()).toBe('probability must lie between 0 and 1');
+  });
+
+  it('asks before leaving a dirty form: Stay keeps the edit, Discard leaves without saving', async () => {
+    const lead = await createLead(env, { name: 'Dirty guard' });
+    await openLead(lead.id, 'Dirty guard');
+    await page.getByTestId('input-name').fill('Dirty guard (unsaved)');
+    await page.getByTestId('dirty-mark').waitFor();
+    await page.getByTestId('breadcrumb-action').click();
+    const dialog = page.getByTestId('dirty-dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByRole('heading').textContent()).toBe('Discard changes?');
+    await page.getByTestId('dirty-stay').click();
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(path(page)).toBe(`/default/action-crm.action_leads/${lead.id}`);
+    expect(await page.getByTestId('input-name').inputValue()).toBe('Dirty guard (unsaved)');
+    // the sidebar is guarded too
+    await page.getByTestId('menu-crm.menu_leads').click();
+    await dialog.waitFor();
+    await page.getByTestId('dirty-leave').click();
+    await expect.poll(() => path(page)).toBe('/default/action-crm.action_leads');
+    await page.getByTestId('kanban').waitFor();
+    expect((await getRecord(env, 'crm.lead', lead.id)).name).toBe('Dirty guard');
+  });
+
+  it('an untouched form follows a change made elsewhere (live)', async () => {
+    const lead = await createLead(env, { name: 'Live follow' });
+    await openLead(lead.id, 'Live follow');
+    await patchRecord(env, 'crm.lead', lead.id, { name: 'Live followed' });
+    await expect.poll(() => page.getByTestId('input-name').inputValue()).toBe('Live followed');
+    expect(await page.getByTestId('dirty-mark').count()).toBe(0);
+  });
+
+  it('a change made elsewhere while I edit keeps my edits and tells me', async () => {
+    const lead = await createLead(env, { name: 'Live dirty', expected_revenue: 5 });
+    await openLead(lead.id, 'Live dirty');
+    await page.getByTestId('input-expected_revenue').fill('555');
+    await page.getByTestId('dirty-mark').waitFor();
+    await patchRecord(env, 'crm.lead', lead.id, { name: 'Live dirty (theirs)' });
+    await expect.poll(() => page.getByTestId('remote-change').textContent()).toContain('This record was changed elsewhere.');
+    expect(await page.getByTestId('input-expected_revenue').inputValue()).toBe('555');
+    expect(await page.getByTestId('input-name').inputValue()).toBe('Live dirty');
+    expect(await page.getByTestId('dirty-mark').count()).toBe(1);
+  });
+
+  it('a save against a record changed elsewhere asks; Reload shows their version', async () => {
+    const lead = await createLead(env, { name: 'Conflict reload', expected_revenue: 1 });
+    await openLead(lead.id, 'Conflict reload');
+    await page.getByTestId('input-expected_revenue').fill('111');
+    await page.getByTestId('dirty-mark').waitFor();
+    await patchRecord(env, 'crm.lead', lead.id, { name: 'Changed elsewhere', expected_revenue: 222 });
+    await page.getByTestId('form-save').click();
+    const dialog = page.getByTestId('conflict-dialog');
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('revision 1 → 2');
+    await page.getByTestId('conflict-reload').click();
+    await expect.poll(() => page.getByTestId('input-name').inputValue()).toBe('Changed elsewhere');
+    expect(await page.getByTestId('input-expected_revenue').inputValue()).toBe('222');
+    await expect.poll(() => page.getByTestId('dirty-mark').count()).toBe(0);
+    expect(await getRecord(env, 'crm.lead', lead.id)).toMatchObject({ name: 'Changed elsewhere', expected_revenue: 222, revision: 2 });
+  });
+
+  it('a save against a record changed elsewhere asks; Overwrite saves mine over theirs', async () => {
+    const lead = await createLead(env, { name: 'Conflict overwrite', expected_revenue: 1 });
+    await openLead(lead.id, 'Conflict overwrite');
+    await page.getByTestId('input-expected_revenue').fill('333');
+    await page.getByTestId('dirty-mark').waitFor();
+    await patchRecord(env, 'crm.lead', lead.id, { expected_revenue: 444, email: 'theirs@example.com' });
+    await page.getByTestId('form-save').click();
+    await page.getByTestId('conflict-dialog').waitFor();
+    await page.getByTestId('conflict-overwrite').click();
+    await expect.poll(() => toastText(page, 'info')).toBe('Saved.');
+    await expect.poll(() => page.getByTestId('conflict-dialog').count()).toBe(0);
+    // my change wins; theirs to a field I did not touch stays
+    await expect.poll(async () => (await getRecord(env, 'crm.lead', lead.id)).expected_revenue).toBe(333);
+    expect((await getRecord(env, 'crm.lead', lead.id)).email).toBe('theirs@example.com');
+  });
+
+  it('a header button runs its command: Mark won moves the statusbar to won', async () => {
+    const lead = await createLead(env, { name: 'Will win', stage: 'qualified' });
+    await openLead(lead.id, 'Will win');
+    const current = page.locator('.statusbar li[aria-current="step"]');
+    await expect.poll(() => current.textContent()).toBe('qualified');
+    const runs = countGraphql(page, 'RunCommand');
+    await page.getByTestId('button-crm.lead.mark_won').click();
+    await expect.poll(() => current.textContent()).toBe('won');
+    expect(runs.count).toBe(1);
+    expect(JSON.parse(runs.bodies[0]).variables).toEqual({ name: 'crm.lead.mark_won', payload: { id: lead.id } });
+    runs.stop();
+    expect(await getRecord(env, 'crm.lead', lead.id)).toMatchObject({ stage: 'won', probability: 1 });
+    expect(await toastText(page, 'info')).toBe('Mark won: done.');
+  });
+
+  describe('special=file_upload buttons (storage.document: Upload new version)', () => {
+    let docId: string;
+    beforeAll(async () => {
+      const res = await fetch(`${env.base}/api/storage/upload?filename=notes.txt`, {
+        method: 'POST', body: 'version one',
+        headers: { authorization: `Bearer ${await env.adminToken()}`, 'content-type': 'text/plain' },
+      });
+      expect(res.status).toBe(201);
+      docId = ((await res.json()) as { id: string }).id;
+    });
+
+    async function openDocument() {
+      await page.goto(actionUrl('default', 'storage.action_documents', docId));
+      await page.getByTestId('form-view').waitFor();
+      await expect.poll(() => page.getByTestId('input-name').inputValue()).toBe('notes.txt');
+    }
+
+    it('the chosen file is sent with the command: a new version is stored', async () => {
+      await openDocument();
+      const runs = countGraphql(page, 'RunCommand');
+      const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('button-storage.document.add_version').click()]);
+      await chooser.setFiles({ name: 'notes-v2.txt', mimeType: 'text/plain', buffer: Buffer.from('version two, longer') });
+      await expect.poll(() => toastText(page, 'info')).toBe('Upload new version: done.');
+      expect(runs.count).toBe(1);
+      const sent = JSON.parse(runs.bodies[0]).variables;
+      expect(sent).toEqual({
+        name: 'storage.document.add_version',
+        payload: { id: docId, file_name: 'notes-v2.txt', file_mime: 'text/plain', file_content: Buffer.from('version two, longer').toString('base64') },
+      });
+      runs.stop();
+      const doc = await getRecord(env, 'storage.document', docId);
+      expect(doc).toMatchObject({ current_version: 2, file_size: 19, original_filename: 'notes-v2.txt' });
+    });
+
+    it('a cancelled file chooser dispatches nothing', async () => {
+      await openDocument();
+      const before = (await getRecord(env, 'storage.document', docId)).current_version;
+      const runs = countGraphql(page, 'RunCommand');
+      const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('button-storage.document.add_version').click()]);
+      await chooser.setFiles([]); // the person closes the chooser without a file
+      // the hidden picker is gone once the choice (none) is known
+      await expect.poll(() => page.locator('[data-testid="file-picker"]').count()).toBe(0);
+      // a later command still runs: had the cancel dispatched, it would have been sent before this one
+      const lead = await createLead(env, { name: 'After cancel' });
+      await openLead(lead.id, 'After cancel');
+      await page.getByTestId('button-crm.lead.mark_won').click();
+      await expect.poll(() => runs.count).toBe(1);
+      expect(runs.bodies[0]).toContain('crm.lead.mark_won');
+      runs.stop();
+      expect((await getRecord(env, 'storage.document', docId)).current_version).toBe(before);
+    });
+  });
+});
