@@ -12,6 +12,9 @@ export default defineConfig({
     // builds web/dist when it is missing (the browser tests of tests/web/ serve it)
     globalSetup: ['tests/web/global-setup.ts'],
     testTimeout: 30_000,
+    // a poll waits for something a person would see (a live update, a refetch): on a loaded CI
+    // box that can take longer than the 1 s default
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
     pool: 'forks',
   },

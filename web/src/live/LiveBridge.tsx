@@ -4,7 +4,7 @@ import { useEffect } from 'react';
 import { bootstrapKey, meKey, useModels } from '../app/meta.ts';
 import { toast } from '../app/toast.tsx';
 import { useT } from '../i18n/index.tsx';
-import { onReload, startLive, watchModel } from './hub.ts';
+import { onReload, onResync, startLive, watchModel } from './hub.ts';
 
 /**
  * Mounted once in the shell: joins the browser's live connection, refreshes the open lists of a
@@ -19,6 +19,7 @@ export function LiveBridge({ slug, orgId }: { slug: string; orgId: string | null
   const pathname = useRouterState({ select: (s) => s.location.pathname });
 
   useEffect(() => startLive(), []);
+  useEffect(() => onResync(() => void qc.invalidateQueries({ queryKey: ['records'] })), [qc]);
 
   // every model with queries in the cache is watched; a change refetches what is on screen
   useEffect(() => {

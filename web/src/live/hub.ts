@@ -15,11 +15,14 @@ type Msg =
   | { t: 'watch'; model: ModelInfo }
   | { t: 'hello' }
   | { t: 'change'; change: Change }
-  | { t: 'reload'; reload: ReloadMessage };
+  | { t: 'reload'; reload: ReloadMessage }
+  /** the live connection (re)connected: changes made while there was none are unknown */
+  | { t: 'resync' };
 
 const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('fw.live');
 const changeListeners = new Map<string, Set<(c: Change) => void>>();
 const reloadListeners = new Set<(r: ReloadMessage) => void>();
+const resyncListeners = new Set<() => void>();
 const watched = new Map<string, ModelInfo>();
 let leader: { client: Client; subscribed: Set<string> } | null = null;
 let started = false;
@@ -27,6 +30,7 @@ let started = false;
 function deliver(msg: Msg) {
   if (msg.t === 'change') for (const l of changeListeners.get(msg.change.model) ?? []) l(msg.change);
   if (msg.t === 'reload') for (const l of reloadListeners) l(msg.reload);
+  if (msg.t === 'resync') for (const l of resyncListeners) l();
 }
 
 /** The leader relays to the other tabs and to itself (a channel does not echo to its sender). */
@@ -62,6 +66,8 @@ async function becomeLeader(): Promise<void> {
     shouldRetry: () => true,
     // the token is checked at connect: every (re)connect takes a fresh one
     connectionParams: async () => ({ authorization: `Bearer ${await accessToken()}` }),
+    // messages are not durable: after a (re)connect or a leader change, every tab refetches
+    on: { connected: () => relay({ t: 'resync' }) },
   });
   leader = { client, subscribed: new Set() };
   client.subscribe<{ clientReload: ReloadMessage }>({ query: 'subscription Reload { clientReload }' }, {
@@ -97,6 +103,12 @@ export function watchModel(m: ModelInfo, listener: (c: Change) => void): () => v
     else channel?.postMessage({ t: 'watch', model: m } satisfies Msg);
   }
   return () => set!.delete(listener);
+}
+
+/** Called when the live connection (re)connects, so what changed without it is fetched again. */
+export function onResync(listener: () => void): () => void {
+  resyncListeners.add(listener);
+  return () => resyncListeners.delete(listener);
 }
 
 export function onReload(listener: (r: ReloadMessage) => void): () => void {
