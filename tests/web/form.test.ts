@@ -120,7 +120,9 @@ describe('form view', () => {
 
   it('an untouched form follows a change made elsewhere (live)', async () => {
     const lead = await createLead(env, { name: 'Live follow' });
+    const live = env.subscribed('changed:crm.lead');
     await openLead(lead.id, 'Live follow');
+    await live; // the page listens to lead changes before the change is made
     await patchRecord(env, 'crm.lead', lead.id, { name: 'Live followed' });
     await expect.poll(() => page.getByTestId('input-name').inputValue()).toBe('Live followed');
     expect(await page.getByTestId('dirty-mark').count()).toBe(0);
@@ -128,7 +130,9 @@ describe('form view', () => {
 
   it('a change made elsewhere while I edit keeps my edits and tells me', async () => {
     const lead = await createLead(env, { name: 'Live dirty', expected_revenue: 5 });
+    const live = env.subscribed('changed:crm.lead');
     await openLead(lead.id, 'Live dirty');
+    await live;
     await page.getByTestId('input-expected_revenue').fill('555');
     await page.getByTestId('dirty-mark').waitFor();
     await patchRecord(env, 'crm.lead', lead.id, { name: 'Live dirty (theirs)' });

@@ -13,10 +13,11 @@ import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
-import { expect, vi } from 'vitest';
+import { afterEach, expect, vi } from 'vitest';
 import { Kernel } from '../../../src/kernel/kernel.ts';
 import { loadSettings } from '../../../src/kernel/settings.ts';
 import { buildServer } from '../../../src/server/index.ts';
+import { trackSubscribes } from '../../helpers/api.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The built client under test; FW_WEB_CLIENT_DIR points the tests at another build (e.g. a patched copy). */
@@ -48,9 +49,32 @@ export interface WebEnv {
   api<T = any>(method: string, url: string, body?: unknown, token?: string): Promise<ApiRes<T>>;
   /** A GraphQL call that must succeed; returns `data`. */
   gql<T = any>(query: string, variables?: Record<string, unknown>, token?: string): Promise<T>;
+  /**
+   * Resolves once the server registers the next subscription whose topic contains `topicPart`
+   * (e.g. `changed:crm.lead`): call before the page loads, await after, and a change made then
+   * cannot be missed by the page's live connection.
+   */
+  subscribed(topicPart: string): Promise<string>;
   /** Every ir.session row of the default tenant (revocation checks). */
   sessions(): Promise<Array<Record<string, any>>>;
   close(): Promise<void>;
+}
+
+/**
+ * What the browser said during the current test (page errors, console errors, failed requests,
+ * missing assets), printed when the test fails: a flaky failure then explains itself.
+ */
+const browserLog: string[] = [];
+afterEach((ctx) => {
+  if (ctx.task.result?.state === 'fail' && browserLog.length) console.log(`[browser log of "${ctx.task.name}"]\n${browserLog.slice(-60).join('\n')}`);
+  browserLog.length = 0;
+});
+function watchPage(page: Page): void {
+  const at = () => new URL(page.url() || 'about:blank').pathname;
+  page.on('pageerror', (e) => browserLog.push(`pageerror ${at()}: ${e.message.slice(0, 300)}`));
+  page.on('console', (m) => { if (m.type() === 'error') browserLog.push(`console.error ${at()}: ${m.text().slice(0, 300)}`); });
+  page.on('requestfailed', (r) => browserLog.push(`requestfailed ${r.method()} ${new URL(r.url()).pathname}: ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 500 || (r.status() === 404 && r.url().includes('/assets/'))) browserLog.push(`HTTP ${r.status()} ${new URL(r.url()).pathname}`); });
 }
 
 export function assertClientBuilt(): void {
@@ -104,9 +128,11 @@ export async function startWeb(overrides: Record<string, string> = {}): Promise<
   }
 
   const contexts: BrowserContext[] = [];
+  const subscribes = trackSubscribes(kernel);
   const newContext = async () => {
     const ctx = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
     ctx.setDefaultTimeout(UI_TIMEOUT);
+    ctx.on('page', watchPage);
     contexts.push(ctx);
     return ctx;
   };
@@ -141,6 +167,7 @@ export async function startWeb(overrides: Record<string, string> = {}): Promise<
       return token;
     },
     api,
+    subscribed: (topicPart) => subscribes.next(topicPart),
     async gql(query, variables, tok) {
       const res = await api('POST', '/graphql', { query, variables }, tok);
       expect(res.body?.errors, JSON.stringify(res.body?.errors)).toBeUndefined();

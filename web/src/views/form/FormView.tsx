@@ -173,7 +173,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
         <div className="form-header">
           <div className="form-buttons">
             {plan.header.buttons.map((b) => (
-              <Button key={b.name} className="btn" onPress={() => void runButton(b)} data-testid={`button-${b.name}`}>{b.string}</Button>
+              <Button key={b.name} className="btn" isDisabled={isNew} onPress={() => void runButton(b)} data-testid={`button-${b.name}`}>{b.string}</Button>
             ))}
           </div>
           {plan.header.statusbar && (
