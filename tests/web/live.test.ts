@@ -47,6 +47,18 @@ describe('live updates', () => {
     await b.close();
   });
 
+  it('the connection subscribes to the models a view shows, not to every model', async () => {
+    const fresh = await env.newContext();
+    const page = await fresh.newPage();
+    const sent: string[] = [];
+    page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(String(f.payload))));
+    await login(page, { path: `/login?redirect=${encodeURIComponent(actionUrl(org.code, 'base.action_organizations'))}` });
+    await page.getByTestId('list-row').first().waitFor();
+    await expect.poll(() => sent.some((f) => f.includes('resOrganizationChanged'))).toBe(true);
+    expect(sent.filter((f) => /ir(Session|Event|Module)Changed/.test(f))).toEqual([]);
+    await fresh.close();
+  });
+
   it('a changed slug moves every open tab of that organization to the new slug; a dirty form asks first', async () => {
     const list = await ctx.newPage();
     await list.goto(actionUrl(org.code, 'crm.action_leads', undefined, { view: 'list' }));

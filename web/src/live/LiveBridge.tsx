@@ -7,7 +7,7 @@ import { useT } from '../i18n/index.tsx';
 import { onReload, onResync, startLive, watchModel } from './hub.ts';
 
 /**
- * Mounted once in the shell: joins the browser's live connection, refreshes the open lists of a
+ * Mounted once in the shell: joins the browser's live connection, refreshes what is shown of a
  * model when its records change elsewhere, and follows `web.client.reload` (an organization's
  * slug changed → this tab moves to the new slug; a dirty form asks first through its guard).
  */
@@ -21,10 +21,19 @@ export function LiveBridge({ slug, orgId }: { slug: string; orgId: string | null
   useEffect(() => startLive(), []);
   useEffect(() => onResync(() => void qc.invalidateQueries({ queryKey: ['records'] })), [qc]);
 
-  // every model with queries in the cache is watched; a change refetches what is on screen
+  // a model is watched once some view has queried it (['records', <model>, …]); a change
+  // refetches what is on screen. Models nobody looks at cost the server no subscription
   useEffect(() => {
-    const offs = [...models.values()].map((m) => watchModel(m, () => void qc.invalidateQueries({ queryKey: ['records', m.key] })));
-    return () => offs.forEach((off) => off());
+    const offs = new Map<string, () => void>();
+    const watch = (key: readonly unknown[]) => {
+      const m = key[0] === 'records' ? models.get(String(key[1])) : undefined;
+      if (!m || offs.has(m.key)) return;
+      offs.set(m.key, watchModel(m, () => void qc.invalidateQueries({ queryKey: ['records', m.key] })));
+    };
+    const cache = qc.getQueryCache();
+    for (const q of cache.getAll()) watch(q.queryKey);
+    const unsubscribe = cache.subscribe((e) => { if (e.type === 'added') watch(e.query.queryKey); });
+    return () => { unsubscribe(); offs.forEach((off) => off()); };
   }, [models, qc]);
 
   useEffect(() => onReload((r) => {
