@@ -20,11 +20,12 @@ const queryClient = new QueryClient({
 });
 const router = makeRouter(queryClient);
 
-// a logout or a refused refresh in any tab signs this tab out too
+// a logout or a refused refresh in any tab signs this tab out too. A full page load, not a
+// route change: it also ends the live connection (authenticated once, at connect) and drops
+// every cached record of the old session
 onTokens((t) => {
   if (!t && router.state.location.pathname !== '/login') {
-    queryClient.clear();
-    void router.navigate({ to: '/login', search: { redirect: router.state.location.href, expired: true } });
+    window.location.assign(router.buildLocation({ to: '/login', search: { redirect: router.state.location.href, expired: true } }).href);
   }
 });
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { andWhere, domainToWhere, DomainError } from '../../../web/src/model/domain.ts';
 import {
-  createDocument, displayName, listDocument, nameSearchWhere, orderBy, selection, toInput, updateDocument,
+  countDocument, createDocument, displayName, nameSearchWhere, rowsDocument, orderBy, selection, toInput, updateDocument,
   type FieldInfo, type ModelInfo,
 } from '../../../web/src/model/records.ts';
 
@@ -39,10 +39,10 @@ describe('selection', () => {
 
 describe('documents from the served names', () => {
   it('a list queries rows and the total with typed variables', () => {
-    const doc = listDocument(lead, 'id name');
-    expect(doc).toContain('query List($where: CrmLeadWhere, $orderBy: [CrmLeadOrderBy!], $limit: Int, $offset: Int)');
+    const doc = rowsDocument(lead, 'id name');
+    expect(doc).toContain('query Rows($where: CrmLeadWhere, $orderBy: [CrmLeadOrderBy!], $limit: Int, $offset: Int)');
     expect(doc).toContain('rows: crmLeads(where: $where, orderBy: $orderBy, limit: $limit, offset: $offset) { id name }');
-    expect(doc).toContain('total: crmLeadCount(where: $where)');
+    expect(countDocument(lead)).toContain('total: crmLeadCount(where: $where)');
   });
   it('create and update use the create/update inputs; update passes the revision for optimistic locking', () => {
     expect(createDocument(lead)).toContain('crmLeadCreate(input: $input)');

@@ -1,4 +1,3 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, Outlet, useNavigate, useParams } from '@tanstack/react-router';
 import { Suspense, useState } from 'react';
 import { Button, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-components';
@@ -100,11 +99,9 @@ function ThemeToggle() {
 
 function UserMenu({ name, email }: { name: string; email: string }) {
   const t = useT();
-  const qc = useQueryClient();
   async function logout() {
     try { await request(LogoutDocument); } catch { /* the session ends here either way */ }
-    qc.clear();
-    endSession();
+    endSession(); // every tab, this one included, reloads at /login (main.tsx)
   }
   return (
     <MenuTrigger>

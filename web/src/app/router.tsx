@@ -57,7 +57,7 @@ async function loadView(queryClient: QueryClient, actionParam: string, view: str
   ]);
 }
 
-export const actionRoute = createRoute({
+const actionRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '$org/$action',
   validateSearch: validateViewSearch,
@@ -65,7 +65,7 @@ export const actionRoute = createRoute({
   loader: ({ context, params, deps }) => loadView(context.queryClient, params.action, deps.view, undefined),
   component: ActionPage,
 });
-export const recordRoute = createRoute({
+const recordRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '$org/$action/$record',
   validateSearch: validateViewSearch,

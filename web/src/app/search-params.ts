@@ -31,6 +31,6 @@ export function validateViewSearch(s: Record<string, unknown>): ViewSearch {
   };
 }
 
-export const ACTION_PREFIX = 'action-';
+const ACTION_PREFIX = 'action-';
 export const actionSegment = (key: string) => `${ACTION_PREFIX}${key}`;
 export const actionKeyOf = (segment: string) => (segment.startsWith(ACTION_PREFIX) ? segment.slice(ACTION_PREFIX.length) : null);

@@ -115,9 +115,3 @@ export function onReload(listener: (r: ReloadMessage) => void): () => void {
   reloadListeners.add(listener);
   return () => reloadListeners.delete(listener);
 }
-
-/** Ends the connection (sign-out): the next sign-in starts a new one. */
-export function stopLive(): void {
-  void leader?.client.dispose();
-  leader = null;
-}

@@ -56,14 +56,6 @@ export function orderBy(order: string | null | undefined): Array<Record<string, 
   return out.length ? out : undefined;
 }
 
-export const listDocument = (m: ModelInfo, sel: string) => {
-  const n = m.names;
-  return `query List($where: ${n.whereInput}, $orderBy: [${n.orderByInput}!], $limit: Int, $offset: Int) {
-  rows: ${n.many}(where: $where, orderBy: $orderBy, limit: $limit, offset: $offset) { ${sel} }
-  total: ${n.count}(where: $where)
-}`;
-};
-
 export const rowsDocument = (m: ModelInfo, sel: string) => {
   const n = m.names;
   return `query Rows($where: ${n.whereInput}, $orderBy: [${n.orderByInput}!], $limit: Int, $offset: Int) {

@@ -13,6 +13,7 @@ import { displayName, modelOf, orderBy, selection, updateDocument, type Row } fr
 import { useBlock, useCount, useInvalidateModel } from '../../model/useRecords.ts';
 import { pickFile } from '../../views/form/commands.ts';
 import { ControlPanel } from '../../views/ControlPanel.tsx';
+import { Pager } from '../../views/list/Pager.tsx';
 import type { ViewProps } from '../../views/registry.ts';
 import { Display } from '../../widgets/display.tsx';
 import { FolderTree, useFolders, type FolderChoice } from './FolderTree.tsx';
@@ -82,8 +83,6 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
     }
   }
 
-  const from = Math.min((page - 1) * limit + 1, total.data ?? 0);
-  const to = Math.min(page * limit, total.data ?? 0);
   return (
     <div className="view view-documents">
       <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="list" canCreate={false}>
@@ -108,13 +107,7 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
           <div className="list-toolbar">
             <span className="muted small">{t('upload.drop')}</span>
             {total.data !== undefined && (
-              <div className="pager" data-testid="pager">
-                <span data-testid="pager-range">{t('list.pager', { from, to, total: total.data })}</span>
-                <Button className="btn btn-ghost" aria-label={t('list.pager.prev')} isDisabled={page <= 1}
-                  onPress={() => navigate({ to: '.', search: (s: Record<string, unknown>) => ({ ...s, page: page - 1 > 1 ? page - 1 : undefined }) } as never)}>‹</Button>
-                <Button className="btn btn-ghost" aria-label={t('list.pager.next')} isDisabled={to >= total.data}
-                  onPress={() => navigate({ to: '.', search: (s: Record<string, unknown>) => ({ ...s, page: page + 1 }) } as never)}>›</Button>
-              </div>
+              <Pager page={page} limit={limit} total={total.data} />
             )}
           </div>
           {total.data === 0 ? <p className="empty" data-testid="list-empty">{t('list.empty')}</p> : (

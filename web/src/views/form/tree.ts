@@ -18,6 +18,3 @@ export function buildTree(nodes: readonly FormNode[], hidden: readonly string[] 
     .filter((t) => t.node.kind === 'field' || t.node.kind === 'button' || t.node.kind === 'separator' || t.children.length > 0);
   return hidden.length ? prune(roots) : roots;
 }
-
-/** Every field node of the form, nested lists included once. */
-export const fieldNodes = (nodes: readonly FormNode[]) => nodes.filter((n) => n.kind === 'field' && n.field);

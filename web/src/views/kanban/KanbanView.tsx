@@ -90,7 +90,7 @@ function Column({ value, label, model, sel, order, groupField, where, total, mov
       <h2>{label} <span className="group-count" data-testid="kanban-count">{total === undefined ? '' : t.intl.formatNumber(total)}</span></h2>
       {rows.error && <ErrorPanel error={rows.error} retry={() => void rows.refetch()} />}
       {shown.length === 0 && !rows.isPending && !rows.error && <p className="muted small">{t('kanban.empty_column')}</p>}
-      {shown.map((r) => <Card key={r.id} row={r} model={model} cardFields={cardFields} onOpen={onOpen} groupField={groupField} />)}
+      {shown.map((r) => <Card key={r.id} row={r} cardFields={cardFields} onOpen={onOpen} groupField={groupField} />)}
       {total !== undefined && (rows.data?.length ?? 0) < total && rows.data?.length === limit && (
         <button type="button" className="btn btn-ghost" onClick={() => setLimit(limit + PAGE)} data-testid="kanban-more">{t('kanban.more', { count: total - limit })}</button>
       )}
@@ -98,7 +98,7 @@ function Column({ value, label, model, sel, order, groupField, where, total, mov
   );
 }
 
-function Card({ row, model, cardFields, onOpen, groupField }: { row: Row; model: ModelInfo; cardFields: readonly FieldInfo[]; onOpen: (id: string) => void; groupField: string }) {
+function Card({ row, cardFields, onOpen, groupField }: { row: Row; cardFields: readonly FieldInfo[]; onOpen: (id: string) => void; groupField: string }) {
   const models = useModels();
   const { attributes, listeners, setNodeRef, transform, isDragging } = useDraggable({ id: row.id, data: { row, from: row[groupField] } });
   const style = transform ? { transform: `translate(${transform.x}px, ${transform.y}px)` } : undefined;

@@ -14,6 +14,7 @@ import { ControlPanel } from '../ControlPanel.tsx';
 import type { ViewProps } from '../registry.ts';
 import { ColumnPicker, useColumnVisibility } from './columns.tsx';
 import { GroupedList } from './GroupedList.tsx';
+import { Pager } from './Pager.tsx';
 import { RecordTable } from './RecordTable.tsx';
 
 /**
@@ -52,8 +53,6 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
     await invalidate(m.key);
   }
 
-  const from = Math.min((page - 1) * limit + 1, total.data ?? 0);
-  const to = Math.min(page * limit, total.data ?? 0);
   return (
     <div className="view view-list">
       <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="list">
@@ -67,11 +66,7 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
       <div className="list-toolbar">
         <ColumnPicker fields={plan.columns.map((c) => fields.find((f) => f.name === c)!).filter(Boolean)} visible={visible} setVisible={setVisible} />
         {!search.group_by && total.data !== undefined && (
-          <div className="pager" data-testid="pager">
-            <span aria-live="polite" data-testid="pager-range">{t('list.pager', { from, to, total: total.data })}</span>
-            <Button className="btn btn-ghost" aria-label={t('list.pager.prev')} isDisabled={page <= 1} onPress={() => go({ page: page - 1 > 1 ? page - 1 : undefined })} data-testid="pager-prev">‹</Button>
-            <Button className="btn btn-ghost" aria-label={t('list.pager.next')} isDisabled={to >= total.data} onPress={() => go({ page: page + 1 })} data-testid="pager-next">›</Button>
-          </div>
+          <Pager page={page} limit={limit} total={total.data} />
         )}
       </div>
       {total.error ? (
