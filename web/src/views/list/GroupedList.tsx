@@ -58,6 +58,7 @@ function GroupRows({ model, where, sel, order, columns, onOpen, count }: {
   if (rows.error) return <ErrorPanel error={rows.error} retry={() => void rows.refetch()} />;
   return (
     <table className="records">
+      <thead><tr>{columns.map((f) => <th key={f.name} className="th-plain">{f.label}</th>)}</tr></thead>
       <tbody>
         {(rows.data ?? []).map((r) => (
           <tr key={r.id} tabIndex={0} data-testid="list-row" onClick={() => onOpen(r.id)} onKeyDown={(e) => { if (e.key === 'Enter') onOpen(r.id); }}>
