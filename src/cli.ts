@@ -16,13 +16,31 @@ const USAGE = `fw — model-driven application platform
   fw migrate upgrade -t <tenant>             apply pending migrations to a tenant database (idempotent)
   fw tenant create <key>                     create a tenant database, migrate and seed it
   fw tenant list                             list tenants
-  fw events drain -t <tenant>                deliver the tenant's due events now`;
+  fw events drain -t <tenant>                deliver the tenant's due events now
+  fw mcp -t <tenant> --token <access token>  serve the caller's read-only AI tools over MCP on stdio
+                                             (AI_ENABLED=true; the token may come from FW_MCP_TOKEN)`;
+
+/**
+ * Only `fw tenant create` (and `fw serve`, for the default tenant) provisions tenants: every
+ * other command refuses a tenant that does not exist instead of creating an empty, unseeded one.
+ */
+async function existingTenant(kernel: Kernel, tenant: string): Promise<string> {
+  try {
+    await kernel.tenants.assertExists(tenant);
+  } catch (err) {
+    if (err instanceof FwError && err.code === 'UNKNOWN_TENANT') {
+      throw new FwError(err.code, err.status, `tenant "${tenant}" does not exist (create it with: fw tenant create ${tenant})`);
+    }
+    throw err;
+  }
+  return tenant;
+}
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { m: { type: 'string' }, app: { type: 'string' }, t: { type: 'string' }, tenant: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { m: { type: 'string' }, app: { type: 'string' }, t: { type: 'string' }, tenant: { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   const [cmd, sub, arg] = positionals;
   const layout = projectLayout();
@@ -60,7 +78,8 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === 'migrate' && sub === 'upgrade') {
     const kernel = await Kernel.boot({ settings, worker: false });
     try {
-      const applied = await kernel.tenants.upgrade(tenantArg ?? settings.DEFAULT_TENANT);
+      const tenant = await existingTenant(kernel, tenantArg ?? settings.DEFAULT_TENANT);
+      const applied = await kernel.tenants.upgrade(tenant);
       console.log(applied.length ? `applied ${applied.join(', ')}` : 'already up to date');
     } finally {
       await kernel.close();
@@ -83,10 +102,16 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (cmd === 'mcp') {
+    // stdout carries the MCP messages only; every log goes to stderr
+    const { serveMcpStdio } = await import('./apps/ai/mcp/stdio.js');
+    await serveMcpStdio({ settings, tenant: tenantArg ?? settings.DEFAULT_TENANT, token: values.token });
+    return -1; // keep serving until stdin closes
+  }
   if (cmd === 'events' && sub === 'drain') {
     const kernel = await Kernel.boot({ settings, worker: false });
     try {
-      console.log(`delivered ${await kernel.worker.drain(tenantArg ?? settings.DEFAULT_TENANT)} event(s)`);
+      console.log(`delivered ${await kernel.worker.drain(await existingTenant(kernel, tenantArg ?? settings.DEFAULT_TENANT))} event(s)`);
     } finally {
       await kernel.close();
     }

@@ -58,7 +58,50 @@ export interface CommandDecl {
    * instead of `JSON`. Not with `returns: 'record'`, which already types the result.
    */
   output?: OutputShape;
+  /**
+   * What the handler does besides returning a value, as data. When declared it is also enforced:
+   * the handler's env refuses any dispatch, event, topic or model write not listed (an
+   * `UNDECLARED_EFFECT` internal error), so a proof built on it (the AI layer's read-only gate)
+   * holds at run time. Undeclared = unknown, which such proofs treat as "may mutate".
+   */
+  effects?: CommandEffect[];
+  /** Offers the command to the AI layer as a tool (used only when that layer is loaded). */
+  tool?: ToolDecl;
   handler: (env: Env, payload: Record<string, unknown>) => Promise<unknown>;
+}
+
+/** One declared effect of a command handler. */
+export type CommandEffect =
+  /** runs this command through env.dispatch */
+  | { dispatch: string }
+  /** reads this model directly through env.db (find/count/groupBy) */
+  | { read: string }
+  /** writes this model directly through env.db */
+  | { write: string }
+  /** emits this event */
+  | { emit: string }
+  /** publishes on this live topic */
+  | { publish: string }
+  /** reads or writes stored file content */
+  | { storage: 'read' | 'write' }
+  /** calls something outside the process (an AI provider, a webhook) */
+  | { network: string };
+
+/** The spec's tool declaration, attached to a command handler. */
+export interface ToolDecl {
+  name: string;
+  read_only: boolean;
+  kind: 'informer' | 'proposer' | 'insight';
+  description: string;
+  /** JSON Schema of the tool's arguments (an object schema). */
+  input_schema: Record<string, unknown>;
+  /**
+   * The tool acts on the model named by its `model` argument: the catalogue narrows that
+   * argument's `enum` to the models the caller has `op` on, and leaves the tool out when none.
+   */
+  model_argument?: { op: AccessOp };
+  /** The tool acts on these models: offered only to callers who may `read` each of them. */
+  models?: string[];
 }
 
 export interface HookContext {
@@ -108,6 +151,19 @@ export interface RouteContext {
   kernel: Kernel;
 }
 
+/**
+ * A live stream an app offers as a GraphQL subscription field. `topic` runs as the subscriber
+ * when they subscribe: it checks they may listen (throwing refuses the subscription) and names
+ * the topic of their tenant whose messages (`env.publish` / `Kernel.publish`) the field delivers.
+ */
+export interface SubscriptionDecl {
+  name: string;
+  description: string;
+  /** Arguments, all strings (an `ID` when `id` is true). */
+  args?: Record<string, { required?: boolean; id?: boolean; description?: string }>;
+  topic: (ctx: { kernel: Kernel; principal: Principal; args: Record<string, unknown> }) => Promise<string>;
+}
+
 /** What `src/apps/<app>/index.ts` exports as `app`. */
 export interface AppModule {
   manifest: AppManifest;
@@ -122,6 +178,15 @@ export interface AppModule {
   boot?: (kernel: Kernel) => Promise<void> | void;
   /** The bearer-token authenticator (one active app provides it). */
   authenticator?: (kernel: Kernel) => Authenticator;
+  /** GraphQL subscription fields of the app (live streams of its topics). */
+  subscriptions?: SubscriptionDecl[];
+  /**
+   * Commands this app derives from every registered command (kernel and apps) before the registry
+   * freezes; they are registered as the app's own. The AI app turns each `tool` declaration into
+   * its carrier command `ai.tool.<name>` here, and may refuse the boot (a read-only tool that can
+   * mutate) by throwing a BootError.
+   */
+  deriveCommands?: (commands: ReadonlyMap<string, CommandDecl & { app: string; kernel: boolean; mutates: boolean }>) => CommandDecl[];
 }
 
 export function defineApp(app: AppModule): AppModule {

@@ -122,3 +122,14 @@ export function toErrorBody(err: unknown): { status: number; body: ErrorBody } {
   }
   return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } } };
 }
+
+/**
+ * A handler did something its command's declared `effects` do not list. A programming error,
+ * answered as a 500 with its own code so it is never mistaken for bad input; the work is rolled
+ * back with the command.
+ */
+export class UndeclaredEffect extends FwError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('UNDECLARED_EFFECT', 500, message, details);
+  }
+}

@@ -29,6 +29,13 @@ const commands: CommandDecl[] = [
     returns: 'json',
     output: ViewList,
     description: 'All registered view ids and metadata',
+    // reads the view registry only (no database): declared, so the AI layer can prove it read-only
+    effects: [],
+    tool: {
+      name: 'list_views', kind: 'informer', read_only: true,
+      description: 'List the screens (views) of the application: id, model, type and name.',
+      input_schema: { type: 'object', properties: {}, additionalProperties: false },
+    },
     handler: async (env) => ({ views: viewsOf(env.registry).list() }),
   },
   {

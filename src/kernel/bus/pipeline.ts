@@ -6,6 +6,7 @@ import type { Reader } from '../db/readers/types.js';
 import type { Registry, ResolvedCommand } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
 import { findScoped } from '../commands/crud.js';
+import { guardEnv } from './effects.js';
 import { runPostHooks, runPreHooks } from './hooks.js';
 
 export interface EmittedEvent { name: string; payload: Record<string, unknown>; source: string }
@@ -67,7 +68,8 @@ export async function runCommand(env: Env, sink: Sink, name: string, payload: Re
   }
   sink.current.push(name);
   try {
-    const result = cmd.kernel ? await cmd.handler(env, payload) : await runModelCommand(env, cmd, payload);
+    // a command that declares its effects gets an env (for its hooks too) that refuses the rest
+    const result = cmd.kernel ? await cmd.handler(env, payload) : await runModelCommand(cmd.effects ? guardEnv(env, cmd) : env, cmd, payload);
     if (cmd.kernel && cmd.mutates && typeof payload.model === 'string') {
       const id = (result as { id?: string })?.id;
       if (id) sink.changes.push({ model: payload.model, op: name === 'fw.create' ? 'create' : name === 'fw.delete' ? 'delete' : 'update', id });

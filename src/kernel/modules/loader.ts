@@ -15,6 +15,8 @@ export interface ProjectLayout {
   schemaDir: string;
   viewsDir: string;
   domainsDir: string;
+  /** `src/features/<name>.ts`: apps switched on by one boolean setting (AI_ENABLED → ai). */
+  featuresDir: string;
 }
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -26,6 +28,7 @@ export function projectLayout(root = PROJECT_ROOT): ProjectLayout {
     schemaDir: path.join(root, 'schema'),
     viewsDir: path.join(root, 'views'),
     domainsDir: path.join(root, 'src/domains'),
+    featuresDir: path.join(root, 'src/features'),
   };
 }
 
@@ -98,7 +101,30 @@ export async function activePlan(layout: ProjectLayout, settings: Settings): Pro
     }
     domains.push({ domain, apps });
   }
-  return { foundation: settings.ACTIVE_MODULES, domains };
+  return { foundation: [...settings.ACTIVE_MODULES, ...(await featureApps(layout, settings))], domains };
+}
+
+/**
+ * A feature is a boolean setting that switches foundation apps on (`src/features/ai.ts`:
+ * `{ setting: 'AI_ENABLED', ACTIVE_MODULES: ['ai'] }`). Off, the apps are not loaded at all: no
+ * model, route, command or GraphQL field of theirs exists. On, they come after ACTIVE_MODULES.
+ */
+export interface FeatureDecl { setting: string; ACTIVE_MODULES: string[] }
+
+async function featureApps(layout: ProjectLayout, settings: Settings): Promise<string[]> {
+  if (!layout.featuresDir || !fs.existsSync(layout.featuresDir)) return [];
+  const out: string[] = [];
+  for (const file of fs.readdirSync(layout.featuresDir).filter((f) => f.endsWith('.ts')).sort()) {
+    const decl = await importDefault<FeatureDecl>(path.join(layout.featuresDir, file));
+    if (typeof decl?.setting !== 'string' || !Array.isArray(decl.ACTIVE_MODULES)) {
+      throw new BootError(`src/features/${file}: default export must be { setting, ACTIVE_MODULES }`);
+    }
+    const raw = (settings.extra[decl.setting] ?? '').trim();
+    if (raw !== '' && !/^(true|false|1|0|yes|no)$/i.test(raw)) throw new BootError(`setting ${decl.setting}="${raw}" must be true or false`);
+    if (!/^(true|1|yes)$/i.test(raw)) continue;
+    for (const app of decl.ACTIVE_MODULES) if (!settings.ACTIVE_MODULES.includes(app) && !out.includes(app)) out.push(app);
+  }
+  return out;
 }
 
 export async function loadActiveApps(layout: ProjectLayout, settings: Settings): Promise<LoadedApp[]> {

@@ -80,6 +80,15 @@ export class Registry {
         commands.set(c.name, resolved);
       }
     }
+    for (const app of apps) {
+      for (const c of app.module.deriveCommands?.(commands) ?? []) {
+        if (commands.has(c.name)) throw new BootError(`app ${app.name}: derived command ${c.name} is already registered by ${commands.get(c.name)!.app}`);
+        const resolved = resolveCommand(c, app.name, false, models);
+        if (resolved.model && !models.has(resolved.model)) throw new BootError(`app ${app.name}: command ${c.name} targets unknown model ${resolved.model}`);
+        commands.set(c.name, resolved);
+      }
+    }
+    for (const c of commands.values()) checkEffects(c, commands, models);
     this.commands = commands;
     this.outputTypes = checkOutputs(commands, models);
     for (const m of models.values()) {
@@ -188,6 +197,16 @@ function checkOutputs(commands: ReadonlyMap<string, ResolvedCommand>, models: Re
     if (taken.has(name)) throw new BootError(`output type ${name} clashes with a GraphQL name of model ${taken.get(name)}`);
   }
   return types;
+}
+
+/** Declared effects must name things that exist, so a proof over them cannot be fooled by a typo. */
+function checkEffects(c: ResolvedCommand, commands: ReadonlyMap<string, ResolvedCommand>, models: ReadonlyMap<string, ResolvedModel>): void {
+  for (const e of c.effects ?? []) {
+    const where = `command ${c.name}: effect ${JSON.stringify(e)}`;
+    if ('dispatch' in e && !commands.has(e.dispatch)) throw new BootError(`${where} names an unknown command`);
+    if ('read' in e && !models.has(e.read)) throw new BootError(`${where} names an unknown model`);
+    if ('write' in e && !models.has(e.write)) throw new BootError(`${where} names an unknown model`);
+  }
 }
 
 function checkModelOwnership(app: LoadedApp, key: string): void {

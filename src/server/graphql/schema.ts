@@ -297,6 +297,21 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     resolve: (m: unknown) => m,
   }));
 
+  for (const app of registry.apps) {
+    for (const sub of app.module.subscriptions ?? []) {
+      b.subscriptionField(sub.name, (t: AnyRef) => t.field({
+        type: 'JSON', nullable: false, description: sub.description,
+        args: Object.fromEntries(Object.entries(sub.args ?? {}).map(([k, a]) => [k,
+          a.id ? t.arg.id({ required: a.required ?? false, description: a.description }) : t.arg.string({ required: a.required ?? false, description: a.description })])),
+        subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+          if (ctx.principal.kind === 'anonymous') throw new AuthenticationRequired('subscriptions need a bearer access token');
+          return topicIterator(ctx, await sub.topic({ kernel: ctx.kernel, principal: ctx.principal, args: a }));
+        },
+        resolve: (m: unknown) => m,
+      }));
+    }
+  }
+
   const outputs = outputTypes(b, registry.outputTypes);
   for (const cmd of registry.commands.values()) {
     if (cmd.kernel || cmd.internal) continue;

@@ -1,0 +1,31 @@
+import { defineModel, f } from '../../src/kernel/declare.js';
+
+/**
+ * One provider call: reserved before the call (estimated input + maximum output, under the
+ * tenant's daily lock) and settled to the real usage after it.
+ */
+export default defineModel({
+  key: 'ai.usage.log',
+  description: 'AI usage',
+  default_order: 'dbid desc',
+  fields: {
+    day: f.char(10, { required: true, index: true, description: 'UTC day (YYYY-MM-DD)' }),
+    tenant_id: f.char(100, { required: true }),
+    principal_id: f.uuid({ index: true, description: 'User who caused the call' }),
+    conversation_id: f.reference('ai.conversation', { on_delete: 'set null', description: 'Conversation' }),
+    tool: f.char(100, { description: 'Tool of the write, for per-tool caps' }),
+    provider: f.char(64),
+    model: f.char(100),
+    status: f.enum(['reserved', 'settled'], { default: 'reserved' }),
+    input_tokens: f.integer({ default: 0 }),
+    output_tokens: f.integer({ default: 0 }),
+    reserved_usd: f.float({ default: 0 }),
+    usd: f.float({ default: 0, description: 'Spend (USD)' }),
+    price_version: f.char(64),
+    latency_ms: f.integer({ default: 0 }),
+  },
+  access: {
+    roles: { admin: 'r', '*': 'r' },
+    rules: [{ domain: [['principal_id', '=', '$principal.user_id']] }],
+  },
+});

@@ -1,0 +1,105 @@
+import crypto from 'node:crypto';
+import type { CommandDecl } from '../../kernel/app.js';
+import { delegateOf } from '../../kernel/data/delegate.js';
+import type { Env } from '../../kernel/env.js';
+import { BudgetExceeded } from './errors.js';
+import { usdOf, type Price } from './prices.js';
+import { aiSettings } from './settings.js';
+import { utcDay } from './writes/canonical.js';
+
+type Rec = Record<string, unknown>;
+
+/** What a usage row counts against a cap: the reservation until settled, then the real spend. */
+const charged = (r: Rec) => Number(r.status === 'reserved' ? r.reserved_usd : r.usd) || 0;
+
+async function lockBudget(env: Env, day: string): Promise<void> {
+  // SQLite runs a tenant's write transactions one at a time already
+  if (env.provider !== 'postgresql') return;
+  const key = `ai.budget:${day}`;
+  await env.db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+}
+
+/**
+ * Reserves the worst case of one provider call (estimated input + the maximum output) before
+ * it is made, under the tenant's daily lock: the sum of today's reservations and settled spend
+ * plus this call must stay within AI_DAILY_BUDGET_USD and the caller's `ai.user.quota`, so any
+ * number of concurrent calls cannot overshoot a cap. A turn keeps one usage row: later calls of
+ * the same turn add to its reservation.
+ */
+export const reserveCommand: CommandDecl = {
+  name: 'ai.usage.reserve',
+  internal: true,
+  returns: 'json',
+  description: 'Reserves budget for one provider call',
+  handler: async (env, p) => {
+    const day = utcDay();
+    const price = p.price as Price;
+    const amount = usdOf(price, Number(p.input_tokens), Number(p.max_output_tokens));
+    await lockBudget(env, day);
+    const rows = delegateOf(env.db, env.registry.model('ai.usage.log'));
+    const s = aiSettings(env.settings);
+    const user = env.principal.user_id;
+    if (s.AI_DAILY_BUDGET_USD > 0) {
+      const today = await rows.findMany({ where: { day }, select: { status: true, reserved_usd: true, usd: true } });
+      const spent = today.reduce((n, r) => n + charged(r), 0);
+      if (spent + amount > s.AI_DAILY_BUDGET_USD) {
+        throw new BudgetExceeded(`the tenant's daily AI budget of ${s.AI_DAILY_BUDGET_USD} USD is reached`, { scope: 'tenant', cap_usd: s.AI_DAILY_BUDGET_USD, spent_usd: round(spent), requested_usd: amount });
+      }
+    }
+    if (user) {
+      const quota = await delegateOf(env.db, env.registry.model('ai.user.quota')).findUnique({ where: { user_id: user } });
+      const cap = Number(quota?.daily_usd ?? 0);
+      if (cap > 0) {
+        const mine = await rows.findMany({ where: { day, principal_id: user }, select: { status: true, reserved_usd: true, usd: true } });
+        const spent = mine.reduce((n, r) => n + charged(r), 0);
+        if (spent + amount > cap) throw new BudgetExceeded(`your daily AI quota of ${cap} USD is reached`, { scope: 'user', cap_usd: cap, spent_usd: round(spent), requested_usd: amount });
+      }
+    }
+    if (typeof p.usage_id === 'string') {
+      const row = await rows.findUnique({ where: { record_uuid: p.usage_id } });
+      await rows.update({ where: { record_uuid: p.usage_id }, data: { status: 'reserved', reserved_usd: round(Number(row?.usd ?? 0) + amount) } });
+      return { usage_id: p.usage_id, reserved_usd: amount };
+    }
+    const id = crypto.randomUUID();
+    await rows.create({
+      data: {
+        record_uuid: id, day, tenant_id: env.tenant, principal_id: user, conversation_id: (p.conversation_id as string | null) ?? null,
+        provider: String(p.provider), model: String(p.model), status: 'reserved', reserved_usd: amount, price_version: price.version,
+      },
+    });
+    return { usage_id: id, reserved_usd: amount };
+  },
+};
+
+/**
+ * Settles a call: adds its real tokens and spend to the turn's row. A call that ended without a
+ * usage report (an interrupted stream) is charged its whole reservation.
+ */
+export const settleCommand: CommandDecl = {
+  name: 'ai.usage.settle',
+  internal: true,
+  returns: 'json',
+  description: 'Settles one provider call to its real usage',
+  handler: async (env, p) => {
+    const rows = delegateOf(env.db, env.registry.model('ai.usage.log'));
+    const row = await rows.findUnique({ where: { record_uuid: String(p.usage_id) } });
+    if (!row) return null;
+    const price = p.price as Price;
+    const usage = p.usage as { input_tokens: number; output_tokens: number } | null;
+    const reserved = Number(p.reserved_usd) || 0;
+    const usd = usage ? usdOf(price, usage.input_tokens, usage.output_tokens) : reserved;
+    await rows.update({
+      where: { record_uuid: row.record_uuid },
+      data: {
+        status: 'settled', usd: round(Number(row.usd) + usd), reserved_usd: 0,
+        input_tokens: Number(row.input_tokens) + (usage?.input_tokens ?? Number(p.input_estimate ?? 0)),
+        output_tokens: Number(row.output_tokens) + (usage?.output_tokens ?? Number(p.max_output_tokens ?? 0)),
+        latency_ms: Number(row.latency_ms) + Math.round(Number(p.latency_ms) || 0),
+        tool: (p.tool as string | undefined) ?? row.tool,
+      },
+    });
+    return { usd };
+  },
+};
+
+const round = (n: number) => Math.round(n * 1e8) / 1e8;

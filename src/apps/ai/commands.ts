@@ -1,0 +1,138 @@
+import type { CommandDecl } from '../../kernel/app.js';
+import { f } from '../../kernel/declare.js';
+import { delegateOf } from '../../kernel/data/delegate.js';
+import type { Env } from '../../kernel/env.js';
+import { AccessDenied, BadRequest, Conflict, NotFound } from '../../kernel/errors.js';
+import { kernelOf } from './context.js';
+import { DEFAULT_TEMPLATE, resolvePrompt, templateByKey } from './prompts.js';
+import { catalogueFor } from './tools/catalogue.js';
+import { runTurn } from './turn.js';
+import { confirmWrite, undoWrite } from './writes/confirm.js';
+
+type Rec = Record<string, unknown>;
+
+async function packByKey(env: Env, key: string): Promise<Rec> {
+  const pack = await delegateOf(env.db, env.registry.model('ai.skill.pack')).findUnique({ where: { key } });
+  if (!pack || pack.is_active === false) throw new NotFound(`no active skill pack "${key}"`, { skill_pack: key }, 'AI_SKILL_PACK_NOT_FOUND');
+  return pack;
+}
+
+/** Starts a conversation owned by the caller, pinned to the prompt version resolved now. */
+async function start(env: Env, p: Rec): Promise<Rec> {
+  if (env.principal.kind !== 'user' || !env.principal.user_id) throw new AccessDenied('conversations belong to a signed-in user');
+  const pack = p.skill_pack ? await packByKey(env, String(p.skill_pack)) : null;
+  const templateId = pack ? String(pack.template_id) : await templateByKey(env, DEFAULT_TEMPLATE);
+  const prompt = await resolvePrompt(env, templateId);
+  const created = await env.sudo().dispatch<Rec>('fw.create', {
+    model: 'ai.conversation',
+    values: { title: p.title ?? null, user_id: env.principal.user_id, skill_pack_id: pack?.record_uuid ?? null, prompt_version_id: prompt.version_id },
+  });
+  return env.dispatch('fw.read_one', { model: 'ai.conversation', id: created.id });
+}
+
+async function openConversation(env: Env, id: string): Promise<Rec> {
+  const conv = await env.dispatch<Rec>('fw.read_one', { model: 'ai.conversation', id });
+  if (conv.status === 'closed') throw new Conflict('this conversation is closed', { id }, 'AI_CONVERSATION_CLOSED');
+  return conv;
+}
+
+const isoDay = /^\d{4}-\d{2}-\d{2}$/;
+
+export const aiCommands: CommandDecl[] = [
+  {
+    name: 'ai.conversation.start',
+    op: 'create',
+    returns: 'record',
+    description: 'Start a conversation (optionally with a skill pack); GraphQL and REST create go through it',
+    input: { skill_pack: f.char(100, { description: 'Skill pack key' }), title: f.char(200) },
+    handler: start,
+  },
+  {
+    name: 'ai.conversation.send_message',
+    op: 'read', record: true, transaction: false, returns: 'json',
+    description: 'Send a message and run one turn: the answer, tool calls and any writes awaiting confirmation',
+    input: { role: f.enum(['user'], { default: 'user' }), content: f.text({ required: true }) },
+    handler: async (env, p) => {
+      await openConversation(env, String(p.id));
+      if (!String(p.content).trim()) throw new BadRequest('content is empty', { field: 'content' }, 'VALIDATION_FAILED');
+      return runTurn(env, String(p.id).toLowerCase(), String(p.content), 'turn');
+    },
+  },
+  {
+    name: 'ai.conversation.confirm',
+    op: 'read', record: true, returns: 'json',
+    description: 'Confirm a proposed write with its token: the write runs once and its provenance is recorded',
+    input: { token: f.char(200, { required: true }), approval_case_id: f.char(100, { description: 'Your approval reference, kept on the provenance row' }) },
+    handler: async (env, p) => confirmWrite(env, String(p.id).toLowerCase(), String(p.token), p.approval_case_id as string | undefined),
+  },
+  {
+    name: 'ai.conversation.undo',
+    op: 'read', record: true, returns: 'json',
+    description: 'Undo a confirmed AI write if the record has not changed since',
+    input: { provenance_id: f.uuid({ required: true }) },
+    handler: async (env, p) => undoWrite(env, String(p.id).toLowerCase(), String(p.provenance_id)),
+  },
+  {
+    name: 'ai.conversation.close',
+    op: 'read', record: true, returns: 'record',
+    description: 'Close a conversation (no further messages)',
+    handler: async (env, p) => {
+      await env.dispatch('fw.read_one', { model: 'ai.conversation', id: p.id });
+      await delegateOf(env.db, env.registry.model('ai.conversation')).update({ where: { record_uuid: String(p.id).toLowerCase() }, data: { status: 'closed' } });
+      return env.dispatch('fw.read_one', { model: 'ai.conversation', id: p.id });
+    },
+  },
+  {
+    name: 'ai.invoke',
+    transaction: false, returns: 'json',
+    description: 'One prompt, one composed answer: a conversation that closes after its turn',
+    input: { prompt: f.text({ required: true }), skill_pack: f.char(100) },
+    handler: async (env, p) => {
+      if (!String(p.prompt).trim()) throw new BadRequest('prompt is empty', { field: 'prompt' }, 'VALIDATION_FAILED');
+      const conv = await env.transaction((tx) => start(tx, { skill_pack: p.skill_pack, title: String(p.prompt).slice(0, 200) }));
+      try {
+        return await runTurn(env, String(conv.id), String(p.prompt), 'invoke');
+      } finally {
+        await env.transaction(async (tx) => delegateOf(tx.db, tx.registry.model('ai.conversation')).update({ where: { record_uuid: String(conv.id) }, data: { status: 'closed' } }));
+      }
+    },
+  },
+  {
+    name: 'ai.catalogue',
+    mutates: false, returns: 'json',
+    description: 'The tool catalogue offered to you (optionally narrowed to a skill pack)',
+    input: { skill_pack: f.char(100) },
+    handler: async (env, p) => {
+      const pack = p.skill_pack ? await packByKey(env, String(p.skill_pack)) : null;
+      const only = Array.isArray(pack?.tools) && (pack!.tools as unknown[]).length ? (pack!.tools as string[]) : undefined;
+      return { tools: await catalogueFor(kernelOf(env.registry), env.principal, { only }) };
+    },
+  },
+  {
+    name: 'ai.usage',
+    mutates: false, returns: 'json',
+    description: "A day's AI usage aggregated by principal and by tool (yours only, unless you are an admin)",
+    input: { tenant: f.char(100), day: f.char(10, { required: true }) },
+    handler: async (env, p) => {
+      const day = String(p.day);
+      if (!isoDay.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) throw new BadRequest('day must be a date, YYYY-MM-DD', { field: 'day' }, 'VALIDATION_FAILED');
+      if (p.tenant !== undefined && p.tenant !== env.tenant) throw new AccessDenied('usage of another tenant is not visible with this token', { tenant: p.tenant });
+      const sum = { input_tokens: 'sum', output_tokens: 'sum', usd: 'sum', reserved_usd: 'sum', latency_ms: 'sum' };
+      const byPrincipal = await env.dispatch<{ groups: Rec[] }>('fw.read_group', { model: 'ai.usage.log', domain: [['day', '=', day]], groupby: ['principal_id'], aggregates: sum });
+      const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString();
+      const byTool = await env.dispatch<{ groups: Rec[] }>('fw.read_group', {
+        model: 'ai.message', groupby: ['tool_name'],
+        domain: [['role', '=', 'tool'], ['created_at_utc', '>=', `${day}T00:00:00.000Z`], ['created_at_utc', '<', next]],
+      });
+      const totals = byPrincipal.groups.reduce<Rec>((t, g) => ({
+        calls: Number(t.calls) + Number(g.count), usd: Math.round((Number(t.usd) + Number(g.usd_sum ?? 0)) * 1e8) / 1e8,
+        input_tokens: Number(t.input_tokens) + Number(g.input_tokens_sum ?? 0), output_tokens: Number(t.output_tokens) + Number(g.output_tokens_sum ?? 0),
+      }), { calls: 0, usd: 0, input_tokens: 0, output_tokens: 0 });
+      return {
+        tenant: env.tenant, day, totals,
+        by_principal: byPrincipal.groups.map((g) => ({ principal_id: g.principal_id ?? null, turns: g.count, input_tokens: g.input_tokens_sum ?? 0, output_tokens: g.output_tokens_sum ?? 0, usd: g.usd_sum ?? 0, reserved_usd: g.reserved_usd_sum ?? 0, latency_ms: g.latency_ms_sum ?? 0 })),
+        by_tool: byTool.groups.map((g) => ({ tool: g.tool_name ?? null, calls: g.count })),
+      };
+    },
+  },
+];

@@ -1,0 +1,242 @@
+import crypto from 'node:crypto';
+import type { HookContext } from '../../kernel/app.js';
+import { runPostHooks, runPreHooks } from '../../kernel/bus/hooks.js';
+import { delegateOf } from '../../kernel/data/delegate.js';
+import type { Env } from '../../kernel/env.js';
+import { FwError } from '../../kernel/errors.js';
+import { kernelOf, turnContext } from './context.js';
+import { findPii, maskPii } from './guards/pii.js';
+import { scoreInjection } from './guards/injection.js';
+import { applySafetyRules, type InvocationPayload } from './invocation-hooks.js';
+import { estimateTokens } from './prices.js';
+import { parseToolArguments, type ChatMessage, type ToolCall } from './provider/index.js';
+import { resolveProvider } from './providers.js';
+import { aiSettings } from './settings.js';
+import { catalogueFor } from './tools/catalogue.js';
+import type { Proposal } from './writes/proposals.js';
+
+type Rec = Record<string, unknown>;
+
+/** Live events of a conversation (GraphQL `aiConversationEvents`), in the order they happen. */
+export const conversationTopic = (id: string) => `ai.conversation:${id}`;
+
+export interface TurnResult {
+  conversation_id: string;
+  /** Messages this turn added (user, assistant, tool), as stored. */
+  messages: Rec[];
+  /** The last assistant text. */
+  answer: string | null;
+  usage: { input_tokens: number; output_tokens: number; usd: number; calls: number };
+  /** Writes the model proposed; each waits for POST …/confirm with its token. */
+  pending_confirmations: Array<Omit<Proposal, 'status'>>;
+  stopped: 'answer' | 'tool_limit';
+}
+
+const MAX_TOOL_RESULT_CHARS = 20_000;
+
+/**
+ * One turn: the provider runs with the conversation and the caller's tool catalogue; each tool
+ * call is dispatched as the command `ai.tool.<name>` for the calling principal (so RBAC, record
+ * rules, hooks and the read-only gate apply); the turn stops with an answer or after
+ * AI_MAX_TOOL_ITERATIONS tool calls. Each provider call passes the `pre.ai.invocation` hooks
+ * (budget, PII, safety rules, injection) and `post.ai.invocation` (settle, answer shape).
+ */
+export async function runTurn(env: Env, conversationId: string, content: string, source: 'turn' | 'invoke'): Promise<TurnResult> {
+  const kernel = kernelOf(env.registry);
+  const s = aiSettings(env.settings);
+  const publish = (msg: Rec) => void kernel.publish(env.tenant, conversationTopic(conversationId), { conversation_id: conversationId, ...msg });
+  const conv = await delegateOf(env.db, env.registry.model('ai.conversation')).findUnique({ where: { record_uuid: conversationId } });
+  if (!conv) throw new FwError('NOT_FOUND', 404, 'conversation not found');
+  const pack = conv.skill_pack_id ? await delegateOf(env.db, env.registry.model('ai.skill.pack')).findUnique({ where: { record_uuid: conv.skill_pack_id } }) : null;
+  const version = conv.prompt_version_id ? await delegateOf(env.db, env.registry.model('ai.prompt.version')).findUnique({ where: { record_uuid: conv.prompt_version_id } }) : null;
+
+  const stored = await delegateOf(env.db, env.registry.model('ai.message')).findMany({ where: { conversation_id: conversationId }, orderBy: { sequence: 'asc' } });
+  const messages: ChatMessage[] = [];
+  if (version) messages.push({ role: 'system', content: String(version.body) });
+  for (const m of stored) messages.push(toChat(m));
+  let sequence = stored.length ? Number(stored.at(-1)!.sequence) : 0;
+  const added: Rec[] = [];
+  const store = async (m: ChatMessage, extra: Rec = {}) => {
+    const row = await env.transaction(async (tx) => delegateOf(tx.db, tx.registry.model('ai.message')).create({
+      data: {
+        record_uuid: crypto.randomUUID(), conversation_id: conversationId, sequence: ++sequence, role: m.role, content: m.content,
+        tool_calls: m.tool_calls?.length ? m.tool_calls : undefined, tool_call_id: m.tool_call_id ?? null, ...extra,
+      },
+    }));
+    const out = { id: row.record_uuid, sequence: row.sequence, role: row.role, content: row.content, tool_calls: row.tool_calls ?? null, tool_call_id: row.tool_call_id ?? null, tool_name: row.tool_name ?? null, flags: row.flags ?? null };
+    added.push(out);
+    publish({ type: 'message', message: out });
+    return out;
+  };
+
+  messages.push({ role: 'user', content });
+  const only = Array.isArray(pack?.tools) && (pack!.tools as unknown[]).length ? (pack!.tools as string[]) : undefined;
+  const catalogue = await catalogueFor(kernel, env.principal, { only });
+  const specs = catalogue.map((t) => ({ name: t.name, description: t.description, parameters: t.input_schema }));
+  const offered = new Set(catalogue.map((t) => t.name));
+  const provider = await resolveProvider(kernel, env.principal, pack ? String(pack.record_uuid) : null);
+  const toolsJson = JSON.stringify(specs);
+  const ctxOf = (payload: InvocationPayload, op: string): HookContext => ({ env, model: 'ai', op, payload: payload as unknown as Rec });
+
+  let usageId: string | null = null;
+  let checkedFrom = messages.length - 1;
+  let toolCalls = 0;
+  let userStored = false;
+  let stopped: TurnResult['stopped'] = 'answer';
+  let answer: string | null = null;
+  const pending: TurnResult['pending_confirmations'] = [];
+  const totals = { input_tokens: 0, output_tokens: 0, calls: 0 };
+
+  for (;;) {
+    const payload: InvocationPayload = {
+      conversation_id: conversationId, skill_pack_id: pack ? String(pack.record_uuid) : null, provider: provider.id, model: provider.model,
+      price: provider.price, messages, checked_from: checkedFrom, tool_count: specs.length,
+      input_estimate: estimateTokens([...messages.map((m) => m.content), ...messages.map((m) => (m.tool_calls ? JSON.stringify(m.tool_calls) : '')), toolsJson]),
+      max_output_tokens: s.AI_MAX_OUTPUT_TOKENS, usage_id: usageId, reserved_usd: 0, flags: [],
+      answer_schema: (pack?.answer_schema as Rec | null) ?? null,
+    };
+    try {
+      await runPreHooks(ctxOf(payload, 'invocation'));
+    } catch (err) {
+      if (payload.usage_id && payload.reserved_usd) await settleUnused(env, payload);
+      throw err;
+    }
+    usageId = payload.usage_id;
+    checkedFrom = messages.length;
+    if (!userStored) {
+      userStored = true;
+      await store(messages[messages.length - 1], payload.flags.length ? { flags: payload.flags } : {});
+    }
+    const started = performance.now();
+    let result;
+    try {
+      result = await provider.client.chat({ messages, tools: specs, max_tokens: s.AI_MAX_OUTPUT_TOKENS, onToken: (delta) => publish({ type: 'token', delta }) });
+    } catch (err) {
+      // an interrupted or failed call is charged its reservation unless the provider reported usage
+      const partial = (err as { partial?: { usage?: InvocationPayload['usage'] } }).partial;
+      payload.usage = partial?.usage ?? null;
+      payload.latency_ms = performance.now() - started;
+      await kernel.dispatch('ai.usage.settle', { usage_id: payload.usage_id, price: payload.price, usage: payload.usage, reserved_usd: payload.reserved_usd, input_estimate: payload.input_estimate, max_output_tokens: payload.max_output_tokens, latency_ms: payload.latency_ms }, env.principal);
+      throw err;
+    }
+    totals.calls++;
+    totals.input_tokens += result.usage?.input_tokens ?? 0;
+    totals.output_tokens += result.usage?.output_tokens ?? 0;
+    payload.answer = result.message;
+    payload.usage = result.usage;
+    payload.latency_ms = performance.now() - started;
+    payload.flags = [];
+    await runPostHooks(ctxOf(payload, 'invocation'));
+    const assistant: ChatMessage = { role: 'assistant', content: result.message.content, tool_calls: result.message.tool_calls };
+    messages.push(assistant);
+    await store(assistant, payload.flags.length ? { flags: payload.flags } : {});
+    if (!assistant.tool_calls?.length) {
+      answer = assistant.content;
+      break;
+    }
+    for (const call of assistant.tool_calls) {
+      let text: string;
+      let flags: Rec[] = [];
+      if (toolCalls >= s.AI_MAX_TOOL_ITERATIONS) {
+        stopped = 'tool_limit';
+        text = JSON.stringify({ error: { code: 'AI_TOOL_LIMIT', message: `not run: the turn reached AI_MAX_TOOL_ITERATIONS (${s.AI_MAX_TOOL_ITERATIONS}) tool calls` } });
+      } else {
+        toolCalls++;
+        ({ text, flags } = await callTool(env, call, offered, { conversation_id: conversationId, prompt_version_id: version ? String(version.record_uuid) : null, source }, pending, publish));
+      }
+      const msg: ChatMessage = { role: 'tool', content: text, tool_call_id: call.id };
+      messages.push(msg);
+      await store(msg, { tool_name: call.name, ...(flags.length ? { flags } : {}) });
+    }
+    if (stopped === 'tool_limit') {
+      answer = `I stopped after ${s.AI_MAX_TOOL_ITERATIONS} tool calls (AI_MAX_TOOL_ITERATIONS) without a final answer.`;
+      await store({ role: 'assistant', content: answer });
+      break;
+    }
+  }
+
+  const usage = usageId ? await delegateOf(env.db, env.registry.model('ai.usage.log')).findUnique({ where: { record_uuid: usageId } }) : null;
+  const usd = Number(usage?.usd ?? 0);
+  await env.transaction(async (tx) => delegateOf(tx.db, tx.registry.model('ai.conversation')).update({
+    where: { record_uuid: conversationId },
+    data: {
+      input_tokens: Number(conv.input_tokens) + totals.input_tokens, output_tokens: Number(conv.output_tokens) + totals.output_tokens,
+      usd: Math.round((Number(conv.usd) + usd) * 1e8) / 1e8, provider: provider.id,
+    },
+  }));
+  const out: TurnResult = { conversation_id: conversationId, messages: added, answer, usage: { ...totals, usd }, pending_confirmations: pending, stopped };
+  publish({ type: 'done', usage: out.usage, stopped, pending_confirmations: pending.map(({ token: _t, ...p }) => p) });
+  return out;
+}
+
+/** A reservation whose call never happened (a guard refused it) is released. */
+async function settleUnused(env: Env, p: InvocationPayload): Promise<void> {
+  await kernelOf(env.registry).dispatch('ai.usage.settle', {
+    usage_id: p.usage_id, price: p.price, usage: { input_tokens: 0, output_tokens: 0 }, reserved_usd: p.reserved_usd, input_estimate: 0, max_output_tokens: 0, latency_ms: 0,
+  }, env.principal);
+}
+
+/**
+ * Runs one tool call and returns what the model gets back. Errors become tool results (the model
+ * may correct itself); a proposal's token goes to the person, never to the model; a result that
+ * looks like an injection, or carries personal data under the PII guard, is withheld or masked.
+ */
+async function callTool(env: Env, call: ToolCall, offered: Set<string>, ctx: { conversation_id: string; prompt_version_id: string | null; source: 'turn' | 'invoke' },
+  pending: TurnResult['pending_confirmations'], publish: (m: Rec) => void): Promise<{ text: string; flags: Rec[] }> {
+  const kernel = kernelOf(env.registry);
+  const s = aiSettings(env.settings);
+  const flags: Rec[] = [];
+  const fail = (code: string, message: string) => ({ text: JSON.stringify({ error: { code, message } }), flags });
+  publish({ type: 'tool_call', tool: call.name, call_id: call.id, arguments: call.arguments });
+  if (!offered.has(call.name)) return fail('AI_TOOL_UNKNOWN', `there is no tool "${call.name}" in your catalogue`);
+  const args = parseToolArguments(call.arguments);
+  if (!args.ok) return fail('AI_TOOL_ARGUMENTS_INVALID', args.error);
+  const hook: HookContext = { env, model: 'ai', op: 'tool_call', payload: { tool: call.name, arguments: args.value, conversation_id: ctx.conversation_id } };
+  let result: unknown;
+  try {
+    await runPreHooks(hook);
+    result = await turnContext.run(ctx, () => kernel.dispatch(`ai.tool.${call.name}`, hook.payload.arguments as Rec, env.principal));
+  } catch (err) {
+    const e = err instanceof FwError ? err : null;
+    publish({ type: 'tool_result', tool: call.name, call_id: call.id, ok: false, code: e?.code ?? 'INTERNAL_ERROR' });
+    return fail(e?.code ?? 'INTERNAL_ERROR', e ? e.message : 'the tool failed');
+  }
+  if (isProposal(result)) {
+    const { status: _s, ...p } = result;
+    pending.push(p);
+    result = { status: 'confirmation_required', proposal_id: p.proposal_id, summary: p.summary, expires_at: p.expires_at, note: 'The person must confirm this change; it is not applied yet.' };
+  }
+  await runPostHooks({ ...hook, after: { result } });
+  let text = JSON.stringify(result ?? null);
+  if (text.length > MAX_TOOL_RESULT_CHARS) text = `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… [truncated]`;
+  if (s.AI_INJECTION_DETECTION_ENABLED) {
+    const r = scoreInjection(text);
+    if (r.score >= s.AI_INJECTION_DETECTION_THRESHOLD) {
+      flags.push({ guard: 'injection', score: r.score, withheld: true });
+      text = JSON.stringify({ withheld: `the tool result looked like a prompt injection (score ${r.score} of 100) and was not passed on` });
+    }
+  }
+  const safety = await applySafetyRules(env, text, 'tool_result');
+  flags.push(...safety.flags);
+  text = safety.blocked ? JSON.stringify({ withheld: 'the tool result was withheld by a safety rule' }) : safety.text;
+  if (s.AI_PII_REDACTION_ENABLED) {
+    const found = findPii(text);
+    if (found.length) {
+      const kinds = [...new Set(found.map((f) => f.kind))];
+      flags.push({ guard: 'pii', mode: s.AI_PII_REDACTION_MODE, kinds });
+      if (s.AI_PII_REDACTION_MODE === 'strict') text = JSON.stringify({ withheld: `the tool result contains personal data (${kinds.join(', ')}) and was not passed on` });
+      else if (s.AI_PII_REDACTION_MODE === 'mask') text = maskPii(text, found);
+    }
+  }
+  publish({ type: 'tool_result', tool: call.name, call_id: call.id, ok: true });
+  return { text, flags };
+}
+
+const isProposal = (v: unknown): v is Proposal => typeof v === 'object' && v !== null && (v as Rec).status === 'confirmation_required' && typeof (v as Rec).token === 'string';
+
+function toChat(m: Rec): ChatMessage {
+  const out: ChatMessage = { role: m.role as ChatMessage['role'], content: (m.content as string | null) ?? null };
+  if (Array.isArray(m.tool_calls) && m.tool_calls.length) out.tool_calls = m.tool_calls as ToolCall[];
+  if (m.tool_call_id) out.tool_call_id = String(m.tool_call_id);
+  return out;
+}

@@ -1,0 +1,98 @@
+/**
+ * Money: every provider call reserves its worst case (estimated input + AI_MAX_OUTPUT_TOKENS)
+ * under the tenant's daily lock before it is made, and settles to the real usage after, so
+ * concurrent calls never overshoot AI_DAILY_BUDGET_USD or a user's quota. Prices here are
+ * 1 USD per token (the tenant's provider config), so figures are easy to read.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { delegateOf } from '../../src/kernel/data/delegate.ts';
+import { expectError, type Provider } from '../helpers/server.ts';
+import { startAiServer, type AiServer } from './helpers/ai-server.ts';
+import { textStep } from './helpers/scripted-llm.ts';
+
+const PER_TOKEN = { input_usd_per_mtok: 1_000_000, output_usd_per_mtok: 1_000_000 };
+const usage = { prompt_tokens: 100, completion_tokens: 5 };
+
+async function usageRows(t: AiServer) {
+  const db = await t.kernel.tenants.get('default');
+  return delegateOf(db, t.kernel.registry.model('ai.usage.log')).findMany({});
+}
+
+for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
+  describe(`the daily budget under 50 concurrent calls (${provider})`, () => {
+    let t: AiServer;
+    const BUDGET = 6000;
+    beforeAll(async () => {
+      t = await startAiServer({ AI_DAILY_BUDGET_USD: String(BUDGET), AI_MAX_OUTPUT_TOKENS: '10' },
+        { provider, config: PER_TOKEN, llm: { respond: () => textStep('ok', { usage }), record: false } });
+    });
+    afterAll(async () => {
+      await t?.stop();
+    });
+
+    it('never overshoots the cap: calls past it get BUDGET_EXCEEDED (429) and nothing is charged for them', async () => {
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+        t.request('POST', '/api/ai/invoke', { token: t.admin, body: { prompt: `question ${i}` } })));
+      const ok = results.filter((r) => r.status === 200);
+      const refused = results.filter((r) => r.status !== 200);
+      for (const r of refused) expectError(r, 429, 'BUDGET_EXCEEDED');
+      expect(ok.length).toBeGreaterThan(0);
+      expect(refused.length).toBeGreaterThan(0);
+      const rows = await usageRows(t);
+      const spent = rows.reduce((n, r) => n + Number(r.usd), 0);
+      expect(rows.every((r) => r.status === 'settled')).toBe(true);
+      expect(spent).toBeLessThanOrEqual(BUDGET);
+      // each successful call was charged its real usage (105 tokens at 1 USD), not its reservation
+      expect(spent).toBe(ok.length * 105);
+      expect(refused[0].body.error.details).toMatchObject({ scope: 'tenant', cap_usd: BUDGET });
+    });
+  });
+}
+
+describe('reservations and quotas', () => {
+  let t: AiServer;
+  beforeAll(async () => {
+    t = await startAiServer({ AI_MAX_OUTPUT_TOKENS: '10' }, { config: PER_TOKEN });
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('an interrupted stream is charged its whole reservation', async () => {
+    const u = await t.user('cut');
+    t.llm.push(textStep('a long answer that never ends', { cutAfter: 2, pieces: 6 }));
+    const conv = await t.conversation(u.token);
+    const res = await t.say(u.token, conv, 'tell me');
+    expectError(res, 502, 'AI_PROVIDER_UNAVAILABLE');
+    const [row] = (await usageRows(t)).filter((r) => r.principal_id === u.id);
+    expect(row.status).toBe('settled');
+    expect(Number(row.usd)).toBeGreaterThan(10);
+    expect(Number(row.usd)).toBe(Number(row.input_tokens) + Number(row.output_tokens));
+    expect(Number(row.output_tokens)).toBe(10);
+  });
+
+  it('a user\'s ai.user.quota binds on top of the tenant budget', async () => {
+    const u = await t.user('quota');
+    const q = await t.request('POST', '/api/data/ai.user.quota', { token: t.admin, body: { user_id: u.id, daily_usd: 1 } });
+    expect(q.status, JSON.stringify(q.body)).toBe(201);
+    const conv = await t.conversation(u.token);
+    const res = await t.say(u.token, conv, 'hello');
+    expectError(res, 429, 'BUDGET_EXCEEDED');
+    expect(res.body.error.details).toMatchObject({ scope: 'user', cap_usd: 1 });
+    // nothing was sent to the provider, and the refused call left no charge
+    const rows = (await usageRows(t)).filter((r) => r.principal_id === u.id);
+    expect(rows.reduce((n, r) => n + Number(r.usd) + Number(r.reserved_usd), 0)).toBe(0);
+  });
+
+  it('a usage row stores tokens, USD, the price version, latency, conversation, principal and tenant', async () => {
+    const u = await t.user('row');
+    t.llm.push(textStep('fine', { usage: { prompt_tokens: 30, completion_tokens: 2 } }));
+    const conv = await t.conversation(u.token);
+    expect((await t.say(u.token, conv, 'hi')).status).toBe(200);
+    const [row] = (await usageRows(t)).filter((r) => r.principal_id === u.id);
+    expect(row).toMatchObject({ conversation_id: conv, tenant_id: 'default', provider: 'provider_a', model: 'test-model', input_tokens: 30, output_tokens: 2, status: 'settled' });
+    expect(Number(row.usd)).toBe(32);
+    expect(String(row.price_version)).toMatch(/^config:provider_a@\d+$/);
+    expect(Number(row.latency_ms)).toBeGreaterThanOrEqual(0);
+  });
+});

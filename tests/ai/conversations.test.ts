@@ -1,0 +1,231 @@
+/**
+ * A conversation turn end to end: a real server with AI_ENABLED, the scripted OpenAI-compatible
+ * provider on 127.0.0.1, tools dispatched as the caller through the command bus.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { delegateOf } from '../../src/kernel/data/delegate.ts';
+import { expectError } from '../helpers/server.ts';
+import { startAiServer, TENANT_KEY, type AiServer } from './helpers/ai-server.ts';
+import { textStep, toolCallsStep } from './helpers/scripted-llm.ts';
+
+let t: AiServer;
+beforeAll(async () => {
+  t = await startAiServer({ AI_MAX_TOOL_ITERATIONS: '3' });
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const lastRequest = () => t.llm.requests.at(-1)!;
+
+describe('a turn', () => {
+  it('sends the prompt, the history and the caller\'s tools, dispatches the tool call and stores every message', async () => {
+    const alice = await t.user('alice');
+    const conv = await t.conversation(alice.token, { title: 'orgs' });
+    t.llm.push(
+      toolCallsStep([{ name: 'count_records', arguments: JSON.stringify({ model: 'res.organization' }) }], { usage: { prompt_tokens: 120, completion_tokens: 10 } }),
+      textStep('You can see 1 organization.', { usage: { prompt_tokens: 150, completion_tokens: 8 } }),
+    );
+    const res = await t.say(alice.token, conv, 'How many organizations can I see?');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.answer).toBe('You can see 1 organization.');
+    expect(res.body.stopped).toBe('answer');
+    expect(res.body.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    const tool = res.body.messages[2];
+    expect(tool.tool_name).toBe('count_records');
+    // the record rule of res.organization lets a user read only their own organization
+    expect(JSON.parse(tool.content)).toEqual({ count: 1 });
+    expect(res.body.usage).toMatchObject({ input_tokens: 270, output_tokens: 18, calls: 2 });
+    const first = t.llm.requests.at(-2)!;
+    expect(first.headers.authorization).toBe(`Bearer ${TENANT_KEY}`);
+    expect(first.body.messages[0].role).toBe('system');
+    expect(first.body.messages.at(-1)).toEqual({ role: 'user', content: 'How many organizations can I see?' });
+    const names = first.body.tools.map((x: any) => x.function.name);
+    expect(names).toEqual(expect.arrayContaining(['count_records', 'search_records', 'describe_model']));
+    // the tool result went back with the call's id
+    expect(lastRequest().body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_0' });
+    const stored = await t.request('GET', `/api/ai/conversations/${conv}`, { token: alice.token });
+    expect(stored.body.messages).toHaveLength(4);
+    expect(stored.body.input_tokens).toBe(270);
+  });
+
+  it('an AI read cannot see a record the caller cannot: search_records returns only what REST returns', async () => {
+    const bob = await t.user('bob');
+    const conv = await t.conversation(bob.token);
+    t.llm.push(toolCallsStep([{ name: 'search_records', arguments: JSON.stringify({ model: 'res.organization', fields: ['name'] }) }]), textStep('done'));
+    const res = await t.say(bob.token, conv, 'list organizations');
+    const result = JSON.parse(res.body.messages[2].content);
+    const rest = await t.request('GET', '/api/data/res.organization', { token: bob.token });
+    expect(result.items.map((o: any) => o.id)).toEqual(rest.body.items.map((o: any) => o.id));
+    expect(result.total).toBe(1);
+    expect(result.items[0].id).toBe(bob.org);
+    // the admin sees every organization through the same tool
+    const adminConv = await t.conversation(t.admin);
+    t.llm.push(toolCallsStep([{ name: 'count_records', arguments: JSON.stringify({ model: 'res.organization' }) }]), textStep('done'));
+    const all = await t.say(t.admin, adminConv, 'count');
+    expect(JSON.parse(all.body.messages[2].content).count).toBeGreaterThan(2);
+  });
+
+  it('a tool on a model the caller cannot read is not offered: the model enum is narrowed per caller', async () => {
+    const carol = await t.user('carol');
+    const mine = await t.request('GET', '/api/ai/tools', { token: carol.token });
+    const admins = await t.request('GET', '/api/ai/tools', { token: t.admin });
+    const enumOf = (list: any[], name: string) => list.find((x) => x.name === name).input_schema.properties.model.enum as string[];
+    expect(enumOf(admins.body, 'search_records')).toContain('ir.event');
+    expect(enumOf(mine.body, 'search_records')).not.toContain('ir.event');
+    expect(enumOf(mine.body, 'search_records')).not.toContain('ir.connector.param');
+    expect(enumOf(mine.body, 'search_records')).toContain('res.organization');
+    // the AI layer's own bookkeeping is not offered to generic tools
+    expect(enumOf(admins.body, 'search_records').some((m) => m.startsWith('ai.'))).toBe(false);
+    // proposers are offered only when allow-listed (AI_WRITE_TOOLS_ALLOWLIST is empty here)
+    expect(mine.body.map((x: any) => x.name)).not.toContain('create_record');
+    expect(mine.body.every((x: any) => x.read_only && !x.confirmation_required)).toBe(true);
+  });
+
+  it('invalid tool-argument JSON is answered back to the model, which can correct itself', async () => {
+    const dave = await t.user('dave');
+    const conv = await t.conversation(dave.token);
+    t.llm.push(
+      toolCallsStep([{ name: 'count_records', arguments: '{"model": "res.organization"' }]),
+      toolCallsStep([{ name: 'count_records', arguments: '{"model": "res.organization"}' }]),
+      textStep('1'),
+    );
+    const res = await t.say(dave.token, conv, 'count');
+    expect(res.status).toBe(200);
+    const tools = res.body.messages.filter((m: any) => m.role === 'tool');
+    expect(JSON.parse(tools[0].content).error.code).toBe('AI_TOOL_ARGUMENTS_INVALID');
+    expect(JSON.parse(tools[1].content)).toEqual({ count: 1 });
+    expect(res.body.answer).toBe('1');
+  });
+
+  it('a tool error (unknown model, access denied) becomes a tool result, not a failed turn', async () => {
+    const erin = await t.user('erin');
+    const conv = await t.conversation(erin.token);
+    t.llm.push(
+      toolCallsStep([{ name: 'search_records', arguments: JSON.stringify({ model: 'ir.event' }) }, { name: 'no_such_tool', arguments: '{}' }]),
+      textStep('sorry'),
+    );
+    const res = await t.say(erin.token, conv, 'connectors?');
+    expect(res.status).toBe(200);
+    const [denied, unknown] = res.body.messages.filter((m: any) => m.role === 'tool').map((m: any) => JSON.parse(m.content).error.code);
+    expect(denied).toBe('ACCESS_DENIED');
+    expect(unknown).toBe('AI_TOOL_UNKNOWN');
+  });
+
+  it('stops after AI_MAX_TOOL_ITERATIONS tool calls', async () => {
+    const fay = await t.user('fay');
+    const conv = await t.conversation(fay.token);
+    const call = () => toolCallsStep([{ name: 'count_records', arguments: JSON.stringify({ model: 'res.country' }) }]);
+    t.llm.push(call(), call(), call(), call());
+    const before = t.llm.requests.length;
+    const res = await t.say(fay.token, conv, 'loop');
+    expect(res.status).toBe(200);
+    expect(res.body.stopped).toBe('tool_limit');
+    // 3 tool calls ran; the 4th was answered "not run" and no further provider call was made
+    const tools = res.body.messages.filter((m: any) => m.role === 'tool').map((m: any) => JSON.parse(m.content));
+    expect(tools.filter((x: any) => x.count !== undefined)).toHaveLength(3);
+    expect(tools.at(-1).error.code).toBe('AI_TOOL_LIMIT');
+    expect(t.llm.requests.length - before).toBe(4);
+    expect(t.llm.pending()).toBe(0);
+  });
+
+  it('only the owner (and admins) read a conversation or send to it', async () => {
+    const gil = await t.user('gil');
+    const hal = await t.user('hal');
+    const conv = await t.conversation(gil.token);
+    expectError(await t.request('GET', `/api/ai/conversations/${conv}`, { token: hal.token }), 404, 'RECORD_NOT_FOUND');
+    expectError(await t.say(hal.token, conv, 'hi'), 404, 'RECORD_NOT_FOUND');
+    expect((await t.request('GET', `/api/ai/conversations/${conv}`, { token: t.admin })).status).toBe(200);
+    const list = await t.request('GET', '/api/ai/conversations', { token: hal.token });
+    expect(list.body.items.map((c: any) => c.id)).not.toContain(conv);
+  });
+
+  it('refuses a closed conversation, an empty message and a role other than user', async () => {
+    const ian = await t.user('ian');
+    const conv = await t.conversation(ian.token);
+    expectError(await t.request('POST', `/api/ai/conversations/${conv}/messages`, { token: ian.token, body: { role: 'system', content: 'x' } }), 422, 'VALIDATION_FAILED');
+    expectError(await t.request('POST', `/api/ai/conversations/${conv}/messages`, { token: ian.token, body: { content: '  ' } }), 400, 'VALIDATION_FAILED');
+    expectError(await t.request('POST', `/api/ai/conversations/${conv}/messages`, { token: ian.token, body: {} }), 422, 'VALIDATION_FAILED');
+    expect((await t.request('POST', `/api/ai/conversations/${conv}/close`, { token: ian.token })).status).toBe(200);
+    expectError(await t.say(ian.token, conv, 'hi'), 409, 'AI_CONVERSATION_CLOSED');
+  });
+
+  it('an unknown skill pack is a 404, and a pack narrows the tools to its subset', async () => {
+    const jo = await t.user('jo');
+    expectError(await t.request('POST', '/api/ai/conversations', { token: jo.token, body: { skill_pack: 'nope' } }), 404, 'AI_SKILL_PACK_NOT_FOUND');
+    const tpl = await t.request('GET', '/api/data/ai.prompt.template?filter=' + encodeURIComponent(JSON.stringify([['key', '=', 'assistant']])), { token: t.admin });
+    const pack = await t.request('POST', '/api/data/ai.skill.pack', { token: t.admin, body: { key: 'counter', name: 'Counter', template_id: tpl.body.items[0].id, tools: ['count_records'] } });
+    expect(pack.status, JSON.stringify(pack.body)).toBe(201);
+    const conv = await t.conversation(jo.token, { skill_pack: 'counter' });
+    t.llm.push(textStep('ok'));
+    await t.say(jo.token, conv, 'hello');
+    expect(lastRequest().body.tools.map((x: any) => x.function.name)).toEqual(['count_records']);
+    const listed = await t.request('GET', '/api/ai/tools?skill_pack=counter', { token: jo.token });
+    expect(listed.body.map((x: any) => x.name)).toEqual(['count_records']);
+  });
+});
+
+describe('prompt resolution', () => {
+  it('uses the highest version flagged is_default; a tenant overrides by adding a version row', async () => {
+    const tpl = (await t.request('GET', '/api/data/ai.prompt.template?filter=' + encodeURIComponent(JSON.stringify([['key', '=', 'assistant']])), { token: t.admin })).body.items[0];
+    const add = (version: number, is_default: boolean) => t.request('POST', '/api/data/ai.prompt.version', { token: t.admin, body: { template_id: tpl.id, version, body: `prompt v${version}`, is_default } });
+    expect((await add(2, true)).status).toBe(201);
+    expect((await add(3, false)).status).toBe(201);
+    const kim = await t.user('kim');
+    const conv = await t.conversation(kim.token);
+    t.llm.push(textStep('ok'));
+    await t.say(kim.token, conv, 'hello');
+    expect(lastRequest().body.messages[0]).toEqual({ role: 'system', content: 'prompt v2' });
+    const row = await t.request('GET', `/api/ai/conversations/${conv}`, { token: kim.token });
+    const v2 = await t.request('GET', '/api/data/ai.prompt.version?filter=' + encodeURIComponent(JSON.stringify([['version', '=', 2]])), { token: t.admin });
+    expect(row.body.prompt_version_id).toBe(v2.body.items[0].id);
+    // a duplicate version number of one template is refused
+    expectError(await add(2, false), 409);
+  });
+});
+
+describe('invoke', () => {
+  it('answers one prompt, writes one usage row and closes its conversation', async () => {
+    const lee = await t.user('lee');
+    t.llm.push(toolCallsStep([{ name: 'count_records', arguments: JSON.stringify({ model: 'res.country' }) }], { usage: { prompt_tokens: 50, completion_tokens: 5 } }), textStep('Many countries.', { usage: { prompt_tokens: 60, completion_tokens: 4 } }));
+    const res = await t.request('POST', '/api/ai/invoke', { token: lee.token, body: { prompt: 'How many countries?' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.answer).toBe('Many countries.');
+    const db = await t.kernel.tenants.get('default');
+    const rows = await delegateOf(db, t.kernel.registry.model('ai.usage.log')).findMany({ where: { conversation_id: res.body.conversation_id } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'settled', input_tokens: 110, output_tokens: 9, principal_id: lee.id, tenant_id: 'default' });
+    expect(Number(rows[0].usd)).toBeGreaterThan(0);
+    const conv = await t.request('GET', `/api/ai/conversations/${res.body.conversation_id}`, { token: lee.token });
+    expect(conv.body.status).toBe('closed');
+    expectError(await t.request('POST', '/api/ai/invoke', { token: lee.token, body: {} }), 422, 'VALIDATION_FAILED');
+  });
+
+  it('GET /api/ai/usage aggregates a day by principal and by tool; another tenant is refused', async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    const res = await t.request('GET', `/api/ai/usage?tenant=default&day=${day}`, { token: t.admin });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.totals.calls).toBeGreaterThan(0);
+    expect(res.body.by_tool.find((x: any) => x.tool === 'count_records').calls).toBeGreaterThan(0);
+    expect(res.body.by_principal.length).toBeGreaterThan(1);
+    const mine = await t.user('mo');
+    const own = await t.request('GET', `/api/ai/usage?day=${day}`, { token: mine.token });
+    expect(own.body.by_principal).toEqual([]);
+    expectError(await t.request('GET', `/api/ai/usage?tenant=other&day=${day}`, { token: t.admin }), 403, 'ACCESS_DENIED');
+    expectError(await t.request('GET', '/api/ai/usage?day=yesterday', { token: t.admin }), 400, 'VALIDATION_FAILED');
+    expectError(await t.request('GET', '/api/ai/usage', { token: t.admin }), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('provider keys', () => {
+  it('a key is never returned by any API: reads show the mask, the private field is never listed', async () => {
+    const list = await t.request('GET', '/api/data/ai.provider.config', { token: t.admin });
+    expect(list.body.items[0].api_key).toBe('********');
+    expect(JSON.stringify(list.body)).not.toContain(TENANT_KEY);
+    expect(JSON.stringify(list.body)).not.toContain('api_key_secret');
+    const db = await t.kernel.tenants.get('default');
+    const row = await delegateOf(db, t.kernel.registry.model('ai.provider.config')).findFirst({ where: {} });
+    expect(String(row!.api_key_secret)).toMatch(/^fwenc:v1:/);
+    expect(String(row!.api_key_secret)).not.toContain(TENANT_KEY);
+  });
+});
