@@ -5,7 +5,8 @@ const common = { useTypeImports: true, scalars: { DateTime: 'string', JSON: 'unk
 /**
  * Typed GraphQL documents from the committed SDL (`npm run codegen`, also run by `npm ci`):
  * - the operations of tests/api/operations → generated/gql (TypedDocumentNodes for the tests);
- * - the web client's fixed operations (written with `graphql(…)` in web/src) → web/src/gql.
+ * - the web client's fixed operations (written with `graphql(…)` in web/src) → web/src/gql, checked
+ *   against the SDL with every feature on.
  */
 const config: CodegenConfig = {
   schema: 'generated/schema.graphql',
@@ -16,6 +17,9 @@ const config: CodegenConfig = {
       config: common,
     },
     'web/src/gql/': {
+      // every feature on (AI_ENABLED, …): the client runs a feature's operations only when the
+      // server's bootstrap lists that feature's models
+      schema: 'generated/schema.features.graphql',
       documents: ['web/src/**/*.{ts,tsx}', '!web/src/gql/**'],
       preset: 'client',
       presetConfig: { fragmentMasking: false },

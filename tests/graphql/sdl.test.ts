@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { expect, it } from 'vitest';
 import { projectLayout } from '../../src/kernel/modules/loader.ts';
-import { printDefaultSdl, sdlPath } from '../../src/server/graphql/sdl.ts';
+import { featuresSdlPath, printDefaultSdl, printFeaturesSdl, sdlPath } from '../../src/server/graphql/sdl.ts';
 
 it('generated/schema.graphql equals the SDL compiled from the registry (no drift)', async () => {
   const layout = projectLayout();
@@ -15,6 +15,14 @@ it('generated/schema.graphql equals the SDL compiled from the registry (no drift
   // compare line by line first so a drift shows as a readable diff
   expect(compiled.split('\n')).toEqual(committed.split('\n'));
   expect(compiled).toBe(committed);
+});
+
+it('generated/schema.features.graphql (every feature on; the web client is typed against it) does not drift either', async () => {
+  const layout = projectLayout();
+  const compiled = await printFeaturesSdl(layout);
+  expect(compiled.split('\n')).toEqual(fs.readFileSync(featuresSdlPath(layout), 'utf8').split('\n'));
+  expect(compiled).toMatch(/aiConversationEvents\(\s+"""Conversation id"""\s+id: ID!\s+\): JSON!/);
+  expect(await printDefaultSdl(layout)).not.toContain('aiConversation');
 });
 
 it('the compiled default SDL has the generic operations, commands and subscriptions of the default models', async () => {

@@ -4,6 +4,7 @@ import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
 import { AccessDenied, BadRequest, Conflict, NotFound } from '../../kernel/errors.js';
 import { kernelOf } from './context.js';
+import { AiCatalogue, AiTurn, AiUndoResult, AiUsageDay, AiWriteResult } from './outputs.js';
 import { DEFAULT_TEMPLATE, resolvePrompt, templateByKey } from './prompts.js';
 import { catalogueFor } from './tools/catalogue.js';
 import { runTurn } from './turn.js';
@@ -49,7 +50,7 @@ export const aiCommands: CommandDecl[] = [
   },
   {
     name: 'ai.conversation.send_message',
-    op: 'read', record: true, transaction: false, returns: 'json',
+    op: 'read', record: true, transaction: false, returns: 'json', output: AiTurn,
     description: 'Send a message and run one turn: the answer, tool calls and any writes awaiting confirmation',
     input: { role: f.enum(['user'], { default: 'user' }), content: f.text({ required: true }) },
     handler: async (env, p) => {
@@ -61,6 +62,7 @@ export const aiCommands: CommandDecl[] = [
   {
     name: 'ai.conversation.confirm',
     op: 'read', record: true, returns: 'json',
+    output: AiWriteResult,
     description: 'Confirm a proposed write with its token: the write runs once and its provenance is recorded',
     input: { token: f.char(200, { required: true }), approval_case_id: f.char(100, { description: 'Your approval reference, kept on the provenance row' }) },
     handler: async (env, p) => confirmWrite(env, String(p.id).toLowerCase(), String(p.token), p.approval_case_id as string | undefined),
@@ -68,6 +70,7 @@ export const aiCommands: CommandDecl[] = [
   {
     name: 'ai.conversation.undo',
     op: 'read', record: true, returns: 'json',
+    output: AiUndoResult,
     description: 'Undo a confirmed AI write if the record has not changed since',
     input: { provenance_id: f.uuid({ required: true }) },
     handler: async (env, p) => undoWrite(env, String(p.id).toLowerCase(), String(p.provenance_id)),
@@ -84,7 +87,7 @@ export const aiCommands: CommandDecl[] = [
   },
   {
     name: 'ai.invoke',
-    transaction: false, returns: 'json',
+    transaction: false, returns: 'json', output: AiTurn,
     description: 'One prompt, one composed answer: a conversation that closes after its turn',
     input: { prompt: f.text({ required: true }), skill_pack: f.char(100) },
     handler: async (env, p) => {
@@ -99,7 +102,7 @@ export const aiCommands: CommandDecl[] = [
   },
   {
     name: 'ai.catalogue',
-    mutates: false, returns: 'json',
+    mutates: false, returns: 'json', output: AiCatalogue,
     description: 'The tool catalogue offered to you (optionally narrowed to a skill pack)',
     input: { skill_pack: f.char(100) },
     handler: async (env, p) => {
@@ -110,7 +113,7 @@ export const aiCommands: CommandDecl[] = [
   },
   {
     name: 'ai.usage',
-    mutates: false, returns: 'json',
+    mutates: false, returns: 'json', output: AiUsageDay,
     description: "A day's AI usage aggregated by principal and by tool (yours only, unless you are an admin)",
     input: { tenant: f.char(100), day: f.char(10, { required: true }) },
     handler: async (env, p) => {

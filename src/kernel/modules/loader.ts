@@ -111,14 +111,23 @@ export async function activePlan(layout: ProjectLayout, settings: Settings): Pro
  */
 export interface FeatureDecl { setting: string; ACTIVE_MODULES: string[] }
 
-async function featureApps(layout: ProjectLayout, settings: Settings): Promise<string[]> {
+/** Every feature of the project (`src/features/*.ts`), in file order. */
+export async function listFeatures(layout: ProjectLayout): Promise<FeatureDecl[]> {
   if (!layout.featuresDir || !fs.existsSync(layout.featuresDir)) return [];
-  const out: string[] = [];
+  const out: FeatureDecl[] = [];
   for (const file of fs.readdirSync(layout.featuresDir).filter((f) => f.endsWith('.ts')).sort()) {
     const decl = await importDefault<FeatureDecl>(path.join(layout.featuresDir, file));
     if (typeof decl?.setting !== 'string' || !Array.isArray(decl.ACTIVE_MODULES)) {
       throw new BootError(`src/features/${file}: default export must be { setting, ACTIVE_MODULES }`);
     }
+    out.push(decl);
+  }
+  return out;
+}
+
+async function featureApps(layout: ProjectLayout, settings: Settings): Promise<string[]> {
+  const out: string[] = [];
+  for (const decl of await listFeatures(layout)) {
     const raw = (settings.extra[decl.setting] ?? '').trim();
     if (raw !== '' && !/^(true|false|1|0|yes|no)$/i.test(raw)) throw new BootError(`setting ${decl.setting}="${raw}" must be true or false`);
     if (!/^(true|1|yes)$/i.test(raw)) continue;

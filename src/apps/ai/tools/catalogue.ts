@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { canAccess } from '../../../kernel/access.js';
 import type { CommandDecl, HookContext, ToolDecl } from '../../../kernel/app.js';
 import { runPreHooks } from '../../../kernel/bus/hooks.js';
 import { delegateOf } from '../../../kernel/data/delegate.js';
 import { systemPrincipal, type Env, type Principal } from '../../../kernel/env.js';
 import type { Kernel } from '../../../kernel/kernel.js';
+import { FwError } from '../../../kernel/errors.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
 import { aiSettings } from '../settings.js';
 import { toolsOfCommands, type ToolBinding } from './carriers.js';
@@ -95,7 +97,8 @@ export function ensureBound(kernel: Kernel, tenant: string): Promise<void> {
 
 /**
  * `pre.ir.tool.registry.bind` runs once per tool binding (payload: name, command, app, kind,
- * read_only, description, input_schema, is_enabled); a hook may veto the binding by throwing,
+ * read_only, description, input_schema, is_enabled); a hook may veto the binding by throwing an
+ * FwError (the tool is then recorded switched off),
  * switch the tool off (`is_enabled: false`) or reword its description. The result is recorded as
  * the tool's `ai.tool` row; an admin's later `is_enabled` choice is kept.
  */
@@ -115,11 +118,17 @@ export const bindToolsCommand: CommandDecl = {
         description: b.tool.description, input_schema: b.tool.input_schema, is_enabled: true,
       };
       const ctx: HookContext = { env, model: 'ir.tool.registry', op: 'bind', payload };
-      await runPreHooks(ctx);
+      try {
+        await runPreHooks(ctx);
+      } catch (err) {
+        // a veto (a hook throwing one of our errors) leaves the tool unbound in this tenant
+        if (!(err instanceof FwError)) throw err;
+        ctx.payload.is_enabled = false;
+      }
       const values = { command: b.command, app: b.app, kind: b.tool.kind, read_only: b.tool.read_only, description: String(ctx.payload.description), input_schema: b.tool.input_schema };
       const row = existing.get(b.tool.name);
       if (row) await rows.update({ where: { name: b.tool.name }, data: values });
-      else await rows.create({ data: { ...values, name: b.tool.name, record_uuid: crypto.randomUUID(), is_enabled: ctx.payload.is_enabled !== false } });
+      else await rows.create({ data: { ...values, name: b.tool.name, record_uuid: randomUUID(), is_enabled: ctx.payload.is_enabled !== false } });
     }
   },
 };

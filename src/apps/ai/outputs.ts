@@ -1,0 +1,69 @@
+import { o } from '../../kernel/output.js';
+
+/**
+ * Typed GraphQL results of the AI commands (REST returns the same JSON). Free-form parts (tool
+ * call arguments, guard flags, records written) stay JSON.
+ */
+const n = o.nullable;
+
+export const AiTurnMessage = o.object('AiTurnMessage', {
+  id: o.id(),
+  sequence: o.int(),
+  role: o.string({ description: 'user, assistant or tool' }),
+  content: n(o.string()),
+  tool_calls: n(o.json({ description: 'Calls the assistant asked for: [{ id, name, arguments }]' })),
+  tool_call_id: n(o.string()),
+  tool_name: n(o.string()),
+  flags: n(o.json({ description: 'Guards that fired on this message' })),
+}, { description: 'A message a turn added to its conversation' });
+
+export const AiPendingConfirmation = o.object('AiPendingConfirmation', {
+  proposal_id: o.id(),
+  token: o.string({ description: 'Post it to …/confirm (aiConversationConfirm) to run the write; shown once' }),
+  expires_at: o.string(),
+  tool: o.string(),
+  summary: o.string(),
+}, { description: 'A write a proposer tool asked for; nothing is written until it is confirmed' });
+
+const Usage = o.object('AiTurnUsage', { input_tokens: o.int(), output_tokens: o.int(), usd: o.float(), calls: o.int() });
+
+export const AiTurn = o.object('AiTurn', {
+  conversation_id: o.id(),
+  messages: o.list(AiTurnMessage),
+  answer: n(o.string()),
+  usage: Usage,
+  pending_confirmations: o.list(AiPendingConfirmation),
+  stopped: o.string({ description: 'answer, or tool_limit when AI_MAX_TOOL_ITERATIONS was reached' }),
+}, { description: 'What one turn did' });
+
+export const AiWriteResult = o.object('AiWriteResult', {
+  status: o.string({ description: 'executed' }),
+  provenance_id: o.id(),
+  proposal_id: o.id(),
+  tool: o.string(),
+  operation: o.string(),
+  record: n(o.json()),
+});
+
+export const AiUndoResult = o.object('AiUndoResult', { status: o.string({ description: 'undone' }), provenance_id: o.id(), operation: o.string(), record: n(o.json()) });
+
+export const AiCatalogue = o.object('AiCatalogue', {
+  tools: o.list(o.object('AiToolEntry', {
+    name: o.string(),
+    kind: o.string({ description: 'informer, proposer or insight' }),
+    read_only: o.boolean(),
+    description: o.string(),
+    input_schema: o.json({ description: 'JSON Schema of the arguments, narrowed to what you may touch' }),
+    confirmation_required: o.boolean(),
+  })),
+});
+
+export const AiUsageDay = o.object('AiUsageDay', {
+  tenant: o.string(),
+  day: o.string(),
+  totals: o.object('AiUsageTotals', { calls: o.int(), usd: o.float(), input_tokens: o.int(), output_tokens: o.int() }),
+  by_principal: o.list(o.object('AiUsageByPrincipal', {
+    principal_id: n(o.id()), turns: o.int(), input_tokens: o.int(), output_tokens: o.int(), usd: o.float(), reserved_usd: o.float(), latency_ms: o.int(),
+  })),
+  by_tool: o.list(o.object('AiUsageByTool', { tool: n(o.string()), calls: o.int() })),
+});
