@@ -1,6 +1,27 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { BadRequest, FwError, PayloadTooLarge, toErrorBody } from '../kernel/errors.js';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { BadRequest, FwError, PayloadTooLarge, toErrorBody, type ErrorBody } from '../kernel/errors.js';
 import { sendShell, wantsAppShell } from './web-client.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `graphql`: errors raised outside GraphQL execution (auth, body limits) answer as a GraphQL response. */
+    errorFormat?: 'rest' | 'graphql';
+  }
+}
+
+/**
+ * The GraphQL-over-HTTP shape of an error that ends a request before GraphQL runs (an invalid
+ * token, a body over a limit): `{ errors: [{ message, extensions: { code, details? } }] }`, the
+ * status kept; `application/graphql-response+json` when the client accepts it.
+ */
+function graphqlShape(request: FastifyRequest, body: ErrorBody): { type: string; payload: string } {
+  const { code, message, details } = body.error;
+  const accept = request.headers.accept ?? '';
+  return {
+    type: accept.includes('application/graphql-response+json') ? 'application/graphql-response+json; charset=utf-8' : 'application/json; charset=utf-8',
+    payload: JSON.stringify({ errors: [{ message, extensions: { code, ...(details ? { details } : {}) } }] }),
+  };
+}
 
 /** Fastify's own client errors (bad JSON, body too large, …) keep their status under our envelope. */
 function fromFastify(err: FastifyError): FwError | null {
@@ -14,13 +35,17 @@ function fromFastify(err: FastifyError): FwError | null {
   return null;
 }
 
-/** The one place HTTP errors are shaped: `{ error: { code, message, details? } }`. */
+/** The one place HTTP errors are shaped: `{ error: { code, message, details? } }` (GraphQL's shape on GraphQL routes). */
 export function installErrorHandling(server: FastifyInstance, opts: { appShell?: () => (() => Buffer) | null } = {}): void {
   server.setErrorHandler((err: FastifyError, request, reply) => {
     const mapped = err instanceof FwError ? err : fromFastify(err);
     const { status, body } = toErrorBody(mapped ?? err);
     if (status >= 500) request.log.error({ err }, 'request failed');
     if (mapped && 'retryAfterSeconds' in mapped) reply.header('retry-after', String((mapped as { retryAfterSeconds: number }).retryAfterSeconds));
+    if (request.routeOptions.config?.errorFormat === 'graphql') {
+      const g = graphqlShape(request, body);
+      return void reply.status(status).type(g.type).send(g.payload);
+    }
     void reply.status(status).send(body);
   });
   server.setNotFoundHandler((request, reply) => {

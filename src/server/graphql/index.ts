@@ -1,4 +1,3 @@
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -6,18 +5,22 @@ import {
   GraphQLError, isInputObjectType, Kind, NoSchemaIntrospectionCustomRule, type DocumentNode, type GraphQLSchema, type TypeNode,
 } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
-import { FwError, PayloadTooLarge, toErrorBody } from '../../kernel/errors.js';
+import { Transform } from 'node:stream';
+import { storageSettings } from '../../apps/storage/settings.js';
+import { BadRequest, FwError, PayloadTooLarge, toErrorBody } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { defineSettings } from '../../kernel/settings.js';
 import '../types.js';
+import { costLimit } from './cost.js';
 import { createLoaders } from './loaders.js';
 import { buildGraphQLSchema, type GqlContext } from './schema.js';
 import { graphqlWebSocket } from './ws.js';
 
 export const graphqlSettings = defineSettings('graphql', {
   GRAPHQL_MAX_DEPTH: { kind: 'int', default: '10', doc: 'Deepest selection a GraphQL operation may have.' },
-  GRAPHQL_MAX_COST: { kind: 'int', default: '5000', doc: 'Largest computed cost (graphql-armor cost-limit) of an operation.' },
-  GRAPHQL_UPLOAD_MAX_BYTES: { kind: 'int', default: String(25 * 1024 * 1024), doc: 'Largest multipart request /graphql accepts (file uploads are held in memory by the multipart parser); larger ones get 413 before they are read.' },
+  GRAPHQL_MAX_COST: { kind: 'int', default: '50000', doc: 'Largest cost of an operation: the number of values it can return, with every list counted at its `limit`/`first` (docs/api.md#guards). Larger ones get 400 QUERY_TOO_COSTLY and nothing runs.' },
+  GRAPHQL_COST_LIST_SIZE: { kind: 'int', default: '10', doc: 'Size the cost guard assumes for a list field without a `limit`/`first` argument (One2Many relations, command outputs).' },
+  GRAPHQL_UPLOAD_MAX_BYTES: { kind: 'int', default: String(25 * 1024 * 1024), doc: 'Largest multipart request /graphql accepts (file uploads are held in memory by the multipart parser): a larger Content-Length gets 413 before the body is read, a body without one is cut off with 413 once it passes the limit.' },
   GRAPHQL_INTROSPECTION: { kind: 'bool', default: 'true', doc: 'Answer introspection queries (schema explorers, codegen). Set false to hide the schema.' },
 });
 
@@ -81,9 +84,62 @@ const hideSchema: Plugin = {
   },
 };
 
+const isMultipart = (contentType: string | null | undefined): boolean => !!contentType && /^multipart\/form-data\b/i.test(contentType);
+
+/**
+ * A pass-through that fails with 413 once more than `max` bytes went through: bounds a multipart
+ * body while it streams, whether or not it declared a Content-Length.
+ */
+function byteLimit(max: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > max) callback(new PayloadTooLarge(`multipart requests are limited to ${max} bytes`, { limit: max, setting: 'GRAPHQL_UPLOAD_MAX_BYTES' }));
+      else callback(null, chunk);
+    },
+  });
+}
+
+/**
+ * Reads a multipart body (GraphQL file uploads) with per-part limits before yoga's own parser
+ * runs, which then gets the parsed form. busboy counts each file while it streams, so a file over
+ * `fileLimit` ends the request with 413 without the rest being read or buffered, and before any
+ * resolver (and so any storage command) runs.
+ */
+function multipartLimits(file: { limit: number; setting: string }, fieldLimit: number): Plugin {
+  const fileLimit = file.limit;
+  const refusal = (err: unknown): unknown => {
+    if (err instanceof FwError || (err instanceof Error && err.name === 'AbortError')) return err;
+    const message = err instanceof Error ? err.message : String(err);
+    if (message.startsWith('File size limit exceeded')) return new PayloadTooLarge(`an uploaded file may be at most ${fileLimit} bytes`, { limit: fileLimit, setting: file.setting });
+    if (message.startsWith('Field value size exceeded')) return new PayloadTooLarge(`a multipart field may be at most ${fieldLimit} bytes`, { limit: fieldLimit, setting: 'HTTP_BODY_LIMIT_BYTES' });
+    return new BadRequest(`invalid multipart body: ${message}`, undefined, 'INVALID_MULTIPART');
+  };
+  return {
+    onRequestParse({ request, requestParser, setRequestParser }) {
+      if (!requestParser || request.method !== 'POST' || !isMultipart(request.headers.get('content-type'))) return;
+      // yoga's multipart parser (set by its own hook, which runs first) reads `formData()`: read it
+      // first with busboy's limits (the fetch ponyfill takes them), so yoga gets this parsed form
+      setRequestParser((req) => {
+        const formData = req.formData as unknown as (this: Request, o: { formDataLimits: Record<string, number> }) => Promise<unknown>;
+        return formData.call(req, { formDataLimits: { fileSize: fileLimit, fieldSize: fieldLimit } })
+          .then(() => requestParser(req), (err: unknown) => { throw refusal(err); });
+      });
+    },
+  };
+}
+
 /** Mounts graphql-yoga at /graphql inside Fastify; the principal comes from the auth hook. */
 export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
   const s = graphqlSettings(kernel.settings);
+  const storage = storageSettings(kernel.settings);
+  // a file through GraphQL multipart is held in memory (bound by STORAGE_MAX_UPLOAD_BYTES) and
+  // then stored (bound by STORAGE_MAX_FILE_SIZE_BYTES): the smaller one applies while it streams
+  // (details name the setting that decided, as the storage routes' 413s do)
+  const fileLimit = storage.STORAGE_MAX_UPLOAD_BYTES <= storage.STORAGE_MAX_FILE_SIZE_BYTES
+    ? { limit: storage.STORAGE_MAX_UPLOAD_BYTES, setting: 'STORAGE_MAX_UPLOAD_BYTES' }
+    : { limit: storage.STORAGE_MAX_FILE_SIZE_BYTES, setting: 'STORAGE_MAX_FILE_SIZE_BYTES' };
   const yoga = createYoga<{ req: FastifyRequest; reply: FastifyReply }, GqlContext>({
     schema: graphqlSchemaOf(kernel),
     graphqlEndpoint: '/graphql',
@@ -92,8 +148,12 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     maskedErrors: { maskError },
     context: ({ req }) => ({ kernel, principal: req.principal, loaders: createLoaders(kernel, req.principal) }),
     plugins: [
+      multipartLimits(fileLimit, kernel.settings.HTTP_BODY_LIMIT_BYTES),
       maxDepthPlugin({ n: s.GRAPHQL_MAX_DEPTH, exposeLimits: true }),
-      costLimitPlugin({ maxCost: s.GRAPHQL_MAX_COST, exposeLimits: true }),
+      costLimit({
+        maxCost: s.GRAPHQL_MAX_COST, unsizedListSize: s.GRAPHQL_COST_LIST_SIZE,
+        defaultListSize: kernel.settings.API_DEFAULT_PAGE_SIZE, maxListSize: kernel.settings.API_MAX_PAGE_SIZE,
+      }),
       ...(s.GRAPHQL_INTROSPECTION ? [] : [hideSchema]),
       // operations are compiled to JavaScript once per document (graphql-jit) instead of being
       // interpreted per request: list queries resolve hundreds of fields
@@ -107,13 +167,29 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
     // login and refresh run anonymously; a bearer token, when sent, must be valid
-    config: { auth: 'optional' },
+    config: { auth: 'optional', errorFormat: 'graphql' },
     handler: async (req, reply) => {
-      const length = Number(req.headers['content-length'] ?? 0);
-      if (req.headers['content-type']?.startsWith('multipart/') && length > s.GRAPHQL_UPLOAD_MAX_BYTES) {
-        throw new PayloadTooLarge(`multipart requests are limited to ${s.GRAPHQL_UPLOAD_MAX_BYTES} bytes`, { limit: s.GRAPHQL_UPLOAD_MAX_BYTES });
+      let response: Response;
+      if (req.method === 'POST' && isMultipart(req.headers['content-type'])) {
+        const length = Number(req.headers['content-length'] ?? 0);
+        if (length > s.GRAPHQL_UPLOAD_MAX_BYTES) {
+          throw new PayloadTooLarge(`multipart requests are limited to ${s.GRAPHQL_UPLOAD_MAX_BYTES} bytes`, { limit: s.GRAPHQL_UPLOAD_MAX_BYTES, setting: 'GRAPHQL_UPLOAD_MAX_BYTES' });
+        }
+        // the body reaches yoga through a byte counter, so a chunked request is bounded too
+        const body = byteLimit(s.GRAPHQL_UPLOAD_MAX_BYTES);
+        req.raw.once('error', (err) => body.destroy(err));
+        req.raw.pipe(body);
+        const aborted = new AbortController();
+        reply.raw.once('close', () => { if (!reply.raw.writableFinished) aborted.abort(); });
+        const request = new yoga.fetchAPI.Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, {
+          method: 'POST', headers: req.headers as Record<string, string>, body: body as unknown as ReadableStream, duplex: 'half', signal: aborted.signal,
+        } as RequestInit);
+        response = await yoga.fetch(request, { req, reply });
+        // a refused upload leaves the rest of its body unread: close the connection after answering
+        if (!req.raw.complete) void reply.header('connection', 'close');
+      } else {
+        response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
       }
-      const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
       response.headers.forEach((value, key) => { void reply.header(key, value); });
       void reply.status(response.status);
       // a single result is sent as its text; only streams (SSE subscriptions, incremental
