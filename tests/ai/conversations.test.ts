@@ -160,6 +160,10 @@ describe('a turn', () => {
     t.llm.push(textStep('ok'));
     await t.say(jo.token, conv, 'hello');
     expect(lastRequest().body.tools.map((x: any) => x.function.name)).toEqual(['count_records']);
+    // a pack naming an unknown tool, or carrying an answer_schema that is no JSON Schema, is refused
+    const bad = await t.request('POST', '/api/data/ai.skill.pack', { token: t.admin, body: { key: 'bad', name: 'Bad', template_id: tpl.body.items[0].id, tools: ['count_records', 'nope'], answer_schema: { type: 'nonsense' } } });
+    expectError(bad, 422, 'VALIDATION_FAILED');
+    expect(bad.body.error.details.errors.map((e: any) => e.code).sort()).toEqual(['INVALID_SCHEMA', 'UNKNOWN_TOOL']);
     const listed = await t.request('GET', '/api/ai/tools?skill_pack=counter', { token: jo.token });
     expect(listed.body.map((x: any) => x.name)).toEqual(['count_records']);
   });

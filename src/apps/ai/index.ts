@@ -7,6 +7,7 @@ import manifest from './manifest.js';
 import { providerConfigHooks, resolveProviderCommand } from './providers.js';
 import { aiRoutes } from './routes.js';
 import { seedAi } from './seed.js';
+import { skillPackHooks } from './skill-packs.js';
 import { checkAiSettings } from './settings.js';
 import { carrierCommands } from './tools/carriers.js';
 import { bindToolsCommand } from './tools/catalogue.js';
@@ -21,7 +22,7 @@ import { conversationTopic } from './turn.js';
 export const app = defineApp({
   manifest,
   commands: [...aiCommands, ...recordTools, bindToolsCommand, reserveCommand, settleCommand, resolveProviderCommand],
-  hooks: [...invocationHooks, ...providerConfigHooks],
+  hooks: [...invocationHooks, ...providerConfigHooks, ...skillPackHooks],
   deriveCommands: carrierCommands,
   subscriptions: [{
     name: 'aiConversationEvents',

@@ -234,8 +234,8 @@ type MatcherOptions = Parameters<typeof findPhoneNumbersInText>[1];
 // dozen numeric candidates per line; "digit soup" would otherwise cost ~30 ms/kB.
 const MAX_TRIES = 100;
 
-// The matcher's cost is per digit group it tries to parse (≈ 2–5 ms per kB of number-dense
-// text, superlinear on long inputs), so it is only shown text that can contain a match:
+// The matcher's cost is per digit group it tries to parse (≈ 3–5 ms per kB of number-dense text
+// handed over in one piece), so it is only shown text that can contain a match:
 //  - without a default country only "+…" numbers can match: the text right after each "+";
 //  - with one, each line separately (long lines are cut between two words), as a phone number
 //    never spans a line break or a word gap.
@@ -280,7 +280,8 @@ function acceptPhone(text: string, start: number, matchEnd: number, phone: Phone
   let raw = text.slice(start, end);
   // The matcher reads ", 2024" after a number as an extension; keep an extension only when it
   // is announced ("ext. 12", "x12", "poste 12") and cut the stray digits otherwise.
-  if (phone.ext && !EXT_MARKER_RE.test(raw)) {
+  const ext = phone.ext && EXT_MARKER_RE.test(raw) ? phone.ext : undefined;
+  if (phone.ext && !ext) {
     end = start + cutAfterDigits(raw, raw.replace(/\D/g, '').length - phone.ext.length);
     raw = text.slice(start, end);
   }
@@ -289,7 +290,7 @@ function acceptPhone(text: string, start: number, matchEnd: number, phone: Phone
   // Glued to a longer token: "INV-2024-00123", "v10.2.30", "1715940153000".
   if (/[\p{L}\p{N}_]$/u.test(before) || /[\p{L}\p{N}][-./_]$/u.test(before)) return null;
   if (/^[\p{L}\p{N}_]/u.test(after) || /^[-./]\p{N}/u.test(after)) return null;
-  if (!raw.startsWith('+') && !plausibleWithoutPlus(text, start, raw, phone)) return null;
+  if (!raw.startsWith('+') && !plausibleWithoutPlus(text, start, raw, ext, phone)) return null;
   return finding('phone', text, start, end);
 }
 
@@ -299,7 +300,7 @@ const DATE_OR_AMOUNT_RE = /^(?:\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?|\d{1,2}[-/.]\d
 
 // Numbers without "+" (national, or international after the "00" IDD prefix) are where ids,
 // dates and amounts get misread, so they need more than a valid parse.
-function plausibleWithoutPlus(text: string, start: number, raw: string, phone: PhoneNumber): boolean {
+function plausibleWithoutPlus(text: string, start: number, raw: string, ext: string | undefined, phone: PhoneNumber): boolean {
   const context = text.slice(Math.max(0, start - 30), start);
   const phoneLabel = PHONE_LABEL_RE.test(context); // "Phone number: …" beats the "number" id label
   if ((!phoneLabel && ID_LABEL_RE.test(context)) || DATE_OR_AMOUNT_RE.test(raw)) return false;
@@ -307,7 +308,7 @@ function plausibleWithoutPlus(text: string, start: number, raw: string, phone: P
   if (!idd) {
     // The digits as written must be the number in that region's national format, trunk prefix
     // included ("030 901820" in DE, not "20240630"); NANP numbers may carry their leading "1".
-    const written = mainDigits(raw, phone.ext);
+    const written = mainDigits(raw, ext);
     const national = mainDigits(phone.formatNational(), phone.ext);
     if (written !== national && !(written.endsWith(national) && written.length === national.length + 1)) return false;
   }
