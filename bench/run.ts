@@ -26,17 +26,18 @@ import { sqlWorkload } from './workloads/sql.ts';
 import { storageWorkload } from './workloads/storage.ts';
 import { tenantsWorkload } from './workloads/tenants.ts';
 import { webWorkload } from './workloads/web.ts';
+import { aiWorkload } from './workloads/ai.ts';
 
-const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read: '3', create: '4', login: '5', storage: '6', tenants: '7', sql: '8', web: '9' };
+const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read: '3', create: '4', login: '5', storage: '6', tenants: '7', sql: '8', web: '9', ai: '10' };
 const { values } = parseArgs({
   options: { pg: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' }, 'cpu-prof': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
 });
 if (values.help) {
-  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof]\n  workloads: 1..9 or ${Object.keys(NAMES).join(', ')}`);
+  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof]\n  workloads: 1..10 or ${Object.keys(NAMES).join(', ')}`);
   process.exit(0);
 }
 const selected = values.only ? new Set(values.only.split(',').map((s) => NAMES[s.trim()] ?? s.trim())) : null;
-for (const s of selected ?? []) if (!/^[1-9]$/.test(s)) { console.error(`unknown workload "${s}"`); process.exit(1); }
+for (const s of selected ?? []) if (!/^([1-9]|10)$/.test(s)) { console.error(`unknown workload "${s}"`); process.exit(1); }
 const only = (w: string) => !selected || selected.has(w);
 
 const root = path.dirname(BENCH_DIR);
@@ -151,6 +152,7 @@ async function main(): Promise<void> {
   if (only('6')) await section('workload 6', () => storageWorkload(b));
   if (only('7')) await section('workload 7', () => tenantsWorkload(b));
   if (only('9')) await section('workload 9', () => webWorkload(b));
+  if (only('10')) await section('workload 10', () => aiWorkload(b));
 
   if (aborting) return;
   const uptimeAfter = sh('uptime', []);

@@ -73,32 +73,44 @@ async function pii(ctx: HookContext): Promise<void> {
 /** 3. The tenant's own `ai.safety_rule` patterns on input. */
 async function safetyRules(ctx: HookContext): Promise<void> {
   const p = inv(ctx);
-  for (const m of fresh(p)) {
-    const r = await applySafetyRules(ctx.env, m.content!, 'input');
+  const items = fresh(p);
+  if (!items.length) return;
+  const rules = await loadSafetyRules(ctx.env, 'input');
+  for (const m of items) {
+    const r = applyRules(rules, m.content!, 'input');
     m.content = r.text;
     p.flags.push(...r.flags);
   }
 }
 
+export interface SafetyRule { name: string; re: RegExp; action: string }
+
+/** The tenant's active rules for one kind of text, compiled (a pattern that does not compile is skipped). */
+export async function loadSafetyRules(env: Env, target: 'input' | 'tool_result'): Promise<SafetyRule[]> {
+  const rows = await delegateOf(env.db, env.registry.model('ai.safety_rule')).findMany({ where: { is_active: true, applies_to: target }, orderBy: { sequence: 'asc' } });
+  const out: SafetyRule[] = [];
+  for (const r of rows) {
+    try { out.push({ name: String(r.name), re: new RegExp(String(r.pattern), 'gi'), action: String(r.action) }); } catch { /* not a valid pattern */ }
+  }
+  return out;
+}
+
 /**
- * Applies the active `ai.safety_rule` rows for one kind of text: `block` refuses (input) or is
- * reported as `blocked` (tool results, which the turn then withholds), `mask` rewrites, `warn`
- * flags. A rule whose pattern is not a valid regular expression is skipped.
+ * Applies safety rules to one text: `block` refuses (input) or is reported as `blocked` (tool
+ * results, which the turn then withholds), `mask` rewrites, `warn` flags.
  */
-export async function applySafetyRules(env: Env, text: string, target: 'input' | 'tool_result'): Promise<{ text: string; flags: Array<Record<string, unknown>>; blocked: boolean }> {
-  const rules = await delegateOf(env.db, env.registry.model('ai.safety_rule')).findMany({ where: { is_active: true, applies_to: target }, orderBy: { sequence: 'asc' } });
+export function applyRules(rules: SafetyRule[], text: string, target: 'input' | 'tool_result'): { text: string; flags: Array<Record<string, unknown>>; blocked: boolean } {
   const flags: Array<Record<string, unknown>> = [];
   let out = text;
   for (const rule of rules) {
-    let re: RegExp;
-    try { re = new RegExp(String(rule.pattern), 'gi'); } catch { continue; }
-    if (!re.test(out)) continue;
-    re.lastIndex = 0;
+    rule.re.lastIndex = 0;
+    if (!rule.re.test(out)) continue;
+    rule.re.lastIndex = 0;
     if (rule.action === 'block') {
-      if (target === 'input') throw new SafetyRuleBlocked(`blocked by the safety rule "${String(rule.name)}"`, { rule: rule.name });
+      if (target === 'input') throw new SafetyRuleBlocked(`blocked by the safety rule "${rule.name}"`, { rule: rule.name });
       return { text: out, flags: [...flags, { guard: 'safety_rule', rule: rule.name, action: 'block' }], blocked: true };
     }
-    if (rule.action === 'mask') out = out.replace(re, '[masked]');
+    if (rule.action === 'mask') out = out.replace(rule.re, '[masked]');
     flags.push({ guard: 'safety_rule', rule: rule.name, action: rule.action });
   }
   return { text: out, flags, blocked: false };

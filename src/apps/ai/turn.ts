@@ -7,7 +7,7 @@ import { FwError } from '../../kernel/errors.js';
 import { kernelOf, turnContext } from './context.js';
 import { findPii, maskPii } from './guards/pii.js';
 import { scoreInjection } from './guards/injection.js';
-import { applySafetyRules, type InvocationPayload } from './invocation-hooks.js';
+import { applyRules, loadSafetyRules, type InvocationPayload, type SafetyRule } from './invocation-hooks.js';
 import { estimateTokens } from './prices.js';
 import { parseToolArguments, type ChatMessage, type ToolCall } from './provider/index.js';
 import { resolveProvider } from './providers.js';
@@ -56,18 +56,27 @@ export async function runTurn(env: Env, conversationId: string, content: string,
   for (const m of stored) messages.push(toChat(m));
   let sequence = stored.length ? Number(stored.at(-1)!.sequence) : 0;
   const added: Rec[] = [];
-  const store = async (m: ChatMessage, extra: Rec = {}) => {
-    const row = await env.transaction(async (tx) => delegateOf(tx.db, tx.registry.model('ai.message')).create({
-      data: {
-        record_uuid: crypto.randomUUID(), conversation_id: conversationId, sequence: ++sequence, role: m.role, content: m.content,
-        tool_calls: m.tool_calls?.length ? m.tool_calls : undefined, tool_call_id: m.tool_call_id ?? null, ...extra,
-      },
-    }));
-    const out = { id: row.record_uuid, sequence: row.sequence, role: row.role, content: row.content, tool_calls: row.tool_calls ?? null, tool_call_id: row.tool_call_id ?? null, tool_name: row.tool_name ?? null, flags: row.flags ?? null };
-    added.push(out);
-    publish({ type: 'message', message: out });
-    return out;
+  /** Stores messages in one transaction (a reply's tool results together) and announces them. */
+  const storeAll = async (batch: Array<{ m: ChatMessage; extra?: Rec }>) => {
+    const rows = await env.transaction(async (tx) => {
+      const out: Rec[] = [];
+      for (const { m, extra } of batch) {
+        out.push(await delegateOf(tx.db, tx.registry.model('ai.message')).create({
+          data: {
+            record_uuid: crypto.randomUUID(), conversation_id: conversationId, sequence: ++sequence, role: m.role, content: m.content,
+            tool_calls: m.tool_calls?.length ? m.tool_calls : undefined, tool_call_id: m.tool_call_id ?? null, ...extra,
+          },
+        }));
+      }
+      return out;
+    });
+    for (const row of rows) {
+      const out = { id: row.record_uuid, sequence: row.sequence, role: row.role, content: row.content, tool_calls: row.tool_calls ?? null, tool_call_id: row.tool_call_id ?? null, tool_name: row.tool_name ?? null, flags: row.flags ?? null };
+      added.push(out);
+      publish({ type: 'message', message: out });
+    }
   };
+  const store = (m: ChatMessage, extra: Rec = {}) => storeAll([{ m, extra }]);
 
   messages.push({ role: 'user', content });
   const only = Array.isArray(pack?.tools) && (pack!.tools as unknown[]).length ? (pack!.tools as string[]) : undefined;
@@ -76,6 +85,7 @@ export async function runTurn(env: Env, conversationId: string, content: string,
   const offered = new Set(catalogue.map((t) => t.name));
   const provider = await resolveProvider(kernel, env.principal, pack ? String(pack.record_uuid) : null);
   const toolsJson = JSON.stringify(specs);
+  const safety = await loadSafetyRules(env, 'tool_result');
   const ctxOf = (payload: InvocationPayload, op: string): HookContext => ({ env, model: 'ai', op, payload: payload as unknown as Rec });
 
   let usageId: string | null = null;
@@ -134,6 +144,7 @@ export async function runTurn(env: Env, conversationId: string, content: string,
       answer = assistant.content;
       break;
     }
+    const results: Array<{ m: ChatMessage; extra?: Rec }> = [];
     for (const call of assistant.tool_calls) {
       let text: string;
       let flags: Rec[] = [];
@@ -142,12 +153,13 @@ export async function runTurn(env: Env, conversationId: string, content: string,
         text = JSON.stringify({ error: { code: 'AI_TOOL_LIMIT', message: `not run: the turn reached AI_MAX_TOOL_ITERATIONS (${s.AI_MAX_TOOL_ITERATIONS}) tool calls` } });
       } else {
         toolCalls++;
-        ({ text, flags } = await callTool(env, call, offered, { conversation_id: conversationId, prompt_version_id: version ? String(version.record_uuid) : null, source }, pending, publish));
+        ({ text, flags } = await callTool(env, call, offered, { conversation_id: conversationId, prompt_version_id: version ? String(version.record_uuid) : null, source }, pending, publish, safety));
       }
       const msg: ChatMessage = { role: 'tool', content: text, tool_call_id: call.id };
       messages.push(msg);
-      await store(msg, { tool_name: call.name, ...(flags.length ? { flags } : {}) });
+      results.push({ m: msg, extra: { tool_name: call.name, ...(flags.length ? { flags } : {}) } });
     }
+    await storeAll(results);
     if (stopped === 'tool_limit') {
       answer = `I stopped after ${s.AI_MAX_TOOL_ITERATIONS} tool calls (AI_MAX_TOOL_ITERATIONS) without a final answer.`;
       await store({ role: 'assistant', content: answer });
@@ -182,7 +194,7 @@ async function settleUnused(env: Env, p: InvocationPayload): Promise<void> {
  * looks like an injection, or carries personal data under the PII guard, is withheld or masked.
  */
 async function callTool(env: Env, call: ToolCall, offered: Set<string>, ctx: { conversation_id: string; prompt_version_id: string | null; source: 'turn' | 'invoke' },
-  pending: TurnResult['pending_confirmations'], publish: (m: Rec) => void): Promise<{ text: string; flags: Rec[] }> {
+  pending: TurnResult['pending_confirmations'], publish: (m: Rec) => void, safetyRules: SafetyRule[]): Promise<{ text: string; flags: Rec[] }> {
   const kernel = kernelOf(env.registry);
   const s = aiSettings(env.settings);
   const flags: Rec[] = [];
@@ -216,7 +228,7 @@ async function callTool(env: Env, call: ToolCall, offered: Set<string>, ctx: { c
       text = JSON.stringify({ withheld: `the tool result looked like a prompt injection (score ${r.score} of 100) and was not passed on` });
     }
   }
-  const safety = await applySafetyRules(env, text, 'tool_result');
+  const safety = applyRules(safetyRules, text, 'tool_result');
   flags.push(...safety.flags);
   text = safety.blocked ? JSON.stringify({ withheld: 'the tool result was withheld by a safety rule' }) : safety.text;
   if (s.AI_PII_REDACTION_ENABLED) {
