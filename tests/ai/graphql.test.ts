@@ -44,7 +44,7 @@ describe('GraphQL', () => {
     const done = await gqlOk(t, 'mutation($id: ID!, $token: String!) { aiConversationConfirm(id: $id, token: $token) { status operation provenance_id record } }', { id, token: p.token }, { token: t.admin });
     expect(done.aiConversationConfirm).toMatchObject({ status: 'executed', operation: 'create', record: { code: 'XG' } });
     const again = await gql(t, 'mutation($id: ID!, $token: String!) { aiConversationConfirm(id: $id, token: $token) { status } }', { id, token: p.token }, { token: t.admin });
-    expect(again.body.errors![0].extensions.code).toBe('AI_CONFIRMATION_USED');
+    expect(again.body.errors?.[0]?.extensions?.code).toBe('AI_CONFIRMATION_USED');
     const cat = await gqlOk(t, '{ aiCatalogue { tools { name kind read_only confirmation_required } } }', {}, { token: t.admin });
     expect(cat.aiCatalogue.tools.find((x: any) => x.name === 'create_record')).toEqual({ name: 'create_record', kind: 'proposer', read_only: false, confirmation_required: true });
     const msgs = await gqlOk(t, `{ aiMessages(where: { conversation_id: { eq: "${id}" } }, orderBy: [{ sequence: asc }]) { role } }`, {}, { token: t.admin });

@@ -365,13 +365,25 @@ describe.each(PROVIDERS)('fw.* commands on %s', (provider) => {
       expect(await w('fw.read_one', { model: 'res.organization', id: org.id })).toMatchObject({ country: null, name: 'Otherland Org' });
     });
 
-    it('deleting an organization deletes its leads (crm.lead.organization cascades) and detaches its users (set null)', async () => {
+    it('deleting an organization that leads and users still belong to is refused with 409 RECORD_REFERENCED naming them; once they are gone it is deleted', async () => {
       const org = await w('fw.create', { model: 'res.organization', values: { name: 'Short lived' } });
       const l = await lead({ name: 'Orphan to be', organization: org.id });
       const u = await w('res.user.register', { email: 'short@lived.test', name: 'Short', password: 'password-1', organization: org.id });
-      await w('fw.delete', { model: 'res.organization', id: org.id });
-      await expectFwError(w('fw.read_one', { model: 'crm.lead', id: l.id }), 404, 'RECORD_NOT_FOUND');
-      expect(await w('fw.read_one', { model: 'res.user', id: u.id })).toMatchObject({ organization: null });
+      const err = await expectFwError(w('fw.delete', { model: 'res.organization', id: org.id }), 409, 'RECORD_REFERENCED');
+      expect(err.details).toEqual({
+        model: 'res.organization', id: org.id,
+        references: [
+          { model: 'res.user', field: 'organization', on_delete: 'set null', count: 1 },
+          { model: 'crm.lead', field: 'organization', on_delete: 'cascade', count: 1 },
+        ],
+      });
+      expect(err.message).toBe('Organization "Short lived" is still referred to by 1 res.user (organization) and 1 crm.lead (organization); delete them or move them to another organization first');
+      // nothing was cascaded or detached
+      expect(await w('fw.read_one', { model: 'crm.lead', id: l.id })).toMatchObject({ organization: org.id });
+      expect(await w('fw.read_one', { model: 'res.user', id: u.id })).toMatchObject({ organization: org.id });
+      await w('fw.delete', { model: 'crm.lead', id: l.id });
+      await w('fw.delete', { model: 'res.user', id: u.id });
+      expect(await w('fw.delete', { model: 'res.organization', id: org.id })).toEqual({ id: org.id, deleted: true });
     });
 
     it('password_hash (private) is never returned by reads, cannot be selected, filtered, ordered or written generically', async () => {

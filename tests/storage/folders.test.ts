@@ -350,7 +350,7 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('document folders on %s', 
     });
   });
 
-  it('deleting an organization removes its folders and their documents with it', async () => {
+  it('deleting an organization that still has folders and documents is refused (409 RECORD_REFERENCED); they all stay', async () => {
     const orgC = await ts.createOrg(admin, 'Folders C');
     await ts.createUser(admin, { email: 'fc1@example.com', password: 'user-pass-1', organization: orgC });
     const c1 = (await ts.login('fc1@example.com', 'user-pass-1')).access_token;
@@ -358,8 +358,12 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('document folders on %s', 
     const sub = await folder(c1, 'C sub', top.id);
     const doc = await upload(c1, 'c-doc', sub.id);
     const res = await ts.request('DELETE', `/api/data/res.organization/${orgC}`, { token: admin });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    for (const id of [top.id, sub.id]) expectError(await getFolder(admin, id), 404, 'RECORD_NOT_FOUND');
-    expectError(await ts.request('GET', `/api/storage/documents/${doc.id}`, { token: admin }), 404, 'RECORD_NOT_FOUND');
+    expectError(res, 409, 'RECORD_REFERENCED');
+    expect(res.body.error.details.references).toEqual(expect.arrayContaining([
+      { model: 'storage.folder', field: 'organization', on_delete: 'cascade', count: 2 },
+      { model: 'storage.document', field: 'organization_id', on_delete: 'cascade', count: 1 },
+    ]));
+    for (const id of [top.id, sub.id]) expect((await getFolder(admin, id)).status).toBe(200);
+    expect((await ts.request('GET', `/api/storage/documents/${doc.id}`, { token: admin })).body.folder).toBe(sub.id);
   });
 });

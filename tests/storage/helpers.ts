@@ -80,6 +80,13 @@ export function filesUnder(dir: string): string[] {
   return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
 }
 
+/** Every folder under `dir` (relative paths) that holds nothing at all. */
+export function emptyDirsUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => fs.statSync(path.join(dir, f)).isDirectory() && fs.readdirSync(path.join(dir, f)).length === 0).sort();
+}
+
 /** Polls `check` until it returns true, or fails after `ms`. */
 export async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectError, type TestServer } from '../helpers/server.ts';
-import { created, download, filesUnder, startStorageServer, storageRoot, uploadBase64, uploadBinary, waitFor } from './helpers.ts';
+import { created, download, emptyDirsUnder, filesUnder, startStorageServer, storageRoot, uploadBase64, uploadBinary, waitFor } from './helpers.ts';
 
 let ts: TestServer;
 let admin: string;
@@ -105,6 +105,25 @@ describe('hard delete', () => {
     await waitFor(() => paths.every((p) => !fs.existsSync(p)), 'every version object deleted');
     expect(filesUnder(path.dirname(path.dirname(paths[0])))).toEqual([]);
     expectError(await ts.request('GET', `/api/storage/documents/${doc.id}/download`, { token: admin }), 404);
+  });
+
+  it('deleting a document leaves no empty folders behind: its key path folders go with its last object', async () => {
+    const keep = created(await uploadBinary(ts, admin, Buffer.from('stays'), { filename: 'stays.txt' }));
+    const { doc, paths } = await threeVersions('tidy');
+    const docDir = path.dirname(path.dirname(paths[0]));
+    expect(docDir.endsWith(doc.id)).toBe(true);
+    expect((await ts.request('DELETE', `/api/storage/documents/${doc.id}`, { token: admin })).status).toBe(200);
+    await waitFor(() => !fs.existsSync(docDir), 'the document folder removed');
+    expect(emptyDirsUnder(storageRoot(ts))).toEqual([]);
+    // folders shared with another document stay, with its object
+    expect(fs.existsSync(path.join(storageRoot(ts), keep.storage_key))).toBe(true);
+    // the last document of the organization: its whole key path goes, up to the storage root
+    for (const id of (await list('?include_inactive=true&limit=500'))) {
+      expect((await ts.request('DELETE', `/api/storage/documents/${id}`, { token: admin })).status).toBe(200);
+    }
+    await waitFor(() => filesUnder(storageRoot(ts)).length === 0, 'every object deleted');
+    await waitFor(() => emptyDirsUnder(storageRoot(ts)).length === 0, 'no folder left');
+    expect(fs.readdirSync(storageRoot(ts))).toEqual([]);
   });
 
   it('the generic DELETE /api/data/storage.document/{id} runs the same hook', async () => {

@@ -1,39 +1,30 @@
 /**
- * Size limits, with STORAGE_MAX_FILE_SIZE_BYTES = 1 MiB (every stored version, whatever the
- * entry point, checked while streaming) and STORAGE_MAX_UPLOAD_BYTES = 256 KiB (bodies the HTTP
- * layer holds in memory: base64 JSON). Oversize uploads are refused with 413 and leave no
- * object, no temp file and no rows.
+ * Upload limits. STORAGE_MAX_UPLOAD_BYTES bounds one upload at the HTTP layer and
+ * STORAGE_MAX_FILE_SIZE_BYTES a document version; every REST upload route (binary streamed,
+ * with or without Content-Length, base64 JSON, new versions of both kinds) refuses a body over
+ * the smaller of the two with 413 PAYLOAD_TOO_LARGE (`details: { limit, setting }`), while the
+ * body streams, and leaves no row, no version, no file and no folder behind. Run with either
+ * limit the smaller one, on both engines.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemPrincipal } from '../../src/kernel/env.ts';
 import { listen } from '../helpers/api.ts';
-import { expectError, type TestServer } from '../helpers/server.ts';
-import { created, download, filesUnder, rawRequest, startStorageServer, storageRoot, uploadBase64, uploadBinary } from './helpers.ts';
+import { PROVIDERS } from '../helpers/kernel.ts';
+import { expectError, type Res, type TestServer } from '../helpers/server.ts';
+import { created, download, emptyDirsUnder, rawRequest, startStorageServer, storageRoot, uploadBase64, uploadBinary } from './helpers.ts';
 
-const FILE_MAX = 1024 * 1024;
-const UPLOAD_MAX = 256 * 1024;
+const SMALL = 256 * 1024;
+const LARGE = 1024 * 1024;
 
-let ts: TestServer;
-let admin: string;
-let base: string;
-
-beforeAll(async () => {
-  ts = await startStorageServer({ STORAGE_MAX_FILE_SIZE_BYTES: String(FILE_MAX), STORAGE_MAX_UPLOAD_BYTES: String(UPLOAD_MAX) });
-  admin = (await ts.loginAdmin()).access_token;
-  base = await listen(ts);
-});
-afterAll(async () => {
-  await ts?.close();
-});
-
-/** Rows of both storage models, counted as the system (no record rules). */
-async function rowCounts(): Promise<{ documents: number; versions: number }> {
-  const sys = systemPrincipal('default');
-  const count = async (model: string) => (await ts.kernel.dispatch<{ count: number }>('fw.count', { model }, sys)).count;
-  return { documents: await count('storage.document'), versions: await count('storage.document_version') };
-}
+const CONFIGS = [
+  { label: 'STORAGE_MAX_UPLOAD_BYTES is the smaller', setting: 'STORAGE_MAX_UPLOAD_BYTES', settings: { STORAGE_MAX_UPLOAD_BYTES: String(SMALL), STORAGE_MAX_FILE_SIZE_BYTES: String(LARGE) } },
+  { label: 'STORAGE_MAX_FILE_SIZE_BYTES is the smaller', setting: 'STORAGE_MAX_FILE_SIZE_BYTES', settings: { STORAGE_MAX_UPLOAD_BYTES: String(LARGE), STORAGE_MAX_FILE_SIZE_BYTES: String(SMALL) } },
+];
+const CASES = PROVIDERS.flatMap((provider) => CONFIGS.map((c) => ({ provider, ...c })));
 
 /** A lazily produced body of `total` bytes; `produced()` tells how much the server pulled. */
 function lazyBody(total: number, chunk = 64 * 1024): { stream: Readable; produced: () => number } {
@@ -49,93 +40,124 @@ function lazyBody(total: number, chunk = 64 * 1024): { stream: Readable; produce
   return { stream, produced: () => produced };
 }
 
-describe('STORAGE_MAX_FILE_SIZE_BYTES', () => {
-  it('a binary upload of exactly the limit is stored', async () => {
-    const bytes = crypto.randomBytes(FILE_MAX);
-    const doc = created(await uploadBinary(ts, admin, bytes, { filename: 'exact.bin' }));
-    expect(doc.file_size).toBe(FILE_MAX);
-    expect((await download(ts, admin, `/api/storage/documents/${doc.id}/download`)).bytes.equals(bytes)).toBe(true);
+/** Every file and folder under `dir`, relative: a refused upload must not add any. */
+function entriesUnder(dir: string): string[] {
+  return fs.existsSync(dir) ? (fs.readdirSync(dir, { recursive: true }) as string[]).sort() : [];
+}
+
+describe.each(CASES)('upload limits on $provider when $label', ({ provider, setting, settings }) => {
+  let ts: TestServer;
+  let admin: string;
+  let base: string;
+  let doc: Record<string, any>;
+
+  beforeAll(async () => {
+    ts = await startStorageServer(settings, { provider });
+    admin = (await ts.loginAdmin()).access_token;
+    base = await listen(ts);
+    doc = created(await uploadBinary(ts, admin, Buffer.from('v1'), { filename: 'grow.bin' }));
+  });
+  afterAll(async () => {
+    await ts?.close();
   });
 
-  it('a binary upload over the limit (Content-Length known) is refused with 413 and leaves no object and no rows', async () => {
-    const files = filesUnder(storageRoot(ts));
-    const rows = await rowCounts();
-    const res = await uploadBinary(ts, admin, crypto.randomBytes(FILE_MAX + 1), { filename: 'too-big.bin' });
-    expectError(res, 413, 'PAYLOAD_TOO_LARGE');
-    // over a real connection too: refused from the Content-Length before the body is read
-    const body = lazyBody(FILE_MAX * 4);
-    const real = await rawRequest(base, 'POST', '/api/storage/documents?filename=too-big-too.bin',
-      { authorization: `Bearer ${admin}`, 'content-type': 'application/octet-stream', 'content-length': String(FILE_MAX * 4) }, body.stream);
-    expect(real.status, real.text).toBe(413);
-    expect(filesUnder(storageRoot(ts))).toEqual(files);
-    expect(await rowCounts()).toEqual(rows);
+  /** Rows of both storage models, counted as the system (no record rules), and the disk. */
+  async function state() {
+    const sys = systemPrincipal('default');
+    const count = async (model: string) => (await ts.kernel.dispatch<{ count: number }>('fw.count', { model }, sys)).count;
+    const current = (await ts.request('GET', `/api/storage/documents/${doc.id}`, { token: admin })).body;
+    return {
+      documents: await count('storage.document'),
+      versions: await count('storage.document_version'),
+      current: { version: current.current_version, count: current.version_count, size: current.file_size },
+      disk: entriesUnder(storageRoot(ts)),
+    };
+  }
+
+  const auth = () => ({ authorization: `Bearer ${admin}`, 'content-type': 'application/octet-stream' });
+  /** A real request whose body is a stream: chunked transfer, no Content-Length. */
+  const chunked = (url: string, total: number) => rawRequest(base, 'POST', url, { ...auth(), 'transfer-encoding': 'chunked' }, lazyBody(total).stream);
+  const refusedWithLimit = (res: Res | { status: number; text: string }) => {
+    const body = 'text' in res ? JSON.parse(res.text) : res.body;
+    expect(res.status, JSON.stringify(body)).toBe(413);
+    expect(body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { limit: SMALL, setting } });
+  };
+
+  it('every upload route accepts a body of exactly the smaller limit', async () => {
+    const exact = crypto.randomBytes(SMALL);
+    expect(created(await uploadBinary(ts, admin, exact, { filename: 'exact.bin' })).file_size).toBe(SMALL);
+    expect(created(await uploadBase64(ts, admin, exact, { filename: 'exact64.bin' }, '/api/storage/upload')).file_size).toBe(SMALL);
+    const streamed = await chunked('/api/storage/upload?filename=exact-stream.bin', SMALL);
+    expect(streamed.status, streamed.text).toBe(201);
+    expect(JSON.parse(streamed.text).file_size).toBe(SMALL);
+    const v = await ts.request('POST', `/api/storage/documents/${doc.id}/versions`, { token: admin, body: { filename: 'grow.bin', content_b64: exact.toString('base64') } });
+    expect(v.status, JSON.stringify(v.body)).toBe(201);
+    const vs = await chunked(`/api/storage/documents/${doc.id}/versions?filename=grow.bin`, SMALL);
+    expect(vs.status, vs.text).toBe(201);
+    expect(JSON.parse(vs.text)).toMatchObject({ file_size: SMALL, current_version: 3 });
+    expect((await download(ts, admin, `/api/storage/documents/${doc.id}/versions/2/download`)).bytes.equals(exact)).toBe(true);
   });
 
-  it('a chunked binary upload (no Content-Length) over the limit is cut off while streaming: 413, nothing left behind', async () => {
-    const files = filesUnder(storageRoot(ts));
-    const rows = await rowCounts();
-    const body = lazyBody(32 * 1024 * 1024);
-    const res = await rawRequest(base, 'POST', '/api/storage/documents?filename=stream.bin&name=Streamed',
-      { authorization: `Bearer ${admin}`, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' }, body.stream);
-    expect(res.status, res.text).toBe(413);
-    expect(JSON.parse(res.text).error.code).toBe('PAYLOAD_TOO_LARGE');
-    // the server stopped reading long before the client was done: the body was never buffered whole
-    expect(body.produced()).toBeLessThan(32 * 1024 * 1024);
-    expect(filesUnder(storageRoot(ts))).toEqual(files);
-    expect(filesUnder(storageRoot(ts)).some((f) => f.endsWith('.fwtmp'))).toBe(false);
-    expect(await rowCounts()).toEqual(rows);
-    // the server is still fine afterwards
+  it('new documents over the smaller limit are refused with 413 on every route and mode, leaving no row, file or folder', async () => {
+    const before = await state();
+    const over = crypto.randomBytes(SMALL + 1);
+    // binary with Content-Length: refused before the body is read
+    refusedWithLimit(await uploadBinary(ts, admin, over, { filename: 'big.bin' }));
+    refusedWithLimit(await uploadBinary(ts, admin, over, { filename: 'big.bin' }, { url: '/api/storage/upload' }));
+    // binary streamed without Content-Length: cut off while streaming
+    refusedWithLimit(await chunked('/api/storage/documents?filename=big-stream.bin', SMALL + 1));
+    refusedWithLimit(await chunked('/api/storage/upload?filename=big-stream.bin', SMALL + 1));
+    // base64 JSON, both routes, both field names
+    refusedWithLimit(await uploadBase64(ts, admin, over, { filename: 'big64.bin' }));
+    refusedWithLimit(await ts.request('POST', '/api/storage/upload', { token: admin, body: { file_name: 'big64.bin', file_content: over.toString('base64') } }));
+    // base64 through the generic create route (the model's create command) is bound the same way
+    refusedWithLimit(await ts.request('POST', '/api/data/storage.document', { token: admin, body: { filename: 'big64.bin', content_b64: over.toString('base64') } }));
+    expect(await state()).toEqual(before);
+    expect(emptyDirsUnder(storageRoot(ts))).toEqual([]);
+  });
+
+  it('new versions over the smaller limit are refused with 413 in every mode; the document keeps its versions', async () => {
+    const before = await state();
+    const over = crypto.randomBytes(SMALL + 1);
+    const url = `/api/storage/documents/${doc.id}/versions?filename=grow.bin`;
+    refusedWithLimit(await uploadBinary(ts, admin, over, { filename: 'grow.bin' }, { url: `/api/storage/documents/${doc.id}/versions` }));
+    refusedWithLimit(await chunked(url, SMALL + 1));
+    refusedWithLimit(await ts.request('POST', `/api/storage/documents/${doc.id}/versions`, { token: admin, body: { filename: 'grow.bin', content_b64: over.toString('base64') } }));
+    refusedWithLimit(await ts.request('POST', `/api/storage/documents/${doc.id}/versions`, { token: admin, body: { file_name: 'grow.bin', file_content: over.toString('base64') } }));
+    expect(await state()).toEqual(before);
+    expect(emptyDirsUnder(storageRoot(ts))).toEqual([]);
+  });
+
+  it('a chunked body far over the limit is cut off while it streams: the server stops reading, stores nothing and keeps serving', async () => {
+    const before = await state();
+    for (const url of ['/api/storage/documents?filename=huge.bin', `/api/storage/documents/${doc.id}/versions?filename=huge.bin`]) {
+      const body = lazyBody(64 * LARGE);
+      const res = await rawRequest(base, 'POST', url, { ...auth(), 'transfer-encoding': 'chunked' }, body.stream);
+      refusedWithLimit(res);
+      // never buffered whole: the client was stopped long before it was done
+      expect(body.produced()).toBeLessThan(16 * LARGE);
+    }
+    // a declared Content-Length over the limit is refused without reading the body
+    const declared = lazyBody(64 * LARGE);
+    const res = await rawRequest(base, 'POST', '/api/storage/upload?filename=declared.bin', { ...auth(), 'content-length': String(64 * LARGE) }, declared.stream);
+    refusedWithLimit(res);
+    expect(await state()).toEqual(before);
+    expect(entriesUnder(storageRoot(ts)).some((f) => f.endsWith('.fwtmp'))).toBe(false);
     expect((await ts.request('GET', '/api/storage/documents', { token: admin })).status).toBe(200);
   });
 
-  it('a chunked upload under the limit is stored whole', async () => {
-    const body = lazyBody(FILE_MAX - 100, 50_000);
-    const res = await rawRequest(base, 'POST', '/api/storage/documents?filename=ok-stream.bin',
-      { authorization: `Bearer ${admin}`, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' }, body.stream);
-    expect(res.status, res.text).toBe(201);
-    expect(JSON.parse(res.text).file_size).toBe(FILE_MAX - 100);
+  it('a base64 JSON body far over the limit is refused with 413 before it is parsed', async () => {
+    const before = await state();
+    const huge = await uploadBase64(ts, admin, crypto.randomBytes(SMALL * 2), { filename: 'b64-huge.bin' });
+    expectError(huge, 413, 'PAYLOAD_TOO_LARGE');
+    expect(await state()).toEqual(before);
   });
 
-  it('a new version over the limit is refused with 413; the document keeps its versions', async () => {
-    const doc = created(await uploadBinary(ts, admin, Buffer.from('v1'), { filename: 'grow.bin' }));
-    const files = filesUnder(storageRoot(ts));
-    const res = await rawRequest(base, 'POST', `/api/storage/documents/${doc.id}/versions?filename=grow.bin&change_note=huge`,
-      { authorization: `Bearer ${admin}`, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' }, lazyBody(FILE_MAX * 3).stream);
-    expect(res.status, res.text).toBe(413);
-    const known = await ts.server.inject({
-      method: 'POST', url: `/api/storage/documents/${doc.id}/versions?filename=grow.bin`,
-      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/octet-stream' }, payload: Buffer.alloc(FILE_MAX + 10),
-    });
-    expect(known.statusCode).toBe(413);
-    expect(filesUnder(storageRoot(ts))).toEqual(files);
-    const after = await ts.request('GET', `/api/storage/documents/${doc.id}`, { token: admin });
-    expect(after.body).toEqual(expect.objectContaining({ current_version: 1, version_count: 1 }));
-    expect((await download(ts, admin, `/api/storage/documents/${doc.id}/download`)).bytes.toString()).toBe('v1');
-  });
-});
-
-describe('STORAGE_MAX_UPLOAD_BYTES (base64 JSON bodies)', () => {
-  it('base64 content up to the limit is accepted', async () => {
-    const doc = created(await uploadBase64(ts, admin, crypto.randomBytes(UPLOAD_MAX), { filename: 'b64-ok.bin' }));
-    expect(doc.file_size).toBe(UPLOAD_MAX);
-  });
-
-  it('base64 content over the limit is refused with 413 and nothing is stored', async () => {
-    const files = filesUnder(storageRoot(ts));
-    const rows = await rowCounts();
-    // just over: the decoded content is checked
-    expectError(await uploadBase64(ts, admin, crypto.randomBytes(UPLOAD_MAX + 1), { filename: 'b64-big.bin' }), 413, 'PAYLOAD_TOO_LARGE');
-    expectError(await uploadBase64(ts, admin, crypto.randomBytes(UPLOAD_MAX + 1), { filename: 'b64-big.bin' }, '/api/storage/upload'), 413);
-    // far over: the JSON body itself is refused before it is parsed
-    const huge = await uploadBase64(ts, admin, crypto.randomBytes(UPLOAD_MAX * 2), { filename: 'b64-huge.bin' });
-    expect(huge.status).toBe(413);
-    // as a new version, too
-    const doc = created(await uploadBase64(ts, admin, Buffer.from('small'), { filename: 'small.txt' }));
-    const files2 = filesUnder(storageRoot(ts));
-    const v = await ts.request('POST', `/api/storage/documents/${doc.id}/versions`, { token: admin, body: { filename: 'small.txt', content_b64: crypto.randomBytes(UPLOAD_MAX + 1).toString('base64') } });
-    expectError(v, 413);
-    expect(filesUnder(storageRoot(ts))).toEqual(files2);
-    expect(files2.length).toBe(files.length + 1);
-    expect((await rowCounts()).documents).toBe(rows.documents + 1);
+  it('the refused uploads left no file and no folder anywhere under the storage root', () => {
+    for (const f of entriesUnder(storageRoot(ts))) {
+      const full = path.join(storageRoot(ts), f);
+      if (fs.statSync(full).isDirectory()) expect(fs.readdirSync(full).length, f).toBeGreaterThan(0);
+      else expect(f).not.toMatch(/big|huge|declared/);
+    }
   });
 });

@@ -4,6 +4,7 @@ import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import { AccessDenied, ValidationError } from '../../kernel/errors.js';
 import manifest from './manifest.js';
+import { beforeOrganizationDelete } from './organizations.js';
 import { baseRoutes } from './routes.js';
 import { seedBase } from './seed.js';
 import { checkPasswordPolicy, hashPassword } from './services/passwords.js';
@@ -123,6 +124,7 @@ const hooks: HookDecl[] = [
   },
   { point: 'pre.res.user.create', handler: (ctx) => normaliseEmail(ctx.payload) },
   { point: 'pre.res.user.update', handler: (ctx) => normaliseEmail(ctx.payload) },
+  { point: 'pre.res.organization.delete', handler: beforeOrganizationDelete },
   // the spec's tracked field: a changed slug emits res.organization.field_changed
   { point: 'post.res.organization.update', track_fields: ['code'] },
 ];

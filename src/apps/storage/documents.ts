@@ -4,11 +4,12 @@ import mime from 'mime-types';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
 import { BadRequest, NotFound, PayloadTooLarge, ValidationError } from '../../kernel/errors.js';
+import { StoragePayloadTooLarge } from './backends/errors.js';
 import { documentKey, sanitizeFilename } from './backends/keys.js';
 import type { GetResult, ObjectReference } from './backends/types.js';
 import { checkDocumentFolder } from './folders.js';
 import { backendFor, uploadTarget } from './router.js';
-import { storageSettings } from './settings.js';
+import { uploadLimit } from './settings.js';
 
 type Rec = Record<string, unknown>;
 
@@ -41,15 +42,29 @@ function organizationOf(env: Env): string | null {
   return env.principal.organization_id ?? null;
 }
 
+/** The one refusal of an upload over the limit, whether it was declared or counted while streaming. */
+function uploadTooLarge(env: Env): PayloadTooLarge {
+  const { limit, setting } = uploadLimit(env.settings);
+  return new PayloadTooLarge(`the upload is larger than ${limit} bytes (${setting})`, { limit, setting });
+}
+
+/** 413 before any byte is stored, when the transport already says the upload is too large. */
+export function checkUploadSize(env: Env, size: number | undefined): void {
+  if (size !== undefined && size > uploadLimit(env.settings).limit) throw uploadTooLarge(env);
+}
+
 async function store(env: Env, docId: string, version: number, input: UploadInput, org: string | null) {
-  const { STORAGE_MAX_FILE_SIZE_BYTES: max } = storageSettings(env.settings);
-  if (input.declared_size !== undefined && input.declared_size > max) {
-    throw new PayloadTooLarge(`the file is larger than ${max} bytes`, { limit: max });
-  }
+  // one limit for every entry point; a stream without a known length is cut off by the backend
+  const { limit: max } = uploadLimit(env.settings);
+  checkUploadSize(env, Buffer.isBuffer(input.content) ? input.content.length : input.declared_size);
   const filename = sanitizeFilename(input.filename);
   const target = await uploadTarget(env, org);
   const key = documentKey(env.tenant, org ?? '', docId, version, filename);
-  const ref: ObjectReference = await target.backend.put(key, input.content, { mime_type: contentTypeOf(input, filename), max_bytes: max });
+  const ref: ObjectReference = await target.backend.put(key, input.content, { mime_type: contentTypeOf(input, filename), max_bytes: max })
+    .catch((err: unknown) => {
+      // cut off while streaming: the same refusal as a declared size over the limit
+      throw err instanceof StoragePayloadTooLarge ? uploadTooLarge(env) : err;
+    });
   return { ref, filename, target };
 }
 

@@ -179,23 +179,10 @@ async function documentFolder(ctx: HookContext): Promise<void> {
   await checkDocumentFolder(env, folder, org, ctx.before ? `document ${ctx.before.id as string}` : 'the document', true);
 }
 
-/**
- * Deleting an organization cascades to its folders and documents in the database. SQLite applies
- * RESTRICT at once, row by row, so a folder deleted before its subfolders or documents would stop
- * the cascade: the links inside the organization are cut first (no effect on PostgreSQL's result).
- */
-async function beforeOrganizationDelete(ctx: HookContext): Promise<void> {
-  const env = ctx.env.sudo();
-  const org = ctx.before!.id as string;
-  await documents(env).updateMany({ where: { folder_rel: { is: { organization: org } } }, data: { folder: null } });
-  await folders(env).updateMany({ where: { organization: org, parent: { not: null } }, data: { parent: null } });
-}
-
 export const folderHooks: HookDecl[] = [
   { point: 'pre.storage.folder.create', handler: beforeCreate },
   { point: 'pre.storage.folder.update', handler: beforeUpdate },
   { point: 'pre.storage.folder.delete', handler: beforeDelete },
   { point: 'pre.storage.document.create', handler: documentFolder },
   { point: 'pre.storage.document.update', handler: documentFolder },
-  { point: 'pre.res.organization.delete', handler: beforeOrganizationDelete },
 ];

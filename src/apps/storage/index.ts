@@ -2,19 +2,18 @@ import type { Readable } from 'node:stream';
 import { defineApp, type CommandDecl, type HookDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import type { Env } from '../../kernel/env.js';
-import { BadRequest, PayloadTooLarge, ValidationError } from '../../kernel/errors.js';
-import { addVersion, createDocument, readText, storedObjects, type UploadInput } from './documents.js';
+import { BadRequest, ValidationError } from '../../kernel/errors.js';
+import { addVersion, checkUploadSize, createDocument, readText, storedObjects, type UploadInput } from './documents.js';
 import { folderHooks } from './folders.js';
 import manifest from './manifest.js';
 import type { StorageBackend } from './backends/types.js';
 import { backendFor } from './router.js';
 import { storageRoutes } from './routes.js';
-import { storageSettings } from './settings.js';
 
 type Rec = Record<string, unknown>;
 
 /**
- * Base64 mode: the JSON body carries the content; it is bounded by the HTTP upload limit.
+ * Base64 mode: the JSON body carries the content; the decoded content is bounded like any upload.
  * Form buttons with `special=file_upload` send the spec's `file_content` / `file_name` /
  * `file_mime`, which are accepted as synonyms.
  */
@@ -28,8 +27,7 @@ function decodeBase64(env: Env, p: Rec): Buffer {
   const b64 = String(p.content_b64 ?? p.file_content);
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(b64.replace(/\s/g, ''))) throw new BadRequest('content_b64 is not base64', { field: 'content_b64' }, 'INVALID_BASE64');
   const buf = Buffer.from(b64, 'base64');
-  const { STORAGE_MAX_UPLOAD_BYTES: max } = storageSettings(env.settings);
-  if (buf.length > max) throw new PayloadTooLarge(`the upload is larger than ${max} bytes`, { limit: max });
+  checkUploadSize(env, buf.length);
   return buf;
 }
 

@@ -8,7 +8,7 @@ import '../../server/types.js';
 import { ResponseClosed } from './backends/errors.js';
 import type { OpenContent } from './backends/types.js';
 import { findVersion, openVersion } from './documents.js';
-import { storageSettings } from './settings.js';
+import { uploadLimit } from './settings.js';
 
 type Rec = Record<string, unknown>;
 /** What PUT /api/storage/documents/{id} may change; `folder` moves the document (null = top level). */
@@ -125,13 +125,14 @@ function uploadPayload(req: FastifyRequest, kind: 'document' | 'version'): Rec {
 
 /**
  * The spec's /api/storage routes. Binary bodies reach the handlers as the raw request stream
- * (never buffered); JSON bodies are bounded by STORAGE_MAX_UPLOAD_BYTES (base64-inflated).
+ * (never buffered; the backend cuts it off at the upload limit); JSON bodies are bounded by the
+ * same limit, base64-inflated, before they are parsed.
  */
 export async function storageRoutes(server: FastifyInstance, { kernel }: RouteContext): Promise<void> {
-  const s = storageSettings(kernel.settings);
+  const { limit } = uploadLimit(kernel.settings);
   await server.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: Math.ceil(s.STORAGE_MAX_UPLOAD_BYTES * 4 / 3) + 65_536 }, (_req, text, done) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: Math.ceil(limit * 4 / 3) + 65_536 }, (_req, text, done) => {
       try {
         done(null, text === '' ? {} : JSON.parse(text as string));
       } catch {

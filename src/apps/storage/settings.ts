@@ -3,12 +3,21 @@ import { defineSettings, type Settings } from '../../kernel/settings.js';
 
 const table = defineSettings('storage', {
   STORAGE_LOCAL_ROOT: { kind: 'string', default: '', doc: 'Folder of the local backend; empty = `<DATA_DIR>/storage`. Created on first upload.' },
-  STORAGE_MAX_FILE_SIZE_BYTES: { kind: 'int', default: '52428800', doc: 'Largest stored version (50 MiB), whatever the entry point: streamed uploads are cut off and refused with 413 when they pass it.' },
-  STORAGE_MAX_UPLOAD_BYTES: { kind: 'int', default: String(25 * 1024 * 1024), doc: 'Largest upload the HTTP layer holds in memory (base64 JSON and GraphQL multipart bodies). Streamed binary uploads are never buffered and only STORAGE_MAX_FILE_SIZE_BYTES applies to them.' },
+  STORAGE_MAX_FILE_SIZE_BYTES: { kind: 'int', default: '52428800', doc: 'Largest document version (50 MiB). Every upload, new document or new version, must stay within it and within STORAGE_MAX_UPLOAD_BYTES: the smaller of the two applies.' },
+  STORAGE_MAX_UPLOAD_BYTES: { kind: 'int', default: String(25 * 1024 * 1024), doc: 'Largest single upload at the HTTP layer (25 MiB): binary (streamed, also without Content-Length) and base64 bodies of every storage upload route. An upload over the smaller of this and STORAGE_MAX_FILE_SIZE_BYTES is refused with 413 PAYLOAD_TOO_LARGE while it streams, and nothing is stored.' },
   STORAGE_DEFAULT_BACKEND_KIND: { kind: 'string', default: 'local', doc: 'Backend used when the organization has no active default storage connector (only `local` is built in).' },
 });
 
 export function storageSettings(settings: Settings) {
   const s = table(settings);
   return { ...s, STORAGE_LOCAL_ROOT: s.STORAGE_LOCAL_ROOT ? path.resolve(s.STORAGE_LOCAL_ROOT) : path.join(settings.DATA_DIR, 'storage') };
+}
+
+/**
+ * The most one upload may carry: the smaller of the HTTP limit of one upload and the size limit
+ * of a document version, with the setting that sets it (named in the 413's details).
+ */
+export function uploadLimit(settings: Settings): { limit: number; setting: 'STORAGE_MAX_UPLOAD_BYTES' | 'STORAGE_MAX_FILE_SIZE_BYTES' } {
+  const { STORAGE_MAX_UPLOAD_BYTES: upload, STORAGE_MAX_FILE_SIZE_BYTES: file } = storageSettings(settings);
+  return upload <= file ? { limit: upload, setting: 'STORAGE_MAX_UPLOAD_BYTES' } : { limit: file, setting: 'STORAGE_MAX_FILE_SIZE_BYTES' };
 }

@@ -6,12 +6,14 @@ import type { AccessOp } from '../declare.js';
 import { delegateOf } from '../data/delegate.js';
 import { domainToWhere, type DomainContext, type Where } from '../data/domain.js';
 import { mapDbError } from '../data/db-errors.js';
+import { countReferences, referencedError } from '../data/references.js';
 import { toRecord, toWriteData } from '../data/values.js';
 import type { Env } from '../env.js';
 import { BadRequest, NotFound, StaleRevision, ValidationError } from '../errors.js';
 import { runPostHooks, runPreHooks } from '../bus/hooks.js';
 import { parseOrder, type ResolvedField, type ResolvedModel } from '../registry/model.js';
 import { countRecords, searchRecords } from '../data/sql/reads.js';
+import { ordersByText, rowComparator, type OrderItem } from '../data/sort-rows.js';
 import { readGroup } from './read-group.js';
 
 /** The model a generic command targets, with RBAC checked for `op`. */
@@ -93,6 +95,22 @@ function readableFields(model: ResolvedModel, fields: unknown, env: Env): Resolv
 }
 
 const selectOf = (fields: ResolvedField[]): Record<string, true> => Object.fromEntries(fields.map((f) => [f.name, true]));
+
+/**
+ * An ordered read through Prisma (inside a transaction) whose order names a text field: Prisma
+ * can name neither a collation nor a function, so the matching rows are read whole and sorted
+ * here as the compiled reader's ORDER BY sorts them (src/kernel/data/sort-rows.ts), then paged.
+ * It reads every matching row, but only inside transactions; plain reads use SQL.
+ */
+async function findManyByText(env: Env, model: ResolvedModel, where: Where, order: OrderItem[],
+  page: { take?: number; skip: number; select: Record<string, true> }): Promise<Record<string, unknown>[]> {
+  const orderFields = order.map((o) => Object.keys(o)[0]);
+  const rows = await delegateOf(env.db, model).findMany({ where, select: { ...page.select, ...Object.fromEntries(orderFields.map((f) => [f, true])) } });
+  rows.sort(rowComparator(model, order, env.provider));
+  const slice = rows.slice(page.skip, page.take === undefined ? undefined : page.skip + page.take);
+  // order fields that were not asked for are not returned
+  return slice.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => page.select[k])));
+}
 
 /** Plain reads outside a transaction go to SQL directly (src/kernel/data/sql); inside one, through Prisma. */
 const sqlReads = (env: Env) => (env.reader ? { registry: env.registry, dialect: env.provider, reader: env.reader } : null);
@@ -266,7 +284,9 @@ export const crudCommands: CommandDecl[] = [
         return { items, total, limit: limit ?? null, offset };
       }
       const d = delegateOf(env.db, model);
-      const rows = await d.findMany({ where, orderBy: order, take: limit, skip: offset, select: selectOf(fields) });
+      const rows = ordersByText(model, order)
+        ? await findManyByText(env, model, where, order, { take: limit, skip: offset, select: selectOf(fields) })
+        : await d.findMany({ where, orderBy: order, take: limit, skip: offset, select: selectOf(fields) });
       const items = rows.map((r) => record(env, model, r));
       const total = payload.count ? await d.count({ where }) : undefined;
       return { items, total, limit: limit ?? null, offset };
@@ -333,6 +353,10 @@ export const crudCommands: CommandDecl[] = [
       const before = record(env.sudo(), model, row);
       const ctx = { env, model: model.key, op: 'delete', payload: { ...payload }, before };
       await runPreHooks(ctx);
+      // counted after the hooks (they may detach what they own); the database's refusal of a
+      // restrict Reference would not say what is in the way
+      const refs = await countReferences(env, model, before.id as string, ['restrict']);
+      if (refs.length) throw referencedError(model, before, refs);
       await delegateOf(env.db, model).delete({ where: { dbid: row.dbid } }).catch(mapDbError(model, { op: 'delete' }));
       await runPostHooks(ctx);
       return { id: before.id, deleted: true };

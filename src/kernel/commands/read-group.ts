@@ -1,6 +1,7 @@
 import { canReadField } from '../access.js';
 import { delegateOf } from '../data/delegate.js';
 import type { Where } from '../data/domain.js';
+import { ordersByText, rowComparator } from '../data/sort-rows.js';
 import type { Env } from '../env.js';
 import { BadRequest } from '../errors.js';
 import type { ResolvedModel } from '../registry/model.js';
@@ -40,14 +41,18 @@ export async function readGroup(env: Env, model: ResolvedModel, payload: Record<
     args[key] = { ...(args[key] ?? {}), [field]: true };
     wanted.push([field, a]);
   }
+  const order = (groupby as string[]).map((g) => ({ [g]: 'asc' as const }));
   const rows = await delegateOf(env.db, model).groupBy({
     by: groupby,
     where,
     ...args,
     // a `count` aggregate adds to _count; it must not replace the group's own _all count
     _count: { ...(args._count ?? {}), _all: true },
-    orderBy: (groupby as string[]).map((g) => ({ [g]: 'asc' })),
+    orderBy: order,
   });
+  // Prisma orders text keys by their bytes; there is no paging, so the groups are re-sorted as
+  // people read text, the same order as the list reads (src/kernel/data/collation.ts)
+  if (ordersByText(model, order)) rows.sort(rowComparator(model, order, env.provider));
   const groups = rows.map((r) => {
     const out: Record<string, unknown> = {};
     for (const g of groupby as string[]) out[g] = r[g] instanceof Date ? (r[g] as Date).toISOString() : r[g];

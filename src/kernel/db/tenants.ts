@@ -173,12 +173,22 @@ export class TenantDatabases {
    */
   async getExisting(tenant: string): Promise<RootDbClient> {
     if (this.clients.has(tenant) || this.opening.has(tenant)) return this.get(tenant);
+    await this.assertExists(tenant);
+    return this.get(tenant);
+  }
+
+  /**
+   * 404 UNKNOWN_TENANT unless the tenant's database exists (400 INVALID_TENANT for a bad key).
+   * Everything but provisioning checks this first, so a mistyped tenant is refused instead of
+   * created empty.
+   */
+  async assertExists(tenant: string): Promise<void> {
     checkTenantKey(tenant);
+    if (this.clients.has(tenant)) return;
     const exists = this.provider === 'sqlite'
       ? fs.existsSync(this.sqliteFile(tenant))
       : (await listPostgresDatabases(this.settings.DATABASE_URL, this.pgDatabase(tenant))).includes(this.pgDatabase(tenant));
     if (!exists) throw new NotFound(`unknown tenant "${tenant}"`, { tenant }, 'UNKNOWN_TENANT');
-    return this.get(tenant);
   }
 
   /** Applies pending migrations to a tenant (the `fw migrate upgrade -t` path); returns names applied. */

@@ -4,8 +4,8 @@ export interface StorageContext { backend_key: string; key: string; operation: s
 
 /** The spec's storage error taxonomy; each carries `{backend_key, key, operation}`. */
 export class StorageError extends FwError {
-  constructor(readonly context: StorageContext, message: string, code = 'STORAGE_ERROR', status = 502) {
-    super(code, status, message, { ...context });
+  constructor(readonly context: StorageContext, message: string, code = 'STORAGE_ERROR', status = 502, extra?: Record<string, unknown>) {
+    super(code, status, message, { ...context, ...extra });
   }
 }
 export class StorageNotFoundError extends StorageError {
@@ -34,7 +34,7 @@ export class StorageKeyError extends StorageError {
   constructor(c: StorageContext, m: string) { super(c, m, 'INVALID_STORAGE_KEY', 400); }
 }
 export class StoragePayloadTooLarge extends StorageError {
-  constructor(c: StorageContext, limit: number) { super(c, `content exceeds ${limit} bytes`, 'PAYLOAD_TOO_LARGE', 413); }
+  constructor(c: StorageContext, limit: number) { super(c, `content exceeds ${limit} bytes`, 'PAYLOAD_TOO_LARGE', 413, { limit }); }
 }
 
 /**

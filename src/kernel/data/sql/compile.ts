@@ -6,6 +6,7 @@ import {
 import type { ResolvedField, ResolvedModel } from '../../registry/model.js';
 import type { Registry } from '../../registry/registry.js';
 import type { Where } from '../domain.js';
+import { COLLATED_TYPES, POSTGRES_TEXT_COLLATION, SQLITE_SORT_KEY_FUNCTION } from '../collation.js';
 import { decoderOf, type Dialect } from './values.js';
 import { whereToSql } from './where.js';
 
@@ -56,7 +57,11 @@ export function compileSearch(registry: Registry, model: ResolvedModel, query: S
   let q = base(registry, model, query.where, dialect).select(query.fields.map((f) => `${ROOT}.${f.name}`));
   for (const o of query.orderBy) {
     const [field, dir] = Object.entries(o)[0];
-    q = q.orderBy(`${ROOT}.${field}`, dir);
+    const column = `${ROOT}.${field}`;
+    // text sorts as people read it (src/kernel/data/collation.ts), not by its bytes
+    if (!COLLATED_TYPES.has(model.fields.get(field)?.type ?? '')) q = q.orderBy(column, dir);
+    else if (dialect === 'postgresql') q = q.orderBy(column, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).collate(POSTGRES_TEXT_COLLATION));
+    else q = q.orderBy((eb) => eb.fn(SQLITE_SORT_KEY_FUNCTION, [eb.ref(column)]), dir);
   }
   // SQLite needs a LIMIT before an OFFSET; -1 means none
   if (query.take !== undefined) q = q.limit(query.take);

@@ -67,6 +67,37 @@ export function flushBehind(fh: Pick<FileHandle, 'datasync' | 'sync'>) {
   };
 }
 
+/**
+ * Removes `dir` and then each parent up to (not including) `root` while they are empty: a
+ * document's key path (`tenant/org/storage.document/<uuid>/v1/`) would otherwise stay behind,
+ * empty, after its object is deleted or its upload refused. A folder that is not empty, or is
+ * already gone, ends the walk.
+ */
+async function pruneEmpty(root: string, dir: string): Promise<void> {
+  for (let d = dir; d.startsWith(root + path.sep); d = path.dirname(d)) {
+    try {
+      await fsp.rmdir(d);
+    } catch {
+      return;
+    }
+  }
+}
+
+/**
+ * Creates the temp file, and its folder first. A concurrent prune may remove a folder just made
+ * (it was still empty): the open then finds no folder and makes it again.
+ */
+async function openTemp(tmp: string): Promise<FileHandle> {
+  for (let attempt = 1; ; attempt++) {
+    await fsp.mkdir(path.dirname(tmp), { recursive: true });
+    try {
+      return await fsp.open(tmp, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 5) throw err;
+    }
+  }
+}
+
 /** A rename is durable once its directory is synced (Linux: fsync on a read-only handle of it). */
 async function syncDirectory(dir: string): Promise<void> {
   const dh = await fsp.open(dir, 'r');
@@ -107,11 +138,10 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
     async put(key: string, content: Readable | Buffer, meta: PutMetadata = {}): Promise<ObjectReference> {
       const ctx = { backend_key, key, operation: 'put' };
       const target = resolve(key, 'put');
-      await fsp.mkdir(path.dirname(target), { recursive: true });
       const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${crypto.randomBytes(6).toString('hex')}.fwtmp`);
       // this handle creates the file and syncs it; the write stream opens its own descriptor, so
       // each side closes what it opened, and only after its own pending I/O
-      const fh = await fsp.open(tmp, 'wx');
+      const fh = await openTemp(tmp);
       const flush = flushBehind(fh);
       const counter = hashingCounter(ctx, meta.max_bytes, flush.wrote);
       try {
@@ -130,6 +160,8 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
         return { backend_key, key, object_id: '', checksum, size, mime_type: mimeOf(key, meta.mime_type) };
       } catch (err) {
         await fsp.rm(tmp, { force: true });
+        // a refused or failed put leaves no folders behind either
+        await pruneEmpty(root, path.dirname(target));
         throw err;
       }
     },
@@ -156,7 +188,13 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
     },
 
     async delete(key) {
-      await fsp.unlink(resolve(key, 'delete')).catch((e) => notFound(e, { backend_key, key, operation: 'delete' }));
+      const file = resolve(key, 'delete');
+      try {
+        await fsp.unlink(file).catch((e) => notFound(e, { backend_key, key, operation: 'delete' }));
+      } finally {
+        // also when the object was already gone: its folders are not wanted either way
+        await pruneEmpty(root, path.dirname(file));
+      }
     },
 
     async exists(key) {

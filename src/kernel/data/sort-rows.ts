@@ -1,0 +1,60 @@
+/**
+ * Ordering rows in JavaScript exactly as the engine's compiled ORDER BY does, for the reads
+ * that cannot ask the database: Prisma can name neither a collation nor a function, so an
+ * ordered read inside a transaction and read_group's groups are sorted here.
+ */
+import type { ResolvedModel } from '../registry/model.js';
+import { COLLATED_TYPES, sortKey, textComparator } from './collation.js';
+import type { Dialect } from './sql/values.js';
+
+type Row = Record<string, unknown>;
+export type OrderItem = Record<string, 'asc' | 'desc'>;
+
+/** Whether `order` names a text field, i.e. needs the collation. */
+export function ordersByText(model: ResolvedModel, order: OrderItem[]): boolean {
+  return order.some((o) => COLLATED_TYPES.has(model.fields.get(Object.keys(o)[0])?.type ?? ''));
+}
+
+const natural = (a: unknown, b: unknown): number => {
+  if (a instanceof Date && b instanceof Date) return a.getTime() - b.getTime();
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  // ids and enum values: by their bytes, as the reader orders them
+  return Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
+};
+
+/**
+ * A comparator of rows (field → value) for `order`. NULL sorts as each engine sorts it by
+ * default: first in ascending order on SQLite, last on PostgreSQL.
+ */
+export function rowComparator(model: ResolvedModel, order: OrderItem[], dialect: Dialect): (a: Row, b: Row) => number {
+  // one key per distinct text for the whole sort, not one per comparison
+  const keys = new Map<string, Buffer>();
+  const text = dialect === 'sqlite'
+    ? (a: string, b: string) => {
+      let ka = keys.get(a);
+      if (!ka) keys.set(a, (ka = sortKey(a)));
+      let kb = keys.get(b);
+      if (!kb) keys.set(b, (kb = sortKey(b)));
+      return Buffer.compare(ka, kb);
+    }
+    : textComparator(dialect);
+  const nullFirst = dialect === 'sqlite' ? -1 : 1;
+  const items = order.map((o) => {
+    const [field, dir] = Object.entries(o)[0];
+    const compare = COLLATED_TYPES.has(model.fields.get(field)?.type ?? '') ? (a: unknown, b: unknown) => text(String(a), String(b)) : natural;
+    return { field, sign: dir === 'desc' ? -1 : 1, compare };
+  });
+  return (a, b) => {
+    for (const { field, sign, compare } of items) {
+      const x = a[field];
+      const y = b[field];
+      const xNull = x === null || x === undefined;
+      const yNull = y === null || y === undefined;
+      const c = xNull || yNull ? (xNull === yNull ? 0 : xNull ? nullFirst : -nullFirst) : compare(x, y);
+      if (c !== 0) return sign * c;
+    }
+    return 0;
+  };
+}
