@@ -1,7 +1,7 @@
 /**
- * GraphQL guards: maximum depth (graphql-armor), maximum page size, introspection only when
- * configured, and masking of unexpected errors (only our own error classes keep their code and
- * status). The cost guard has its own file, cost.test.ts.
+ * GraphQL guards: maximum depth, maximum page size, introspection only when configured, and
+ * masking of unexpected errors (only our own error classes keep their code and status). The
+ * depth guard's every path is in depth.test.ts, the cost guard has its own file, cost.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql, gqlError, gqlOk, startServerWithApps, type ApiServer } from '../helpers/api.ts';
@@ -37,10 +37,12 @@ afterAll(async () => {
 });
 
 describe('depth', () => {
-  it('a query deeper than GRAPHQL_MAX_DEPTH is rejected before it runs', async () => {
+  it('a query deeper than GRAPHQL_MAX_DEPTH is refused with 400 QUERY_TOO_DEEP before it runs (every path: depth.test.ts)', async () => {
     const res = await gql(guarded, '{ resOrganizations { users { organization { users { email } } } } }', {}, { token: guardedToken });
+    const err = gqlError(res, 'QUERY_TOO_DEEP', 400);
     expect(res.body.data ?? null).toBeNull();
-    expect(res.body.errors?.[0].message).toMatch(/depth limit of 4 exceeded, found 5/);
+    expect(err.extensions?.details).toEqual({ depth: 5, limit: 4 });
+    expect(err.message).toBe('query depth 5 exceeds the limit of 4 (GRAPHQL_MAX_DEPTH) at resOrganizations.users.organization.users.email: select fewer nested fields');
   });
 
   it('a query at GRAPHQL_MAX_DEPTH runs', async () => {

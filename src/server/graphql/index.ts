@@ -1,4 +1,3 @@
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -12,17 +11,21 @@ import type { Kernel } from '../../kernel/kernel.js';
 import { defineSettings } from '../../kernel/settings.js';
 import '../types.js';
 import { costLimit } from './cost.js';
+import { depthLimit } from './depth.js';
+import { graphiqlAssetRoutes, graphiqlRenderer } from './graphiql.js';
 import { createLoaders } from './loaders.js';
 import { buildGraphQLSchema, type GqlContext } from './schema.js';
 import { graphqlWebSocket } from './ws.js';
 
 export const graphqlSettings = defineSettings('graphql', {
-  GRAPHQL_MAX_DEPTH: { kind: 'int', default: '10', doc: 'Deepest selection a GraphQL operation may have.' },
+  GRAPHQL_MAX_DEPTH: { kind: 'int', default: '10', doc: 'Deepest selection a GraphQL operation may have, in nested fields (introspection not counted). Deeper ones get 400 QUERY_TOO_DEEP and nothing runs.' },
   GRAPHQL_MAX_COST: { kind: 'int', default: '50000', doc: 'Largest cost of an operation: the number of values it can return, with every list counted at its `limit`/`first` (docs/api.md#guards). Larger ones get 400 QUERY_TOO_COSTLY and nothing runs.' },
   GRAPHQL_COST_LIST_SIZE: { kind: 'int', default: '10', doc: 'Size the cost guard assumes for a list field without a `limit`/`first` argument (One2Many relations, command outputs).' },
   GRAPHQL_UPLOAD_MAX_BYTES: { kind: 'int', default: String(25 * 1024 * 1024), doc: 'Largest multipart request /graphql accepts (file uploads are held in memory by the multipart parser): a larger Content-Length gets 413 before the body is read, a body without one is cut off with 413 once it passes the limit.' },
   GRAPHQL_INTROSPECTION: { kind: 'bool', default: 'true', doc: 'Answer introspection queries (schema explorers, codegen). Set false to hide the schema.' },
 });
+
+const GRAPHQL_ENDPOINT = '/graphql';
 
 const schemas = new WeakMap<Kernel, GraphQLSchema>();
 /** The schema is compiled once per kernel from its registry. */
@@ -142,14 +145,17 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     : { limit: storage.STORAGE_MAX_FILE_SIZE_BYTES, setting: 'STORAGE_MAX_FILE_SIZE_BYTES' };
   const yoga = createYoga<{ req: FastifyRequest; reply: FastifyReply }, GqlContext>({
     schema: graphqlSchemaOf(kernel),
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
     logging: false,
     landingPage: false,
+    // GraphiQL from local, immutable assets instead of yoga's CDN page (./graphiql.ts)
+    renderGraphiQL: graphiqlRenderer(GRAPHQL_ENDPOINT),
     maskedErrors: { maskError },
     context: ({ req }) => ({ kernel, principal: req.principal, loaders: createLoaders(kernel, req.principal) }),
     plugins: [
       multipartLimits(fileLimit, kernel.settings.HTTP_BODY_LIMIT_BYTES),
-      maxDepthPlugin({ n: s.GRAPHQL_MAX_DEPTH, exposeLimits: true }),
+      // depth, then cost: both refuse before anything runs, with a code and HTTP 400
+      depthLimit(s.GRAPHQL_MAX_DEPTH),
       costLimit({
         maxCost: s.GRAPHQL_MAX_COST, unsizedListSize: s.GRAPHQL_COST_LIST_SIZE,
         defaultListSize: kernel.settings.API_DEFAULT_PAGE_SIZE, maxListSize: kernel.settings.API_MAX_PAGE_SIZE,
@@ -161,10 +167,11 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     ],
   });
   graphqlWebSocket(server, kernel, yoga);
+  graphiqlAssetRoutes(server, GRAPHQL_ENDPOINT);
   // yoga parses multipart (GraphQL file uploads) itself from the raw request
   server.addContentTypeParser('multipart/form-data', (_req, _payload, done) => done(null));
   server.route({
-    url: '/graphql',
+    url: GRAPHQL_ENDPOINT,
     method: ['GET', 'POST', 'OPTIONS'],
     // login and refresh run anonymously; a bearer token, when sent, must be valid
     config: { auth: 'optional', errorFormat: 'graphql' },
@@ -196,6 +203,8 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
       // delivery) go through Fastify's stream path, which costs a pipe per request
       const type = response.headers.get('content-type') ?? '';
       if (type.startsWith('application/json') || type.startsWith('application/graphql-response+json')) return reply.send(await response.text());
+      // the GraphiQL page names versioned assets: revalidated on every load, so an upgrade is picked up
+      if (type.startsWith('text/html')) return reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(await response.text());
       return reply.send(response.body);
     },
   });
