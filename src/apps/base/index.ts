@@ -4,6 +4,7 @@ import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import { AccessDenied, ValidationError } from '../../kernel/errors.js';
 import manifest from './manifest.js';
+import { postMessage } from './messages.js';
 import { beforeOrganizationDelete } from './organizations.js';
 import { baseRoutes } from './routes.js';
 import { seedBase } from './seed.js';
@@ -129,4 +130,4 @@ const hooks: HookDecl[] = [
   { point: 'post.res.organization.update', track_fields: ['code'] },
 ];
 
-export const app = defineApp({ manifest, commands, hooks, seed: seedBase, routes: baseRoutes });
+export const app = defineApp({ manifest, commands: [...commands, postMessage], hooks, seed: seedBase, routes: baseRoutes });

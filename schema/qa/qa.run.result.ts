@@ -1,0 +1,23 @@
+import { defineModel, f } from '../../src/kernel/declare.js';
+
+/** The outcome of one use case within a run. */
+export default defineModel({
+  key: 'qa.run.result',
+  description: 'QA run result',
+  default_order: 'dbid asc',
+  fields: {
+    run_id: f.reference('qa.run', { required: true, on_delete: 'cascade', description: 'Run' }),
+    usecase_id: f.reference('qa.usecase', { on_delete: 'set null', description: 'Use case' }),
+    usecase_key: f.char(100, { required: true, index: true }),
+    usecase_version: f.integer(),
+    module: f.char(100, { required: true, index: true }),
+    status: f.enum(['passed', 'failed', 'error'], { required: true }),
+    started_at: f.datetime(),
+    finished_at: f.datetime({ index: true }),
+    duration_ms: f.integer(),
+    failed_step: f.integer({ description: 'Sequence of the first failed step' }),
+    error: f.text(),
+    steps: f.one2many('qa.run.step', 'result_id'),
+  },
+  access: { roles: { admin: 'r', qa: 'r', '*': 'r' } },
+});

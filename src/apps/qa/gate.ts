@@ -1,0 +1,49 @@
+import type { CommandDecl } from '../../kernel/app.js';
+import { f } from '../../kernel/declare.js';
+import { delegateOf } from '../../kernel/data/delegate.js';
+import { ValidationError } from '../../kernel/errors.js';
+
+/** The gate's default freshness window: a day, as CI gates usually use. */
+export const DEFAULT_FRESHNESS_HOURS = 24;
+
+export interface GateVerdict {
+  /** `pass` (exit 0), `fail` (a use case failed or is stale, exit 1), `no_runs` (exit 2). */
+  verdict: 'pass' | 'fail' | 'no_runs';
+  module: string;
+  freshness_hours: number;
+  usecases: Array<{ key: string; status: 'passed' | 'failed' | 'error' | 'stale' | 'never_run'; finished_at: string | null; run_id: string | null; reason: string | null }>;
+}
+
+/**
+ * `fw e2e gate`: passes only if the latest result of every active use case of the module passed
+ * within the window. A failing or stale use case is named; a module without any result in the
+ * window (or without use cases) is `no_runs`, which the CLI exits with a distinct code.
+ */
+export const gateCommand: CommandDecl = {
+  name: 'qa.gate',
+  mutates: false,
+  returns: 'json',
+  description: 'Whether every use case of a module passed its latest run within the freshness window',
+  input: { module: f.char(100, { required: true }), freshness_hours: f.float() },
+  handler: async (env, p): Promise<GateVerdict> => {
+    const hours = p.freshness_hours === undefined ? DEFAULT_FRESHNESS_HOURS : Number(p.freshness_hours);
+    if (!(hours > 0)) throw new ValidationError('freshness_hours must be more than 0', { errors: [{ field: 'freshness_hours', code: 'INVALID_VALUE', message: 'a positive number of hours' }] });
+    const module = String(p.module);
+    const since = Date.now() - hours * 3_600_000;
+    const usecases = await delegateOf(env.db, env.registry.model('qa.usecase')).findMany({ where: { module, is_active: true }, orderBy: { key: 'asc' } });
+    const results = delegateOf(env.db, env.registry.model('qa.run.result'));
+    const out: GateVerdict['usecases'] = [];
+    for (const u of usecases) {
+      const last = await results.findFirst({ where: { usecase_key: u.key, finished_at: { not: null } }, orderBy: { finished_at: 'desc' } });
+      const finished = last?.finished_at ? new Date(last.finished_at as Date) : null;
+      const base = { key: String(u.key), finished_at: finished?.toISOString() ?? null, run_id: (last?.run_id as string | null) ?? null };
+      if (!last || !finished) out.push({ ...base, status: 'never_run', reason: 'no run yet' });
+      else if (finished.getTime() < since) out.push({ ...base, status: 'stale', reason: `last run ${finished.toISOString()} is older than ${hours} h` });
+      else if (last.status !== 'passed') out.push({ ...base, status: last.status as 'failed' | 'error', reason: String(last.error ?? `step ${String(last.failed_step ?? '?')} failed`) });
+      else out.push({ ...base, status: 'passed', reason: null });
+    }
+    const anyFresh = out.some((u) => u.status !== 'never_run' && u.status !== 'stale');
+    const verdict = !out.length || !anyFresh ? 'no_runs' : out.every((u) => u.status === 'passed') ? 'pass' : 'fail';
+    return { verdict, module, freshness_hours: hours, usecases: out };
+  },
+};

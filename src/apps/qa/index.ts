@@ -1,0 +1,19 @@
+import { defineApp } from '../../kernel/app.js';
+import { gateCommand } from './gate.js';
+import manifest from './manifest.js';
+import { recordingCommands } from './recordings.js';
+import { qaRoutes } from './routes.js';
+import { checkQaSettings } from './settings.js';
+
+/**
+ * QA automation. Loaded only with ENABLE_QA_AUTOMATION (src/features/qa.ts); replays also need
+ * QA_E2E_ENABLED. Recordings come from the web client's recorder through
+ * `qa.recording.step.create`; `fw e2e` (src/apps/qa/cli.ts) records, imports, replays, polishes
+ * and gates.
+ */
+export const app = defineApp({
+  manifest,
+  commands: [...recordingCommands, gateCommand],
+  routes: qaRoutes,
+  boot: (kernel) => { checkQaSettings(kernel.settings); },
+});

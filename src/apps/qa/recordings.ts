@@ -1,0 +1,151 @@
+import type { CommandDecl } from '../../kernel/app.js';
+import { f } from '../../kernel/declare.js';
+import { delegateOf } from '../../kernel/data/delegate.js';
+import type { Env } from '../../kernel/env.js';
+import { Conflict, NotFound, ValidationError } from '../../kernel/errors.js';
+import { checkStep, stepColumns, stepOf, type StepData } from './steps.js';
+
+type Rec = Record<string, unknown>;
+
+export const USECASE_KEY = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
+
+function checkKey(field: string, key: unknown): string {
+  if (typeof key !== 'string' || !USECASE_KEY.test(key)) {
+    throw new ValidationError(`${field} is lower-case letters, digits, ".", "_" and "-" (at most 100)`, { errors: [{ field, code: 'INVALID_VALUE', message: `"${String(key)}" is not a use-case key` }] });
+  }
+  return key;
+}
+
+function checkModule(env: Env, module: unknown): string {
+  if (!env.registry.apps.some((a) => a.name === module)) {
+    throw new ValidationError(`module "${String(module)}" is not an active app`, { errors: [{ field: 'module', code: 'UNKNOWN_MODULE', message: `active apps: ${env.registry.apps.map((a) => a.name).join(', ')}` }] });
+  }
+  return String(module);
+}
+
+/** A typed password is never stored: a literal filled into a password field becomes a secret. */
+function maskSecrets(step: StepData): StepData {
+  if (step.kind !== 'fill' || step.value?.kind !== 'literal') return step;
+  const looksSecret = step.target?.candidates.some((chain) => chain.some((s) => /pass(word)?|secret|token|api[-_ ]?key/i.test(`${s.value} ${s.name ?? ''}`)));
+  return looksSecret ? { ...step, value: { kind: 'secret', value: 'password' } } : step;
+}
+
+async function recordingOf(env: Env, id: unknown): Promise<Rec> {
+  return env.dispatch<Rec>('fw.read_one', { model: 'qa.recording', id });
+}
+
+const stepInput = {
+  kind: f.char(32, { required: true }),
+  target: f.json(),
+  value: f.json(),
+  assertion: f.json(),
+  timeout_ms: f.integer(),
+  screenshot: f.char(16),
+  caption: f.char(500),
+  url: f.char(1000),
+};
+
+/** Copies steps as they are into a use case: replays run exactly these. */
+export async function writeUsecase(env: Env, o: { key: string; name: string; module: string; start_path: string; source: 'recording' | 'import'; recording_id?: string | null; steps: StepData[] }): Promise<Rec> {
+  const sys = env.sudo();
+  const usecases = delegateOf(env.db, env.registry.model('qa.usecase'));
+  const existing = await usecases.findUnique({ where: { key: o.key } });
+  let id: string;
+  if (existing) {
+    await delegateOf(env.db, env.registry.model('qa.usecase.step')).deleteMany({ where: { usecase_id: existing.record_uuid } });
+    await sys.dispatch('fw.update', { model: 'qa.usecase', id: existing.record_uuid, values: { name: o.name, module: o.module, start_path: o.start_path, source: o.source, recording_id: o.recording_id ?? null, version: Number(existing.version) + 1 } });
+    id = String(existing.record_uuid);
+  } else {
+    id = String((await sys.dispatch<Rec>('fw.create', { model: 'qa.usecase', values: { key: o.key, name: o.name, module: o.module, start_path: o.start_path, source: o.source, recording_id: o.recording_id ?? null } })).id);
+  }
+  let sequence = 0;
+  for (const s of o.steps) await sys.dispatch('fw.create', { model: 'qa.usecase.step', values: { usecase_id: id, sequence: ++sequence, ...stepColumns(s) } });
+  return { ...(await sys.dispatch<Rec>('fw.read_one', { model: 'qa.usecase', id })), step_count: o.steps.length };
+}
+
+export const recordingCommands: CommandDecl[] = [
+  {
+    name: 'qa.recording.start',
+    op: 'create', returns: 'record',
+    description: 'Start a recording of a browser flow (the recorder appends its steps)',
+    input: { name: f.char(200), usecase_key: f.char(100, { required: true }), module: f.char(100, { required: true }), start_path: f.char(500) },
+    handler: async (env, p) => {
+      const key = checkKey('usecase_key', p.usecase_key);
+      const module = checkModule(env, p.module);
+      const created = await env.sudo().dispatch<Rec>('fw.create', {
+        model: 'qa.recording',
+        values: { name: p.name ?? key, usecase_key: key, module, start_path: p.start_path ?? '/', started_by: env.principal.user_id ?? null },
+      });
+      return env.dispatch('fw.read_one', { model: 'qa.recording', id: created.id });
+    },
+  },
+  {
+    name: 'qa.recording.step.create',
+    op: 'create', returns: 'record',
+    // the generic qaRecordingStepCreate mutation already routes here (the model's create_command)
+    graphql_name: 'qaRecordingAppendStep',
+    description: 'Append a step to a live recording (dispatched by the in-browser recorder)',
+    input: { recording_id: f.uuid({ required: true }), ...stepInput },
+    handler: async (env, p) => {
+      const rec = await recordingOf(env, p.recording_id);
+      if (rec.status !== 'live') throw new Conflict(`recording ${String(rec.id)} is ${String(rec.status)}; steps are appended to live recordings only`, { status: rec.status }, 'QA_RECORDING_NOT_LIVE');
+      const { recording_id: _r, ...data } = p;
+      const step = maskSecrets(checkStep(data));
+      const last = await delegateOf(env.db, env.registry.model('qa.recording.step')).findFirst({ where: { recording_id: rec.id }, orderBy: { sequence: 'desc' }, select: { sequence: true } });
+      return env.sudo().dispatch('fw.create', { model: 'qa.recording.step', values: { recording_id: rec.id, sequence: Number(last?.sequence ?? 0) + 1, ...stepColumns(step) } });
+    },
+  },
+  {
+    name: 'qa.recording.finalize',
+    record: true, op: 'update', returns: 'record',
+    description: 'Finalise a live recording (no more steps); it can then be promoted',
+    handler: async (env, p) => {
+      const rec = await recordingOf(env, p.id);
+      if (rec.status !== 'live') throw new Conflict(`recording ${String(rec.id)} is already ${String(rec.status)}`, { status: rec.status }, 'QA_RECORDING_NOT_LIVE');
+      const steps = await delegateOf(env.db, env.registry.model('qa.recording.step')).count({ where: { recording_id: rec.id } });
+      if (!steps) throw new ValidationError('a recording without steps cannot be finalised', { errors: [{ field: 'steps', code: 'QA_RECORDING_EMPTY', message: 'record at least one step' }] }, 'QA_RECORDING_EMPTY');
+      await env.sudo().dispatch('fw.update', { model: 'qa.recording', id: rec.id, values: { status: 'finalised', finalised_at: new Date().toISOString() } });
+      return env.dispatch('fw.read_one', { model: 'qa.recording', id: rec.id });
+    },
+  },
+  {
+    name: 'qa.recording.promote',
+    record: true, op: 'update', roles: ['qa'], returns: 'json',
+    description: 'Freeze a finalised recording into a use case with exactly its steps (QA role only)',
+    input: { usecase_key: f.char(100), name: f.char(200) },
+    handler: async (env, p) => {
+      const rec = await recordingOf(env, p.id);
+      if (rec.status !== 'finalised') throw new Conflict(`recording ${String(rec.id)} is ${String(rec.status)}; only a finalised recording is promoted`, { status: rec.status }, 'QA_RECORDING_NOT_FINALISED');
+      const rows = await delegateOf(env.db, env.registry.model('qa.recording.step')).findMany({ where: { recording_id: rec.id }, orderBy: { sequence: 'asc' } });
+      const usecase = await writeUsecase(env, {
+        key: checkKey('usecase_key', p.usecase_key ?? rec.usecase_key), name: String(p.name ?? rec.name), module: String(rec.module),
+        start_path: String(rec.start_path ?? '/'), source: 'recording', recording_id: String(rec.id), steps: rows.map(stepOf),
+      });
+      await env.sudo().dispatch('fw.update', { model: 'qa.recording', id: rec.id, values: { status: 'promoted', promoted_usecase_id: usecase.id } });
+      return usecase;
+    },
+  },
+  {
+    name: 'qa.usecase.import',
+    op: 'create', roles: ['qa'], returns: 'json',
+    description: 'Create or replace a use case from steps (fw e2e import parses a Playwright script into them)',
+    input: { usecase_key: f.char(100, { required: true }), name: f.char(200), module: f.char(100, { required: true }), start_path: f.char(500), steps: f.json({ required: true }) },
+    handler: async (env, p) => {
+      if (!Array.isArray(p.steps) || !p.steps.length) throw new ValidationError('steps must be a non-empty list', { errors: [{ field: 'steps', code: 'REQUIRED', message: 'at least one step' }] });
+      const steps = (p.steps as Rec[]).map((s, i) => {
+        try { return checkStep(s); } catch (err) {
+          if (err instanceof ValidationError) throw new ValidationError(`step ${i + 1}: ${err.message}`, err.details);
+          throw err;
+        }
+      });
+      const key = checkKey('usecase_key', p.usecase_key);
+      return writeUsecase(env, { key, name: String(p.name ?? key), module: checkModule(env, p.module), start_path: String(p.start_path ?? '/'), source: 'import', steps });
+    },
+  },
+];
+
+export async function usecaseByKey(env: Env, key: string): Promise<Rec> {
+  const row = await delegateOf(env.db, env.registry.model('qa.usecase')).findUnique({ where: { key } });
+  if (!row) throw new NotFound(`no use case "${key}"`, { key }, 'QA_USECASE_NOT_FOUND');
+  return row;
+}
