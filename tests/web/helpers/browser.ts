@@ -211,14 +211,16 @@ export function storedTokens(page: Page): Promise<{ access_token: string; refres
 
 /**
  * A screenshot under .tmp/web-screenshots/<name>-light.png (and -dark.png with `dark`): the
- * dark one toggles the theme through the shell's button and back. Returns the files written.
+ * dark one toggles the theme through the shell's button and back (or sets it on <html> with
+ * `themeByAttribute`, when a modal covers the button). Returns the files written.
  */
-export async function shot(page: Page, name: string, opts: { dark?: boolean; fullPage?: boolean } = {}): Promise<string[]> {
+export async function shot(page: Page, name: string, opts: { dark?: boolean; fullPage?: boolean; themeByAttribute?: boolean } = {}): Promise<string[]> {
   fs.mkdirSync(SHOTS_DIR, { recursive: true });
   const files: string[] = [];
   const theme = () => page.evaluate(() => document.documentElement.dataset.theme ?? 'light');
   const toggle = page.getByTestId('theme-toggle');
-  const hasToggle = (await toggle.count()) > 0;
+  // `themeByAttribute`: a modal covers the shell's button (clicking it would close the modal)
+  const hasToggle = !opts.themeByAttribute && (await toggle.count()) > 0;
   // through the shell's button when there is one (the login page has none: set it as setTheme does)
   const setTheme = async (t: 'light' | 'dark') => {
     if ((await theme()) === t) return;

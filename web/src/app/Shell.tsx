@@ -1,6 +1,7 @@
 import { Link, Navigate, Outlet, useNavigate, useParams } from '@tanstack/react-router';
 import { Suspense, useState } from 'react';
 import { Button, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-components';
+import { AssistantButton } from '../ai/AssistantButton.tsx';
 import { endSession, request } from '../api/client.ts';
 import { graphql } from '../gql/index.ts';
 import { useT } from '../i18n/index.tsx';
@@ -70,6 +71,7 @@ function ShellFrame() {
       <div className="main-col">
         <header className="topbar">
           <div className="topbar-title">{current?.name ?? ''}</div>
+          <AssistantButton />
           <ThemeToggle />
           <UserMenu name={me.name} email={me.email} />
         </header>

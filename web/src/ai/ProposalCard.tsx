@@ -1,0 +1,87 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useState } from 'react';
+import { Button } from 'react-aria-components';
+import { useModels } from '../app/meta.ts';
+import { useT } from '../i18n/index.tsx';
+import { aiErrorMessage } from './errors.ts';
+import { confirm, dismiss, undo, type Proposal } from './session.ts';
+
+/** The server's summary is `<tool>: <canonical JSON of the arguments>`: a record write reads as its model and values. */
+function parseSummary(summary: string): { model: string; id?: string; values: Record<string, unknown> } | null {
+  const m = /^[\w.]+: (\{[\s\S]*\})$/.exec(summary);
+  try {
+    const args = m ? (JSON.parse(m[1]) as { model?: unknown; id?: unknown; values?: unknown }) : null;
+    if (args && typeof args.model === 'string' && args.values && typeof args.values === 'object') {
+      return { model: args.model, id: typeof args.id === 'string' ? args.id : undefined, values: args.values as Record<string, unknown> };
+    }
+  } catch { /* cut at 500 characters, or not JSON: shown as it is */ }
+  return null;
+}
+const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * A write the assistant proposed: nothing is written until the person confirms. Confirm runs it
+ * (once: the token is single-use); once applied it can be undone while the record is unchanged.
+ */
+export function ProposalCard({ conversation, proposal: p }: { conversation: string; proposal: Proposal }) {
+  const t = useT();
+  const qc = useQueryClient();
+  const title = useId();
+  const models = useModels();
+  const write = parseSummary(p.summary);
+  const expiresAt = new Date(p.expires_at).getTime();
+  const [now, setNow] = useState(Date.now());
+  const waiting = p.state === 'pending' || p.state === 'confirming';
+  useEffect(() => {
+    if (!waiting) return;
+    const timer = setInterval(() => setNow(Date.now()), 15_000);
+    const end = setTimeout(() => setNow(Date.now()), Math.max(0, expiresAt - Date.now()) + 50);
+    return () => { clearInterval(timer); clearTimeout(end); };
+  }, [waiting, expiresAt]);
+  const expired = waiting && now >= expiresAt;
+  const minutes = Math.max(1, Math.ceil((expiresAt - now) / 60_000));
+  return (
+    <section className={`ai-proposal ai-proposal-${expired ? 'expired' : p.state}`} aria-labelledby={title} data-testid="ai-proposal" data-state={p.state}>
+      <div className="ai-proposal-head">
+        <h4 id={title}>{t('ai.proposal.title')}</h4>
+        <span className="mono small muted">{p.tool}</span>
+      </div>
+      {write ? (
+        <>
+          <p>{t(write.id ? 'ai.proposal.update' : 'ai.proposal.create', { model: models.get(write.model)?.description ?? write.model })}</p>
+          <dl className="ai-values" data-testid="ai-proposal-values">
+            {Object.entries(write.values).map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{shown(v)}</dd></div>)}
+          </dl>
+        </>
+      ) : <p className="ai-proposal-summary">{p.summary}</p>}
+      {waiting && !expired && (
+        <p className="muted small">
+          {t('ai.proposal.expires', { minutes, time: t.intl.formatTime(expiresAt, { timeStyle: 'short' }) })}
+        </p>
+      )}
+      {p.error != null && <p className="form-error small" role="alert" data-testid="ai-proposal-error">{aiErrorMessage(t, p.error)}</p>}
+      <div className="ai-proposal-actions">
+        {expired && <span className="muted">{t('ai.proposal.expired')}</span>}
+        {waiting && !expired && (
+          <>
+            <Button className="btn btn-primary" isDisabled={p.state === 'confirming'} onPress={() => void confirm(qc, conversation, p.proposal_id)} data-testid="ai-confirm">
+              {t('ai.proposal.confirm')}
+            </Button>
+            <Button className="btn" isDisabled={p.state === 'confirming'} onPress={() => dismiss(conversation, p.proposal_id)} data-testid="ai-dismiss">
+              {t('ai.proposal.dismiss')}
+            </Button>
+          </>
+        )}
+        {(p.state === 'applied' || p.state === 'undoing') && (
+          <>
+            <span className="ai-applied" data-testid="ai-applied"><span aria-hidden="true">✓ </span>{t('ai.proposal.applied')}</span>
+            <Button className="btn" isDisabled={p.state === 'undoing'} onPress={() => void undo(qc, conversation, p.proposal_id)} data-testid="ai-undo">
+              {t('ai.proposal.undo')}
+            </Button>
+          </>
+        )}
+        {p.state === 'undone' && <span className="muted" data-testid="ai-undone">{t('ai.proposal.undone')}</span>}
+      </div>
+    </section>
+  );
+}
