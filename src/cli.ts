@@ -18,7 +18,8 @@ const USAGE = `fw — model-driven application platform
   fw tenant list                             list tenants
   fw events drain -t <tenant>                deliver the tenant's due events now
   fw mcp -t <tenant> --token <access token>  serve the caller's read-only AI tools over MCP on stdio
-                                             (AI_ENABLED=true; the token may come from FW_MCP_TOKEN)`;
+                                             (AI_ENABLED=true; the token may come from FW_MCP_TOKEN)
+  fw e2e <record|import|replay|polish|gate>  QA automation (ENABLE_QA_AUTOMATION=true; fw e2e --help)`;
 
 /**
  * Only `fw tenant create` (and `fw serve`, for the default tenant) provisions tenants: every
@@ -37,6 +38,8 @@ async function existingTenant(kernel: Kernel, tenant: string): Promise<string> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // fw e2e has options of its own (src/apps/qa/cli.ts)
+  if (argv[0] === 'e2e') return (await import('./apps/qa/cli.js')).e2e(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -47,7 +50,8 @@ async function main(argv: string[]): Promise<number> {
   const tenantArg = values.t ?? values.tenant;
   if (values.help || !cmd) {
     console.log(USAGE);
-    return cmd ? 0 : 1;
+    // asking for help is a success; a bare `fw` is a usage error
+    return values.help ? 0 : 1;
   }
   if (cmd === 'serve') {
     const { startServer } = await import('./server/start.js');

@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { systemPrincipal } from '../../kernel/env.js';
+import { FwError } from '../../kernel/errors.js';
+import { Kernel } from '../../kernel/kernel.js';
+import { loadSettings, type Settings } from '../../kernel/settings.js';
+import { DEFAULT_FRESHNESS_HOURS, type GateVerdict } from './gate.js';
+import { qaSettings } from './settings.js';
+
+export const E2E_USAGE = `fw e2e — QA automation (ENABLE_QA_AUTOMATION=true; replay and polish also need QA_E2E_ENABLED=true)
+
+  fw e2e record --usecase <key> --module <app> [--name <text>] [--start-path </path>] [-t <tenant>]
+                                             start a recording; open the printed URL to record in the web client
+  fw e2e record --finalize <recording_uuid> [-t <tenant>]
+  fw e2e record --promote <recording_uuid> --usecase <key> [-t <tenant>]
+  fw e2e import --file <script.ts> --usecase <key> --module <app> [-t <tenant>]
+                                             a Playwright codegen script → a use case (anything else is refused with its line)
+  fw e2e replay --tenant <key> [--usecase <key>]
+                                             replay the tenant's use cases against QA_SANDBOX_TENANT_KEY (reset first)
+  fw e2e polish --run <run_uuid> [-t <tenant>] a narrated MP4 of a run under QA_E2E_VIDEO_DIR
+  fw e2e gate --module <app> [--freshness-hours <n>] [-t <tenant>]
+                                             exit 0 if every use case of the module passed within the window
+                                             (default ${DEFAULT_FRESHNESS_HOURS} h), 1 if one failed or is stale, 2 if none ran`;
+
+/** Exit codes of `fw e2e gate` (and of the other subcommands: 0 ok, 1 failed or refused). */
+export const GATE_EXIT = { pass: 0, fail: 1, no_runs: 2 } as const;
+
+async function bootQa(settings: Settings): Promise<Kernel> {
+  if (!qaSettings(settings).ENABLE_QA_AUTOMATION) throw new FwError('QA_DISABLED', 400, 'QA automation is off: set ENABLE_QA_AUTOMATION=true');
+  return Kernel.boot({ settings, worker: false });
+}
+
+/** `fw e2e …`: progress lines as it goes, and one summary line at the end. */
+export async function e2e(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      usecase: { type: 'string' }, module: { type: 'string' }, name: { type: 'string' }, 'start-path': { type: 'string' },
+      finalize: { type: 'string' }, promote: { type: 'string' }, file: { type: 'string' }, run: { type: 'string' },
+      'freshness-hours': { type: 'string' }, t: { type: 'string' }, tenant: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [sub] = positionals;
+  if (values.help || !sub) {
+    console.log(E2E_USAGE);
+    return sub ? 0 : 1;
+  }
+  const settings = loadSettings();
+  const tenant = values.tenant ?? values.t ?? settings.DEFAULT_TENANT;
+
+  if (sub === 'replay' || sub === 'polish') {
+    if (!qaSettings(settings).QA_E2E_ENABLED) throw new FwError('QA_E2E_DISABLED', 400, `fw e2e ${sub} runs a browser only with QA_E2E_ENABLED=true`);
+    const kernel = await bootQa(settings);
+    try {
+      await kernel.tenants.assertExists(tenant);
+      if (sub === 'replay') {
+        if (!values.tenant && !values.t) throw new FwError('USAGE', 400, 'fw e2e replay needs --tenant <key>');
+        const { replayFromCli } = await import('./replay/cli.js');
+        return await replayFromCli(kernel, { tenant, usecase: values.usecase ?? null, log: (m) => console.log(m) });
+      }
+      if (!values.run) throw new FwError('USAGE', 400, 'fw e2e polish needs --run <run_uuid>');
+      const { polishFromCli } = await import('./polish/cli.js');
+      return await polishFromCli(kernel, { tenant, run: values.run, log: (m) => console.log(m) });
+    } finally {
+      await kernel.close();
+    }
+  }
+
+  const kernel = await bootQa(settings);
+  const sys = systemPrincipal(tenant);
+  try {
+    await kernel.tenants.assertExists(tenant);
+    if (sub === 'record') {
+      if (values.finalize) {
+        const r = await kernel.dispatch<{ id: string; status: string }>('qa.recording.finalize', { id: values.finalize }, sys);
+        console.log(`recording ${r.id} finalised`);
+        return 0;
+      }
+      if (values.promote) {
+        if (!values.usecase) throw new FwError('USAGE', 400, 'fw e2e record --promote needs --usecase <key>');
+        const u = await kernel.dispatch<{ key: string; version: number; step_count: number }>('qa.recording.promote', { id: values.promote, usecase_key: values.usecase }, sys);
+        console.log(`promoted recording ${values.promote} to use case ${u.key} (version ${u.version}, ${u.step_count} steps)`);
+        return 0;
+      }
+      if (!values.usecase || !values.module) throw new FwError('USAGE', 400, 'fw e2e record needs --usecase <key> and --module <app>');
+      const r = await kernel.dispatch<{ id: string; start_path: string }>('qa.recording.start', {
+        usecase_key: values.usecase, module: values.module, name: values.name, start_path: values['start-path'],
+      }, sys);
+      const base = `http://${settings.HOST}:${settings.PORT}`;
+      console.log(`recording ${r.id} started for use case ${values.usecase}`);
+      console.log(`open ${base}${r.start_path === '/' ? '/' : r.start_path}?qa_recording=${r.id} and record; then: fw e2e record --finalize ${r.id}`);
+      return 0;
+    }
+    if (sub === 'import') {
+      if (!values.file || !values.usecase || !values.module) throw new FwError('USAGE', 400, 'fw e2e import needs --file <path>, --usecase <key> and --module <app>');
+      const { parsePlaywrightScript } = await import('./import/playwright.js');
+      const parsed = parsePlaywrightScript(fs.readFileSync(values.file, 'utf8'), values.file);
+      const u = await kernel.dispatch<{ key: string; version: number; step_count: number }>('qa.usecase.import', {
+        usecase_key: values.usecase, module: values.module, name: values.name, start_path: parsed.start_path ?? undefined, steps: parsed.steps,
+      }, sys);
+      console.log(`imported ${values.file}: use case ${u.key} (version ${u.version}, ${u.step_count} steps)`);
+      return 0;
+    }
+    if (sub === 'gate') {
+      if (!values.module) throw new FwError('USAGE', 400, 'fw e2e gate needs --module <app>');
+      const hours = values['freshness-hours'] === undefined ? DEFAULT_FRESHNESS_HOURS : Number(values['freshness-hours']);
+      const v = await kernel.dispatch<GateVerdict>('qa.gate', { module: values.module, freshness_hours: hours }, sys);
+      for (const u of v.usecases) console.log(`  ${u.status.padEnd(9)} ${u.key}${u.reason ? ` — ${u.reason}` : ''}`);
+      const bad = v.usecases.filter((u) => u.status !== 'passed').map((u) => `${u.key} (${u.status})`);
+      console.log(v.verdict === 'pass'
+        ? `gate passed: ${v.usecases.length} use case(s) of ${v.module} passed within ${v.freshness_hours} h`
+        : v.verdict === 'no_runs'
+          ? `gate failed: no run of ${v.module} within ${v.freshness_hours} h${v.usecases.length ? '' : ' (the module has no use case)'}`
+          : `gate failed: ${bad.join(', ')}`);
+      return GATE_EXIT[v.verdict];
+    }
+    console.error(E2E_USAGE);
+    return 1;
+  } finally {
+    await kernel.close();
+  }
+}

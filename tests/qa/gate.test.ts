@@ -1,0 +1,89 @@
+/**
+ * `fw e2e gate --module <key> --freshness-hours <n>`: exit 0 only if the latest run of every use
+ * case of the module passed within the window; 1 naming the failing or stale use case; 2 when no
+ * run exists in the window. Results are written as the replay writes them (system principal).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemPrincipal } from '../../src/kernel/env.ts';
+import { Kernel } from '../../src/kernel/kernel.ts';
+import { loadSettings } from '../../src/kernel/settings.ts';
+
+const env = (dataDir: string) => ({
+  DATA_DIR: dataDir, ACTIVE_MODULES: 'base,auth,presentation,connectors,storage', ENABLE_QA_AUTOMATION: 'true',
+  ADMIN_PASSWORD: 'admin-pass-1', BCRYPT_COST: '4', LOG_LEVEL: 'silent',
+});
+let dataDir: string;
+let kernel: Kernel;
+const sys = systemPrincipal('default');
+
+async function usecase(key: string, module = 'base') {
+  return kernel.dispatch<{ id: string }>('qa.usecase.import', { usecase_key: key, module, steps: [{ kind: 'navigate', value: { kind: 'literal', value: '/' } }] }, sys);
+}
+async function result(key: string, status: 'passed' | 'failed', hoursAgo: number) {
+  const finished = new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
+  const run = await kernel.dispatch<{ id: string }>('fw.create', { model: 'qa.run', values: { sandbox_tenant: 'qa-sandbox', status, finished_at: finished } }, sys);
+  await kernel.dispatch('fw.create', { model: 'qa.run.result', values: { run_id: run.id, usecase_key: key, module: 'base', status, finished_at: finished, failed_step: status === 'failed' ? 3 : null, error: status === 'failed' ? 'step 3: no element matched' : null } }, sys);
+}
+function gate(module: string, hours: number) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'e2e', 'gate', '--module', module, '--freshness-hours', String(hours)], {
+    env: { ...process.env, ...env(dataDir), DATABASE_URL: '' }, encoding: 'utf8', timeout: 60_000,
+  });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-gate-'));
+  kernel = await Kernel.boot({ settings: loadSettings(env(dataDir)), worker: false, log: () => {} });
+  await kernel.tenants.get('default');
+  await usecase('gate.a');
+  await usecase('gate.b');
+  await usecase('other.c', 'storage');
+});
+afterAll(async () => {
+  await kernel?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('fw e2e gate', () => {
+  it('exits 2 when no run exists in the window', async () => {
+    const r = gate('base', 24);
+    expect(r.code, r.out).toBe(2);
+    expect(r.out).toContain('gate failed: no run of base within 24 h');
+  });
+
+  it('exits 0 when the latest run of every use case passed within the window', async () => {
+    await result('gate.a', 'failed', 5);
+    await result('gate.a', 'passed', 1);
+    await result('gate.b', 'passed', 2);
+    const r = gate('base', 24);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('gate passed: 2 use case(s) of base passed within 24 h');
+  });
+
+  it('exits 1 naming a stale use case when the window is shorter than its last run', async () => {
+    const r = gate('base', 1.5);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toContain('gate.b (stale)');
+  });
+
+  it('exits 1 naming the failing use case when its latest run failed', async () => {
+    await result('gate.b', 'failed', 0.1);
+    const r = gate('base', 24);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toMatch(/failed\s+gate\.b — step 3: no element matched/);
+    expect(r.out).toContain('gate failed: gate.b (failed)');
+  });
+
+  it('refuses a bad window and is off without ENABLE_QA_AUTOMATION', () => {
+    expect(gate('base', 0).code).toBe(1);
+    const off = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'e2e', 'gate', '--module', 'base'], {
+      env: { ...process.env, ...env(dataDir), ENABLE_QA_AUTOMATION: 'false', DATABASE_URL: '' }, encoding: 'utf8', timeout: 60_000,
+    });
+    expect(off.status).toBe(1);
+    expect(off.stderr).toContain('QA_DISABLED');
+  });
+});
