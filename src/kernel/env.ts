@@ -79,6 +79,11 @@ export interface Env {
    */
   readonly reader?: Reader;
   readonly provider: 'sqlite' | 'postgresql';
+  /**
+   * The tenant creates records with deterministic uuids (a sandbox where reruns of the same flow
+   * must give the same ids: `Kernel.useDeterministicIds`).
+   */
+  readonly deterministicIds?: boolean;
   /** Run another command inside the same transaction (its own access checks and hooks apply). */
   dispatch<T = unknown>(command: string, payload?: Record<string, unknown>): Promise<T>;
   /** Queue an event; it is written to the outbox in this transaction and delivered after commit. */

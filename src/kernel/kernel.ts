@@ -46,6 +46,8 @@ export class Kernel implements EnvCore {
   readonly worker: EventWorker;
   readonly provider: 'sqlite' | 'postgresql';
   readonly pubsub: PubSub;
+  /** Tenants whose new records get deterministic uuids (`useDeterministicIds`). */
+  readonly deterministicIds = new Set<string>();
   private readonly logFn: NonNullable<KernelOptions['log']>;
 
   private constructor(registry: Registry, settings: Settings, layout: ProjectLayout, opts: KernelOptions) {
@@ -81,6 +83,15 @@ export class Kernel implements EnvCore {
     for (const app of registry.apps) await app.module.boot?.(kernel);
     if (opts.worker ?? settings.EVENT_WORKER) kernel.worker.start();
     return kernel;
+  }
+
+  /**
+   * From now on, records this process creates in `tenant` get uuids derived from their model and
+   * their position (the n-th record of the model), so the same flow replayed on a freshly reset
+   * tenant creates the same ids. For sandboxes only: ids become guessable.
+   */
+  useDeterministicIds(tenant: string): void {
+    this.deterministicIds.add(tenant);
   }
 
   log(level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void {

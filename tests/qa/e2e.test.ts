@@ -77,6 +77,23 @@ describe('fw e2e, end to end', () => {
     expect(gate.code, gate.out).toBe(0);
   }, LONG);
 
+  it('reruns of a use case on a clean sandbox give the same record uuids', async () => {
+    const orgId = async () => {
+      const k = await Kernel.boot({ settings: loadSettings(env), worker: false, log: () => {} });
+      try {
+        const found = await k.dispatch<{ items: Rec[] }>('fw.search', { model: 'res.organization', domain: [['name', '=', 'Acme E2E']] }, systemPrincipal('qa-sandbox'));
+        return found.items.map((o) => o.id);
+      } finally {
+        await k.close();
+      }
+    };
+    const first = await orgId();
+    expect(first).toHaveLength(1);
+    const again = cli('replay', '--tenant', 'default', '--usecase', 'org.e2e');
+    expect(again.code, again.out).toBe(0);
+    expect(await orgId()).toEqual(first);
+  }, LONG);
+
   it('a renamed field label makes the replay fail on that step, with the locator it tried and a screenshot; the gate then fails', async () => {
     // the same project with one label renamed in the organization form
     const views = path.join(dir, 'views');

@@ -1,19 +1,12 @@
-import crypto from 'node:crypto';
 import { systemPrincipal } from '../../kernel/env.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import { canonicalJson } from '../../kernel/canonical.js';
+import { deterministicUuid as kernelUuid } from '../../kernel/canonical.js';
 
 /**
  * The record uuid of a seeded row: a version-8 (custom) UUID from the SHA-256 of the model key
  * and the canonical payload, so reruns on a clean tenant give the same uuids.
  */
-export function deterministicUuid(modelKey: string, payload: Record<string, unknown>): string {
-  const h = crypto.createHash('sha256').update(`${modelKey}\n${canonicalJson(payload)}`).digest();
-  h[6] = (h[6]! & 0x0f) | 0x80; // version 8
-  h[8] = (h[8]! & 0x3f) | 0x80; // RFC 4122 variant
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
-}
+export const deterministicUuid = (modelKey: string, payload: Record<string, unknown>): string => kernelUuid(modelKey, payload);
 
 /**
  * The spec's `seed_deterministic(model_key, payload)` fixture for our test runner: writes the row

@@ -53,6 +53,7 @@ export function guardEnv(env: Env, cmd: ResolvedCommand): Env {
     registry: env.registry,
     settings: env.settings,
     provider: env.provider,
+    deterministicIds: env.deterministicIds,
     reader: env.reader,
     db: guardDb(env.db, env.registry, a, refuse),
     dispatch: (command, payload) => (a.dispatch.has(command) ? env.dispatch(command, payload) : refuse(`dispatches ${command}`)),

@@ -26,6 +26,8 @@ export interface EnvCore {
   settings: Settings;
   provider: 'sqlite' | 'postgresql';
   publish(tenant: string, topic: string, message: Record<string, unknown>): Promise<void>;
+  /** Tenants whose new records get deterministic uuids (see Env.deterministicIds). */
+  deterministicIds?: ReadonlySet<string>;
 }
 
 export const newSink = (): Sink => ({ events: [], changes: [], current: [], afterCommit: [] });
@@ -38,6 +40,7 @@ export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink:
     registry: core.registry,
     settings: core.settings,
     provider: core.provider,
+    deterministicIds: core.deterministicIds?.has(principal.tenant_id) || undefined,
     db,
     reader,
     dispatch: <T>(command: string, payload: Record<string, unknown> = {}) => runCommand(env, sink, command, payload) as Promise<T>,

@@ -11,6 +11,7 @@ import { toRecord, toWriteData } from '../data/values.js';
 import type { Env } from '../env.js';
 import { BadRequest, NotFound, StaleRevision, ValidationError } from '../errors.js';
 import { runPostHooks, runPreHooks } from '../bus/hooks.js';
+import { deterministicUuid } from '../canonical.js';
 import { parseOrder, type ResolvedField, type ResolvedModel } from '../registry/model.js';
 import { countRecords, searchRecords } from '../data/sql/reads.js';
 import { ordersByText, rowComparator, type OrderItem } from '../data/sort-rows.js';
@@ -228,6 +229,12 @@ const batchCommands: CommandDecl[] = [
   },
 ];
 
+/** The n-th record of a model in a deterministic-ids tenant: its uuid depends on the model and n only. */
+async function nextDeterministicId(env: Env, model: ResolvedModel): Promise<string> {
+  const last = await delegateOf(env.db, model).findFirst({ orderBy: { dbid: 'desc' }, select: { dbid: true } });
+  return deterministicUuid(`record:${model.key}`, Number(last?.dbid ?? 0) + 1);
+}
+
 export const crudCommands: CommandDecl[] = [
   {
     name: 'fw.create',
@@ -241,7 +248,8 @@ export const crudCommands: CommandDecl[] = [
       const ctx = { env, model: model.key, op: 'create', payload: { ...values } };
       await runPreHooks(ctx);
       const data = toWriteData(model, ctx.payload, 'create', { allowReadonly: true });
-      const uuid = env.principal.kind === 'system' && typeof payload.record_uuid === 'string' ? payload.record_uuid : crypto.randomUUID();
+      const uuid = env.principal.kind === 'system' && typeof payload.record_uuid === 'string' ? payload.record_uuid
+        : env.deterministicIds ? await nextDeterministicId(env, model) : crypto.randomUUID();
       const row = await delegateOf(env.db, model).create({ data: { ...data, record_uuid: uuid } }).catch(mapDbError(model));
       await checkWrittenRecord(env, model, row.dbid, 'create');
       const after = record(env.sudo(), model, row);

@@ -57,6 +57,9 @@ async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
  */
 export async function resetSandbox(kernel: Kernel, sandbox: string, role: SandboxCredentials['role']): Promise<SandboxCredentials> {
   if (await kernel.tenants.exists(sandbox)) await kernel.tenants.drop(sandbox);
+  // records the replay creates get ids from their model and position: a rerun of the same use
+  // case on the freshly reset sandbox creates the same uuids
+  kernel.useDeterministicIds(sandbox);
   await kernel.tenants.get(sandbox);
   const sys = systemPrincipal(sandbox);
   const orgs = await kernel.dispatch<{ items: Array<{ id: string; code: string | null }> }>('fw.search', {
