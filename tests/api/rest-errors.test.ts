@@ -55,7 +55,7 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
       it('a filter with an unknown operator, unknown field or bad shape is 400 INVALID_DOMAIN', async () => {
         const unknownOp = await ts.request('GET', `/api/data/res.organization?filter=${enc([['name', '~=', 'x']])}`, { token });
         expectError(unknownOp, 400, 'INVALID_DOMAIN');
-        expect(unknownOp.body.error.details).toEqual({ operator: '~=' });
+        expect(unknownOp.body.error.details).toEqual({ field: 'name', operator: '~=' });
         expectError(await ts.request('GET', `/api/data/res.organization?filter=${enc([['bogus', '=', 'x']])}`, { token }), 400, 'INVALID_DOMAIN');
         expectError(await ts.request('GET', `/api/data/res.organization?filter=${enc({ name: 'x' })}`, { token }), 400, 'INVALID_DOMAIN');
         expectError(await ts.request('GET', `/api/data/res.organization?filter=${enc([['name', '=']])}`, { token }), 400, 'INVALID_DOMAIN');

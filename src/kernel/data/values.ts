@@ -5,20 +5,23 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /**
  * One value of one field, checked and converted to what Prisma stores. Throws a plain Error
- * with a human message; callers wrap it in the error class of their context.
+ * with a human message; callers wrap it in the error class of their context. A value compared
+ * in a filter (`purpose: 'filter'`) only has to fit the column: a field's size, `min` and `max`
+ * bind what is written, not what may be searched for (`expected_revenue > -1` is a fine filter).
  */
-export function coerceScalar(field: ResolvedField, v: unknown): unknown {
+export function coerceScalar(field: ResolvedField, v: unknown, purpose: 'write' | 'filter' = 'write'): unknown {
   const is = (t: string) => typeof v === t;
+  const writing = purpose === 'write';
   switch (field.type) {
     case 'char':
     case 'text':
       if (!is('string')) throw new Error(`expected text, got ${typeof v}`);
-      if (field.size && (v as string).length > field.size) throw new Error(`longer than ${field.size} characters`);
+      if (writing && field.size && (v as string).length > field.size) throw new Error(`longer than ${field.size} characters`);
       return v;
     case 'integer':
       if (!Number.isInteger(v)) throw new Error(`expected an integer, got ${JSON.stringify(v)}`);
-      if (field.min !== undefined && (v as number) < field.min) throw new Error(`must be ≥ ${field.min}`);
-      if (field.max !== undefined && (v as number) > field.max) throw new Error(`must be ≤ ${field.max}`);
+      if (writing && field.min !== undefined && (v as number) < field.min) throw new Error(`must be ≥ ${field.min}`);
+      if (writing && field.max !== undefined && (v as number) > field.max) throw new Error(`must be ≤ ${field.max}`);
       if (Math.abs(v as number) > 2 ** 31 - 1) throw new Error('out of the 32-bit integer range');
       return v;
     case 'float':

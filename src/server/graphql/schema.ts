@@ -138,7 +138,7 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
             out[f.name] = t.field({ type: listFilter(b, wheres, f.target!, registry), required: false });
           } else if (f.type === 'enum') {
             const e = enumOf(m, f);
-            out[f.name] = t.field({ type: e ? enumFilter(b, e, `${m.names.typeName}${pascalName(f.name)}Filter`) : common.StringFilter, required: false });
+            out[f.name] = t.field({ type: e ? enumFilter(b, e, `${m.names.typeName}${pascalName(f.name)}Filter`, common.pattern) : common.StringFilter, required: false });
           } else if (FILTER[f.type]) {
             out[f.name] = t.field({ type: common[FILTER[f.type]], required: false });
           }
@@ -472,6 +472,13 @@ function commonTypes(b: Builder) {
     lt: t.field({ type, required: false }), lte: t.field({ type, required: false }),
     gt: t.field({ type, required: false }), gte: t.field({ type, required: false }),
   });
+  // the domain's text patterns (like, ilike, not like, not ilike, startswith, istartswith)
+  const pattern = (t: AnyRef) => ({
+    contains: t.field({ type: 'String', required: false, description: 'Contains the text ("like"; `%` and `_` are wildcards)' }),
+    notContains: t.field({ type: 'String', required: false, description: 'Does not contain the text, or is null ("not like")' }),
+    startsWith: t.field({ type: 'String', required: false, description: 'Starts with the text ("startswith")' }),
+    mode: t.field({ type: QueryMode, required: false, description: '`insensitive`: contains, notContains and startsWith ignore case ("ilike", "not ilike", "istartswith")' }),
+  });
   const PageInfo = b.objectRef<Rec>('PageInfo').implement({
     fields: (t: AnyRef) => ({
       hasNextPage: t.exposeBoolean('hasNextPage'), hasPreviousPage: t.exposeBoolean('hasPreviousPage'),
@@ -481,15 +488,12 @@ function commonTypes(b: Builder) {
   const connections = new Map<string, AnyRef>();
   return {
     SortOrder,
-    StringFilter: cmp('StringFilter', 'String', (t) => ({
-      ...ordered(t, 'String'),
-      contains: t.field({ type: 'String', required: false }), startsWith: t.field({ type: 'String', required: false }),
-      mode: t.field({ type: QueryMode, required: false }),
-    })),
+    StringFilter: cmp('StringFilter', 'String', (t) => ({ ...ordered(t, 'String'), ...pattern(t) })),
     IntFilter: cmp('IntFilter', 'Int', (t) => ordered(t, 'Int')),
     FloatFilter: cmp('FloatFilter', 'Float', (t) => ordered(t, 'Float')),
     DateTimeFilter: cmp('DateTimeFilter', 'DateTime', (t) => ordered(t, 'DateTime')),
-    BooleanFilter: b.inputType('BooleanFilter', { fields: (t: AnyRef) => ({ eq: t.boolean(), ne: t.boolean() }) }),
+    BooleanFilter: cmp('BooleanFilter', 'Boolean'),
+    pattern,
     IDFilter: cmp('IDFilter', 'ID'),
     GroupResult: b.objectRef<Rec>('GroupResult').implement({
       fields: (t: AnyRef) => ({
@@ -550,11 +554,13 @@ function listFilter(b: Builder, wheres: Map<string, AnyRef>, target: string, reg
   }));
 }
 
-function enumFilter(b: Builder, e: AnyRef, name: string): AnyRef {
+function enumFilter(b: Builder, e: AnyRef, name: string, pattern: (t: AnyRef) => Rec): AnyRef {
   return b.inputType(name, {
     fields: (t: AnyRef) => ({
       eq: t.field({ type: e, required: false }), ne: t.field({ type: e, required: false }),
       in: t.field({ type: [e], required: false }), notIn: t.field({ type: [e], required: false }),
+      // the domain matches text patterns against an Enum's stored value too
+      ...pattern(t),
     }),
   });
 }

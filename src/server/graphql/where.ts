@@ -20,6 +20,7 @@ function scalarFilter(path: string, filter: Record<string, unknown>): Expr[] {
     if (value === undefined || op === 'mode') continue;
     if (op in SCALAR_OPS) out.push([[path, SCALAR_OPS[op], value]]);
     else if (op === 'contains') out.push([[path, insensitive ? 'ilike' : 'like', value]]);
+    else if (op === 'notContains') out.push([[path, insensitive ? 'not ilike' : 'not like', value]]);
     else if (op === 'startsWith') out.push([[path, insensitive ? 'istartswith' : 'startswith', value]]);
     else if (op === 'is' || op === 'some' || op === 'none' || op === 'every') continue;
     else throw new BadRequest(`unknown filter operator ${op} on ${path}`, undefined, 'INVALID_FILTER');

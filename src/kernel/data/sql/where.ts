@@ -1,3 +1,4 @@
+import { DbNull } from '@prisma/client/runtime/client';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { ResolvedField, ResolvedModel } from '../../registry/model.js';
 import type { Registry } from '../../registry/registry.js';
@@ -7,7 +8,8 @@ import { encodeValue, type Dialect } from './values.js';
 /*
  * The SQL read path compiles the same `where` that `domainToWhere` builds for Prisma, so the
  * domain language has one parser and the two paths cannot drift in what a domain means; the
- * differential test (tests/kernel/sql-reads.test.ts) runs every operator through both.
+ * differential test (tests/kernel/data/sql-reads.test.ts) runs every operator through both, and
+ * tests/kernel/data/domain-corpus.test.ts checks each path against fixed expected records.
  */
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -55,8 +57,9 @@ function fieldToSql(eb: EB, model: ResolvedModel, alias: string, key: string, va
   const parts: Cond[] = [];
   for (const [op, v] of Object.entries(ops)) {
     switch (op) {
-      case 'equals': parts.push(v === null ? eb(col, 'is', null) : eb(col, '=', enc(v))); break;
-      case 'not': parts.push(v === null ? eb(col, 'is not', null) : eb(col, '<>', enc(v))); break;
+      // Prisma names a JSON column's NULL DbNull; both mean IS NULL here
+      case 'equals': parts.push(v === null || v === DbNull ? eb(col, 'is', null) : eb(col, '=', enc(v))); break;
+      case 'not': parts.push(v === null || v === DbNull ? eb(col, 'is not', null) : eb(col, '<>', enc(v))); break;
       case 'lt': parts.push(eb(col, '<', enc(v))); break;
       case 'lte': parts.push(eb(col, '<=', enc(v))); break;
       case 'gt': parts.push(eb(col, '>', enc(v))); break;
