@@ -13,7 +13,7 @@ type Rec = Record<string, unknown>;
  */
 const domainSchema = {
   type: 'array',
-  description: 'Filter as a list of [field, operator, value] terms (ANDed); operators: =, !=, <, <=, >, >=, in, not in, like, ilike, not like, not ilike, =like, =ilike. Dotted paths follow references (country.code).',
+  description: 'Filter as a list of [field, operator, value] terms (ANDed); operators: =, !=, in, not in, <, <=, >, >= (text, numbers, dates), like, ilike, not like, not ilike, startswith, istartswith (text, enums), = null and != null. Dotted paths follow references (country.code).',
   items: { type: 'array', minItems: 3, maxItems: 3 },
 };
 const modelArg = { type: 'string', description: 'Model key, e.g. res.organization' };
