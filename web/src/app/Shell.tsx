@@ -6,6 +6,7 @@ import { endSession, request } from '../api/client.ts';
 import { graphql } from '../gql/index.ts';
 import { useT } from '../i18n/index.tsx';
 import { LiveBridge } from '../live/LiveBridge.tsx';
+import { RecorderButton } from '../qa/RecorderButton.tsx';
 import { ErrorBoundary } from './ErrorBoundary.tsx';
 import { useBootstrap, useMe } from './meta.ts';
 import { appOfAction, firstAction, menuDepth, orgSlug } from './nav.ts';
@@ -71,6 +72,7 @@ function ShellFrame() {
       <div className="main-col">
         <header className="topbar">
           <div className="topbar-title">{current?.name ?? ''}</div>
+          <RecorderButton />
           <AssistantButton />
           <ThemeToggle />
           <UserMenu name={me.name} email={me.email} />

@@ -6,6 +6,7 @@ import { Button, Dialog, Heading, Modal, Tab, TabList, TabPanel, Tabs } from 're
 import { request } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
+import { Chatter } from '../../chatter/Chatter.tsx';
 import { errorMessage } from '../../app/errors.ts';
 import { asFields, useModels, type FormPlan, type PlanButton } from '../../app/meta.ts';
 import { actionSegment } from '../../app/search-params.ts';
@@ -192,12 +193,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
         ))}
       </div>
       {Extension && <Extension recordId={isNew ? null : recordId!} form={form} record={record.data} reload={() => void record.refetch()} />}
-      {plan.chatter && (
-        <aside className="chatter" aria-label={t('form.chatter')} data-testid="chatter">
-          <h2>{t('form.chatter')}</h2>
-          <p className="muted">{t('form.chatter.empty')}</p>
-        </aside>
-      )}
+      {plan.chatter && <Chatter model={m.key} recordId={isNew ? null : recordId!} />}
       <Modal isOpen={blocker.status === 'blocked'} className="modal">
         <Dialog role="alertdialog" className="dialog" data-testid="dirty-dialog">
           <Heading slot="title">{t('form.dirty.title')}</Heading>
