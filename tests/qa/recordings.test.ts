@@ -72,6 +72,13 @@ describe('recording → finalised → promoted', () => {
     expect(res.status).toBe(201);
     expect(res.body.value).toEqual({ kind: 'secret', value: 'password' });
     expect(JSON.stringify((await t.request('GET', `/api/qa/recordings/${id}`, { token: qa })).body)).not.toContain('hunter2');
+    // editing the step (the recorder adds captions this way) keeps it valid and masked
+    const cap = await t.request('PATCH', `/api/data/qa.recording.step/${res.body.id}`, { token: qa, body: { caption: 'Type the password', value: { kind: 'literal', value: 'hunter3-secret' } } });
+    expect(cap.status, JSON.stringify(cap.body)).toBe(200);
+    expect(cap.body).toMatchObject({ caption: 'Type the password', value: { kind: 'secret', value: 'password' } });
+    expectError(await t.request('PATCH', `/api/data/qa.recording.step/${res.body.id}`, { token: qa, body: { kind: 'eval' } }), 422, 'VALIDATION_FAILED');
+    await t.request('POST', `/api/qa/recordings/${id}/finalize`, { token: qa });
+    expectError(await t.request('PATCH', `/api/data/qa.recording.step/${res.body.id}`, { token: qa, body: { caption: 'late' } }), 409, 'QA_RECORDING_NOT_LIVE');
   });
 });
 

@@ -1,7 +1,7 @@
 import { defineApp } from '../../kernel/app.js';
 import { gateCommand } from './gate.js';
 import manifest from './manifest.js';
-import { recordingCommands } from './recordings.js';
+import { recordingCommands, recordingStepHooks } from './recordings.js';
 import { qaRoutes } from './routes.js';
 import { checkQaSettings } from './settings.js';
 
@@ -14,6 +14,7 @@ import { checkQaSettings } from './settings.js';
 export const app = defineApp({
   manifest,
   commands: [...recordingCommands, gateCommand],
+  hooks: recordingStepHooks,
   routes: qaRoutes,
   boot: (kernel) => { checkQaSettings(kernel.settings); },
 });

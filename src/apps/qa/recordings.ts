@@ -1,4 +1,4 @@
-import type { CommandDecl } from '../../kernel/app.js';
+import type { CommandDecl, HookDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
@@ -143,6 +143,26 @@ export const recordingCommands: CommandDecl[] = [
     },
   },
 ];
+
+/**
+ * A recorded step may be edited (a caption added from the recorder bar) only while its recording
+ * is live, and the edited step must still be a valid step with its secrets masked: the generic
+ * update must not become a way around `qa.recording.step.create`'s checks.
+ */
+export const recordingStepHooks: HookDecl[] = [{
+  point: 'pre.qa.recording.step.update',
+  handler: async (ctx) => {
+    const row = await delegateOf(ctx.env.db, ctx.env.registry.model('qa.recording.step')).findUnique({ where: { record_uuid: String(ctx.before?.id ?? '') } });
+    if (!row) return;
+    const rec = await delegateOf(ctx.env.db, ctx.env.registry.model('qa.recording')).findUnique({ where: { record_uuid: String(row.recording_id) }, select: { status: true } });
+    if (rec?.status !== 'live') throw new Conflict('steps of a finalised recording cannot change', { status: rec?.status }, 'QA_RECORDING_NOT_LIVE');
+    if ('recording_id' in ctx.payload || 'sequence' in ctx.payload) {
+      throw new ValidationError('a step cannot move to another recording or position', { errors: [{ field: 'recording_id' in ctx.payload ? 'recording_id' : 'sequence', code: 'READONLY', message: 'set when the step is appended' }] });
+    }
+    const merged = maskSecrets(checkStep({ ...stepOf(row), ...ctx.payload }));
+    Object.assign(ctx.payload, stepColumns(merged));
+  },
+}];
 
 export async function usecaseByKey(env: Env, key: string): Promise<Rec> {
   const row = await delegateOf(env.db, env.registry.model('qa.usecase')).findUnique({ where: { key } });
