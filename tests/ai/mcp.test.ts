@@ -169,6 +169,10 @@ describe('MCP over Streamable HTTP', () => {
 describe('MCP over stdio (fw mcp)', () => {
   const env = () => ({
     ...process.env as Record<string, string>,
+    // the test server's own SQLite files, whatever the surrounding run exports (.ci/run sets a
+    // PostgreSQL DATABASE_URL and a REDIS_URL)
+    DATABASE_URL: '',
+    REDIS_URL: '',
     DATA_DIR: t.kernel.settings.DATA_DIR,
     ACTIVE_MODULES: 'base,auth,connectors',
     ACTIVE_DOMAINS: 'crm',
