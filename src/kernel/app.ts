@@ -144,6 +144,13 @@ export type SeedFn = (env: Env) => Promise<void>;
 /** Turns a bearer token into a principal, or throws a TokenError. Provided by one app (auth). */
 export interface Authenticator {
   authenticate(token: string): Promise<Principal>;
+  /**
+   * For long-lived streams (graphql-ws connections, server-sent events), which authenticate once:
+   * calls `onEnd` once, with the reason, when the session behind `token` ends (logout,
+   * revocation, deactivation, expiry) or the user's role or organization changes. Returns a
+   * function that stops watching (call it when the stream closes).
+   */
+  watch?(token: string, principal: Principal, onEnd: (reason: string) => void): () => void;
 }
 
 /** What an app sees when it adds HTTP routes. */

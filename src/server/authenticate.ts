@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { Authenticator } from '../kernel/app.js';
 import { checkTenantKey } from '../kernel/db/tenants.js';
 import { anonymousPrincipal } from '../kernel/env.js';
@@ -35,7 +36,13 @@ export function authenticatorOf(kernel: Kernel): Authenticator | null {
  */
 export function installAuth(server: FastifyInstance, kernel: Kernel): void {
   server.decorateRequest('principal', null as never);
-  server.addHook('onRequest', async (req) => {
+  // open event streams would hold the HTTP server's close (and so a SIGTERM shutdown) forever:
+  // they are cut before the server stops listening; clients reconnect to another instance
+  const streams = new Set<ServerResponse>();
+  server.addHook('preClose', async () => {
+    for (const res of streams) res.destroy();
+  });
+  server.addHook('onRequest', async (req, reply) => {
     const level = req.routeOptions.config?.auth ?? 'user';
     const token = bearerToken(req);
     const client = { ip: req.ip ?? null, user_agent: req.headers['user-agent'] ?? null };
@@ -47,5 +54,16 @@ export function installAuth(server: FastifyInstance, kernel: Kernel): void {
     const auth = authenticatorOf(kernel);
     if (!auth) throw new AuthenticationRequired('no authentication app is active');
     req.principal = { ...(await auth.authenticate(token)), client };
+    // an event stream (a GraphQL subscription over SSE) outlives the check above: it is cut when
+    // its session ends, like graphql-ws connections (graphql/ws.ts) and the presentation app's
+    // event stream; ordinary requests are short and need no watch
+    if (String(req.headers.accept ?? '').includes('text/event-stream')) {
+      const stop = auth.watch?.(token, req.principal, () => reply.raw.destroy());
+      streams.add(reply.raw);
+      reply.raw.once('close', () => {
+        stop?.();
+        streams.delete(reply.raw);
+      });
+    }
   });
 }

@@ -138,9 +138,10 @@ describe.each(PROVIDERS)('events on %s', (provider) => {
     expect(row).toMatchObject({ attempts: 3, last_error: null });
     const times = seen.flakyAttempts.get(key)!;
     expect(times).toHaveLength(3);
-    // EVENT_RETRY_BASE_MS=20: the first retry waits ≥ 20 ms, the second ≥ 40 ms
-    expect(times[1] - times[0]).toBeGreaterThanOrEqual(20);
-    expect(times[2] - times[1]).toBeGreaterThanOrEqual(40);
+    // attempts in order, one after the other (no duration is asserted here: the backoff schedule,
+    // available_at = failure + EVENT_RETRY_BASE_MS × 2^(attempts−1), is checked from the stored
+    // rows in events-lease.test.ts; timing figures belong to bench/)
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
   });
 
   it('after max_attempts a failing delivery is parked as dead with last_error; an admin replays it and it is delivered', async () => {

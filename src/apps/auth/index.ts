@@ -206,6 +206,18 @@ export const app = defineApp({
   },
   authenticator(kernel) {
     const ready = authServices(kernel);
-    return { authenticate: async (token) => (await ready).sessions.authenticate(token) };
+    return {
+      authenticate: async (token) => (await ready).sessions.authenticate(token),
+      watch(token, principal, onEnd) {
+        // the services are ready by now (the token was just authenticated with them)
+        let stop: (() => void) | null = null;
+        let stopped = false;
+        void ready.then(({ sessions }) => { if (!stopped) stop = sessions.watch(token, principal, onEnd); });
+        return () => {
+          stopped = true;
+          stop?.();
+        };
+      },
+    };
   },
 });

@@ -41,6 +41,12 @@ export function eventStreamRoute(server: FastifyInstance, kernel: Kernel): void 
   server.addHook('onClose', async () => {
     for (const p of listening.values()) (await p)();
   });
+  // open streams would hold the HTTP server's close (a SIGTERM shutdown) forever: end them first;
+  // browsers reconnect (retry: 3000) to whichever instance answers
+  const open = new Set<() => void>();
+  server.addHook('preClose', async () => {
+    for (const end of [...open]) end();
+  });
 
   server.get('/api/presentation/events', { config: { auth: 'public' } }, async (req, reply) => {
     const token = bearerToken(req) ?? (req.query as { access_token?: string }).access_token;
@@ -65,9 +71,29 @@ export function eventStreamRoute(server: FastifyInstance, kernel: Kernel): void 
     set.add(send);
     clients.set(tenant, set);
     const beat = setInterval(() => res.write(`: heartbeat\n\n`), s.SSE_HEARTBEAT_SECONDS * 1000);
-    req.raw.on('close', () => {
+    let closed = false;
+    let stopWatching: (() => void) | undefined;
+    const cleanup = () => {
+      if (closed) return;
+      closed = true;
       clearInterval(beat);
       set.delete(send);
+      stopWatching?.();
+      open.delete(shutdown);
+    };
+    const shutdown = () => {
+      cleanup();
+      res.end(': server shutting down\n\n');
+    };
+    open.add(shutdown);
+    // the token is checked once, above; the stream then lives as long as its session: a logout,
+    // revocation, deactivation, expiry or a change of role or organization ends it (an
+    // EventSource reconnects, and is refused with 401 if the session is gone)
+    stopWatching = auth.watch?.(token, principal, (reason) => {
+      cleanup();
+      res.end(`: session ended (${reason.replace(/[\r\n]/g, ' ')})\n\n`);
     });
+    req.raw.on('close', cleanup);
+    res.on('close', cleanup);
   });
 }

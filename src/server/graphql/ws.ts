@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { Principal } from '../../kernel/env.js';
 import { FwError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
@@ -24,19 +24,29 @@ export function graphqlWebSocket(server: FastifyInstance, kernel: Kernel, yoga: 
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
   const principals = new WeakMap<object, Principal>();
-  useServer<Record<string, unknown>, { socket: unknown }>({
+  const unwatch = new WeakMap<object, () => void>();
+  useServer<Record<string, unknown>, { socket: WebSocket }>({
     onConnect: async (ctx) => {
       const raw = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
       const token = typeof raw === 'string' ? raw.replace(/^Bearer\s+/i, '') : null;
       const auth = authenticatorOf(kernel);
       if (!token || !auth) return false;
       try {
-        principals.set(ctx.extra, await auth.authenticate(token));
+        const principal = await auth.authenticate(token);
+        principals.set(ctx.extra, principal);
+        // the token is checked here once; the connection then lives as long as its session: a
+        // logout, revocation, deactivation, expiry or a change of role or organization closes it
+        // with 4403 (graphql-ws's Forbidden), ending every subscription on it
+        const stop = auth.watch?.(token, principal, (reason) => ctx.extra.socket.close(4403, `Forbidden: ${reason}`.slice(0, 120)));
+        if (stop) unwatch.set(ctx.extra, stop);
         return true;
       } catch (err) {
         if (err instanceof FwError) return false;
         throw err;
       }
+    },
+    onClose: (ctx) => {
+      unwatch.get(ctx.extra)?.();
     },
     execute: (args) => (args.rootValue as Enveloped).execute(args),
     subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
@@ -57,8 +67,13 @@ export function graphqlWebSocket(server: FastifyInstance, kernel: Kernel, yoga: 
       return args;
     },
   }, wss);
-  server.addHook('onClose', async () => {
-    for (const c of wss.clients) c.terminate();
+  // before the HTTP server closes: an open socket would hold its close (a SIGTERM shutdown) forever.
+  // 1001 Going Away lets clients reconnect elsewhere; one that does not answer is cut after 1 s
+  server.addHook('preClose', async () => {
+    for (const c of wss.clients) {
+      c.close(1001, 'server shutting down');
+      setTimeout(() => c.terminate(), 1000).unref();
+    }
     await new Promise<void>((r) => wss.close(() => r()));
   });
 }

@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
+import * as jose from 'jose';
 import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
 import { delegateOf } from '../../../kernel/data/delegate.js';
 import { checkTenantKey } from '../../../kernel/db/tenants.js';
 import { systemPrincipal, type DbClient, type Env, type Principal } from '../../../kernel/env.js';
-import { InvalidTokenError } from '../../../kernel/errors.js';
+import { FwError, InvalidTokenError } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { authSettings } from '../settings.js';
 import type { AccessClaims, JwtService } from './jwt.js';
@@ -19,6 +20,9 @@ export interface TokenPair {
 export interface SessionUser { id: string; role: string }
 
 interface CachedSession { userId: string; role: string; organizationId: string | null }
+
+/** A long-lived stream (graphql-ws connection, server-sent events) watching its session. */
+interface Watcher { tenant: string; sid: string; userId: string; check(): void }
 
 export const sha256 = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
 
@@ -50,11 +54,14 @@ export class SessionService {
    */
   private readonly verified = new LRUCache<string, AccessClaims>({ max: 10_000 });
   private readonly refreshTtlMs: number;
+  private readonly cacheTtlMs: number;
+  private readonly watchers = new Set<Watcher>();
 
   constructor(private readonly kernel: Kernel, readonly jwt: JwtService) {
     const s = authSettings(kernel.settings);
     this.refreshTtlMs = s.JWT_REFRESH_TOKEN_EXPIRE_DAYS * 86_400_000;
-    this.cache = new LRUCache({ max: 50_000, ttl: Math.max(1, s.AUTH_SESSION_CACHE_SECONDS) * 1000 });
+    this.cacheTtlMs = Math.max(1, s.AUTH_SESSION_CACHE_SECONDS) * 1000;
+    this.cache = new LRUCache({ max: 50_000, ttl: this.cacheTtlMs });
   }
 
   private sessions(db: DbClient) {
@@ -118,7 +125,7 @@ export class SessionService {
       data: { revoked: true, revoked_reason: reason, revoked_at: new Date() },
     });
     // an already-rotated row keeps its reason, but the family is dead either way
-    this.cache.delete(`${tenant}:${familyId}`);
+    this.forgetSession(tenant, familyId);
     return r.count;
   }
 
@@ -136,10 +143,65 @@ export class SessionService {
     for (const [key, v] of this.cache.entries()) {
       if (v.userId === userId && key.startsWith(`${tenant}:`)) this.cache.delete(key);
     }
+    for (const w of this.watchers) if (w.tenant === tenant && w.userId === userId) w.check();
   }
 
   forgetSession(tenant: string, familyId: string): void {
     this.cache.delete(`${tenant}:${familyId}`);
+    for (const w of this.watchers) if (w.tenant === tenant && w.sid === familyId) w.check();
+  }
+
+  /**
+   * Keeps a long-lived stream honest about the session it was opened with: the request
+   * middleware checks the session on every request, but a graphql-ws connection or an event
+   * stream authenticates once and then stays open. `onEnd` is called once, with the reason,
+   *
+   * - at once when this process logs the session out, revokes it or the user's sessions, or
+   *   changes the user (every path that drops a cache entry above re-checks the watchers);
+   * - when the access token expires (a timer at its `exp`);
+   * - otherwise on the periodic re-check, every AUTH_SESSION_CACHE_SECONDS: a change made by
+   *   another server process is seen once this process's cache entry has expired, so within
+   *   twice that setting at worst (the same window requests have, see docs/security.md).
+   *
+   * A role or organization that no longer matches the one the stream was opened with ends it
+   * too: a stream keeps the principal it started with, so it must not go on with a stale scope
+   * (the client reconnects and gets the new one). Returns a function that stops watching.
+   */
+  watch(token: string, principal: Principal, onEnd: (reason: string) => void): () => void {
+    if (principal.kind !== 'user' || !principal.sid || !principal.user_id) return () => {};
+    const timers: NodeJS.Timeout[] = [];
+    let done = false;
+    const stop = () => {
+      done = true;
+      for (const t of timers) clearTimeout(t);
+      this.watchers.delete(watcher);
+    };
+    const end = (reason: string) => {
+      if (done) return;
+      stop();
+      onEnd(reason);
+    };
+    const watcher: Watcher = {
+      tenant: principal.tenant_id,
+      sid: principal.sid,
+      userId: principal.user_id,
+      check: () => {
+        if (done) return;
+        this.authenticate(token).then((now) => {
+          if (now.role !== principal.role || now.organization_id !== principal.organization_id) end('the user\'s role or organization changed');
+        }, (err: unknown) => {
+          // a refused token ends the stream; anything else (a database hiccup) waits for the next check
+          if (err instanceof FwError) end(err.message);
+        });
+      },
+    };
+    this.watchers.add(watcher);
+    const exp = (jose.decodeJwt(token).exp ?? 0) * 1000;
+    // setTimeout holds at most 2^31 − 1 ms (about 24 days); the periodic check covers the rest
+    timers.push(setTimeout(() => end('the access token has expired'), Math.min(2 ** 31 - 1, Math.max(0, exp - Date.now()))));
+    timers.push(setInterval(() => watcher.check(), this.cacheTtlMs));
+    for (const t of timers) t.unref();
+    return stop;
   }
 
   /** Bearer token → principal: signature and expiry, then a live session and an active user. */
@@ -154,7 +216,14 @@ export class SessionService {
     let s = this.cache.get(key);
     if (!s) {
       // plain reads through the bus as the system: outside a transaction they run as compiled SQL
-      const system = systemPrincipal(checkTenantKey(tenant));
+      // a signed token naming no valid tenant key is an invalid token (401), not a bad request
+      let tenantKey: string;
+      try {
+        tenantKey = checkTenantKey(tenant);
+      } catch {
+        throw new InvalidTokenError();
+      }
+      const system = systemPrincipal(tenantKey);
       const search = (model: string, domain: unknown[], fields: string[]) =>
         this.kernel.dispatch<{ items: Record<string, unknown>[] }>('fw.search', { model, domain, fields, limit: 1 }, system).then((r) => r.items[0]);
       const live = await search('ir.session', [
