@@ -231,11 +231,11 @@ describe('openai-compatible provider: failures', () => {
 
   it('no answer within timeoutMs → ProviderUnavailable', async () => {
     llm.push(textStep('too late', { delayMs: 2_000 }));
-    const started = Date.now();
     const err = await rejection(provider({ timeoutMs: 150, maxRetries: 0 }).chat(request()));
     expect(err).toBeInstanceOf(ProviderUnavailable);
+    // the timeout, not the late answer, ended the call (durations belong to bench/, not tests)
     expect(err.message).toMatch(/within 150 ms/);
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(err.partial?.text ?? '').toBe('');
   });
 
   it('a stream that goes silent for timeoutMs → ProviderUnavailable with the partial text', async () => {
