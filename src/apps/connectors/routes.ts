@@ -1,20 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RouteContext } from '../../kernel/app.js';
 import { anonymousPrincipal } from '../../kernel/env.js';
-import { BadRequest } from '../../kernel/errors.js';
 import { createRecord, listPayload } from '../../server/routes/data.js';
+import { bodyObject } from '../../server/routes/body.js';
 import '../../server/types.js';
 import { tenantOfState } from './services/oauth.js';
 
 type Query = Record<string, string | undefined>;
 type Body = Record<string, unknown>;
 
-function body(req: FastifyRequest): Body {
-  const b = req.body;
-  if (b === undefined || b === null) return {};
-  if (typeof b !== 'object' || Array.isArray(b)) throw new BadRequest('the request body must be a JSON object', undefined, 'INVALID_BODY');
-  return b as Body;
-}
+const body = bodyObject;
 
 /**
  * The spec's /api/connectors routes. Every handler translates HTTP into one command dispatch

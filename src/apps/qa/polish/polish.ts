@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { systemPrincipal, type Principal } from '../../../kernel/env.js';
 import { FwError, NotFound } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
-import { buildServer } from '../../../server/index.js';
 import { runSteps as engineRunSteps, type StepResult, type StepRunContext } from '../replay/engine.js';
-import { CHROMIUM_PATH, DEFAULT_FIXTURES_DIR, DEFAULT_STEP_TIMEOUT_MS } from '../replay/run.js';
+import { CHROMIUM_PATH, DEFAULT_FIXTURES_DIR, DEFAULT_STEP_TIMEOUT_MS, startServer } from '../replay/run.js';
 import { withSandbox as sandboxWith, type SandboxCredentials } from '../replay/sandbox.js';
 import { qaSettings, reportDir, type QaSettings } from '../settings.js';
 import { stepOf, type StepData } from '../steps.js';
@@ -103,23 +101,6 @@ async function loadUsecase(kernel: Kernel, sys: Principal, result: Rec): Promise
   if (!row) return null;
   const steps = await kernel.dispatch<{ items: Rec[] }>('fw.search', { model: 'qa.usecase.step', domain: [['usecase_id', '=', row.id]], order: 'sequence asc', limit: 10_000 }, sys);
   return { row, steps: steps.items.map(stepOf) };
-}
-
-/** The in-process server the browser talks to; closing it must not close the caller's kernel. */
-async function startServer(kernel: Kernel): Promise<{ server: FastifyInstance; base: string }> {
-  const server = await buildServer(Object.create(kernel, { close: { value: async () => undefined } }) as Kernel);
-  try {
-    const base = await server.listen({ port: 0, host: '127.0.0.1' });
-    const shell = await fetch(`${base}/login`, { headers: { accept: 'text/html' } });
-    const html = await shell.text();
-    if (shell.status !== 200 || (!html.includes('<div id="root"') && !html.includes('<script'))) {
-      throw new FwError('QA_WEB_CLIENT_MISSING', 500, `the server at ${base} serves no web client (WEB_CLIENT_DIR="${kernel.settings.WEB_CLIENT_DIR}"): run npm run build:web`);
-    }
-    return { server, base };
-  } catch (err) {
-    await server.close();
-    throw err;
-  }
 }
 
 async function launch(qs: QaSettings): Promise<Browser> {
