@@ -23,6 +23,8 @@ function graphqlShape(request: FastifyRequest, body: ErrorBody): { type: string;
   };
 }
 
+const CLIENT_ERROR_CODES: Record<number, string> = { 412: 'PRECONDITION_FAILED', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 416: 'RANGE_NOT_SATISFIABLE' };
+
 /** Fastify's own client errors (bad JSON, body too large, …) keep their status under our envelope. */
 function fromFastify(err: FastifyError): FwError | null {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new PayloadTooLarge(err.message);
@@ -32,6 +34,13 @@ function fromFastify(err: FastifyError): FwError | null {
     return new BadRequest(`malformed JSON body: ${err.message}`, undefined, 'INVALID_JSON');
   }
   if (err.validation) return new BadRequest(err.message, { validation: err.validation }, 'INVALID_REQUEST');
+  // any other client error Fastify or a plugin raises keeps its status: a QUERY request without
+  // a Content-Type (FST_ERR_ROUTE_MISSING_CONTENT_TYPE), @fastify/static's 412 for an If-Match or
+  // 416 for a Range the web client's files do not satisfy (http-errors, `expose: true`)
+  const status = err.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500 && (err.code?.startsWith('FST_') || (err as { expose?: boolean }).expose === true)) {
+    return new FwError(CLIENT_ERROR_CODES[status] ?? 'BAD_REQUEST', status, err.message);
+  }
   return null;
 }
 

@@ -1,7 +1,8 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Kernel } from '../kernel/kernel.js';
 import { installAuth } from './authenticate.js';
 import { installErrorHandling } from './errors.js';
+import { installInputChecks } from './input.js';
 import { graphqlRoutes } from './graphql/index.js';
 import { buildOpenApi, type RouteEntry } from './openapi.js';
 import { dataRoutes } from './routes/data.js';
@@ -18,10 +19,16 @@ export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
     logger: kernel.settings.LOG_LEVEL === 'silent' ? false : { level: kernel.settings.LOG_LEVEL },
     bodyLimit: kernel.settings.HTTP_BODY_LIMIT_BYTES,
     trustProxy: kernel.settings.TRUST_PROXY,
+    // a malformed URL (`%` not followed by hex) is refused before routing (and before the error
+    // handler exists for it): answered with the error envelope like any other refusal
+    frameworkErrors: (err, _req, reply) => {
+      void (reply as FastifyReply).status(err.statusCode ?? 400).send({ error: { code: 'BAD_REQUEST', message: err.message } });
+    },
   });
   let webClient: (() => Buffer) | null = null;
   installErrorHandling(server, { appShell: () => webClient });
   installAuth(server, kernel);
+  installInputChecks(server);
   // every route, app routes included, so the OpenAPI document describes them all
   const routes: RouteEntry[] = [];
   server.addHook('onRoute', (r) => {

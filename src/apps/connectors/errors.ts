@@ -31,10 +31,14 @@ export class ConnectionFailedError extends ConnectorError {
   }
 }
 
-/** The provider does not offer this operation (OAuth on a provider without it, a backend of a non-storage provider). */
+/**
+ * The provider does not offer this operation (OAuth on a provider without it, a backend of a
+ * non-storage provider): the request does not fit this connector, a client error (409), not a
+ * server failure.
+ */
 export class ConnectorNotSupportedError extends ConnectorError {
   constructor(message: string, details?: Record<string, unknown>) {
-    super(message, details, 'CONNECTOR_NOT_SUPPORTED', 501);
+    super(message, details, 'CONNECTOR_NOT_SUPPORTED', 409);
   }
 }
 

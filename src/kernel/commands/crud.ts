@@ -118,7 +118,8 @@ const sqlReads = (env: Env) => (env.reader ? { registry: env.registry, dialect: 
 
 function pageNumber(v: unknown, name: string): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (!Number.isInteger(v) || (v as number) < 0) throw new BadRequest(`${name} must be a non-negative integer`, undefined, 'INVALID_PAGING');
+  // safe integers only: 1e300 is an integer to JavaScript, but no database takes it as LIMIT/OFFSET
+  if (!Number.isSafeInteger(v) || (v as number) < 0) throw new BadRequest(`${name} must be a non-negative integer`, undefined, 'INVALID_PAGING');
   return v as number;
 }
 

@@ -2,30 +2,45 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canWriteField } from '../../kernel/access.js';
 import { BadRequest } from '../../kernel/errors.js';
 import { publicCommandName } from '../commands.js';
+import { checkRequestData } from '../input.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ResolvedModel } from '../../kernel/registry/model.js';
 import '../types.js';
 
-type Query = Record<string, string | undefined>;
+type Query = Record<string, string | string[] | undefined>;
+
+/** The error code of a bad list parameter. */
+const PARAM_CODES: Record<string, string> = { filter: 'INVALID_FILTER', order: 'INVALID_ORDER', limit: 'INVALID_PAGING', offset: 'INVALID_PAGING', fields: 'INVALID_FIELDS' };
+
+/** A query parameter given at most once (`?fields=a&fields=b` is a list the routes do not take). */
+function single(q: Query, name: string): string | undefined {
+  const raw = q[name];
+  if (Array.isArray(raw)) throw new BadRequest(`query parameter ${name} may be given only once`, { parameter: name }, PARAM_CODES[name] ?? 'BAD_REQUEST');
+  return raw;
+}
 type Body = Record<string, unknown>;
 
 export interface PageLimits { defaultLimit: number; maxLimit: number }
 
 function parseJsonParam(q: Query, name: string): unknown {
-  const raw = q[name];
+  const raw = single(q, name);
   if (raw === undefined || raw === '') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(raw);
+    parsed = JSON.parse(raw);
   } catch {
     throw new BadRequest(`query parameter ${name} must be JSON (a list of [field, operator, value] terms)`, { parameter: name }, 'INVALID_FILTER');
   }
+  checkRequestData(parsed, `query parameter ${name}`, 'INVALID_FILTER');
+  return parsed;
 }
 
 function parseIntParam(q: Query, name: string, fallback: number, max?: number): number {
-  const raw = q[name];
+  const raw = single(q, name);
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new BadRequest(`${name} must be a non-negative integer`, { parameter: name }, 'INVALID_PAGING');
+  // a safe integer: 1e308 is an integer to JavaScript, but no database takes it as an OFFSET
+  if (!Number.isSafeInteger(n) || n < 0) throw new BadRequest(`${name} must be a non-negative integer`, { parameter: name }, 'INVALID_PAGING');
   if (max !== undefined && n > max) throw new BadRequest(`${name} may be at most ${max}`, { parameter: name, max }, 'PAGE_TOO_LARGE');
   return n;
 }
@@ -34,13 +49,17 @@ function parseIntParam(q: Query, name: string, fallback: number, max?: number): 
 export function listPayload(model: string, q: Query, limits: PageLimits): Body {
   const limit = parseIntParam(q, 'limit', limits.defaultLimit, limits.maxLimit);
   if (limit === 0) throw new BadRequest('limit must be at least 1', { parameter: 'limit' }, 'INVALID_PAGING');
+  const fields = single(q, 'fields');
+  const domain = parseJsonParam(q, 'filter') ?? undefined;
+  // routes add their own terms to it (connectors, storage): a filter that is not a list is refused here
+  if (domain !== undefined && !Array.isArray(domain)) throw new BadRequest('filter must be a list of [field, operator, value] terms', { parameter: 'filter' }, 'INVALID_DOMAIN');
   return {
     model,
-    domain: parseJsonParam(q, 'filter'),
-    order: q.order || undefined,
+    domain,
+    order: single(q, 'order') || undefined,
     limit,
     offset: parseIntParam(q, 'offset', 0),
-    fields: q.fields ? q.fields.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    fields: fields ? fields.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     count: true,
   };
 }
