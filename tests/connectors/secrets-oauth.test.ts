@@ -365,7 +365,7 @@ describe('OAuth callback', () => {
 
   it('oauth_start needs an admin and a provider with an OAuth flow', async () => {
     const plain = await create({ name: 'No OAuth', category: 'messaging', provider_type: 'webhook' });
-    expectError(await ts.request('POST', `/api/data/ir.connector/${plain.id}/oauth_start`, { token: admin, body: {} }), 501, 'CONNECTOR_NOT_SUPPORTED');
+    expectError(await ts.request('POST', `/api/data/ir.connector/${plain.id}/oauth_start`, { token: admin, body: {} }), 409, 'CONNECTOR_NOT_SUPPORTED');
     expectError(await ts.request('POST', `/api/data/ir.connector/${conn.id}/oauth_start`, { token: user, body: {} }), 403);
   });
 });
