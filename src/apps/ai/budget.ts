@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { CommandDecl } from '../../kernel/app.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
-import type { Env } from '../../kernel/env.js';
+import type { Delegate, Env } from '../../kernel/env.js';
 import { BudgetExceeded } from './errors.js';
 import { usdOf, type Price } from './prices.js';
 import { aiSettings } from './settings.js';
@@ -9,8 +9,17 @@ import { utcDay } from './writes/canonical.js';
 
 type Rec = Record<string, unknown>;
 
-/** What a usage row counts against a cap: the reservation until settled, then the real spend. */
-const charged = (r: Rec) => Number(r.status === 'reserved' ? r.reserved_usd : r.usd) || 0;
+/**
+ * What today's rows count against a cap: a reservation until settled, then the real spend.
+ * Summed by the database (one row per status), not by reading every usage row of the day.
+ */
+async function chargedSum(rows: Delegate, where: Rec): Promise<number> {
+  const groups = await rows.groupBy({ by: ['status'], where, _sum: { reserved_usd: true, usd: true } });
+  return groups.reduce((n, g) => {
+    const sum = (g._sum ?? {}) as Rec;
+    return n + (Number(g.status === 'reserved' ? sum.reserved_usd : sum.usd) || 0);
+  }, 0);
+}
 
 async function lockBudget(env: Env, day: string): Promise<void> {
   // SQLite runs a tenant's write transactions one at a time already
@@ -40,8 +49,7 @@ export const reserveCommand: CommandDecl = {
     const s = aiSettings(env.settings);
     const user = env.principal.user_id;
     if (s.AI_DAILY_BUDGET_USD > 0) {
-      const today = await rows.findMany({ where: { day }, select: { status: true, reserved_usd: true, usd: true } });
-      const spent = today.reduce((n, r) => n + charged(r), 0);
+      const spent = await chargedSum(rows, { day });
       if (spent + amount > s.AI_DAILY_BUDGET_USD) {
         throw new BudgetExceeded(`the tenant's daily AI budget of ${s.AI_DAILY_BUDGET_USD} USD is reached`, { scope: 'tenant', cap_usd: s.AI_DAILY_BUDGET_USD, spent_usd: round(spent), requested_usd: amount });
       }
@@ -50,8 +58,7 @@ export const reserveCommand: CommandDecl = {
       const quota = await delegateOf(env.db, env.registry.model('ai.user.quota')).findUnique({ where: { user_id: user } });
       const cap = Number(quota?.daily_usd ?? 0);
       if (cap > 0) {
-        const mine = await rows.findMany({ where: { day, principal_id: user }, select: { status: true, reserved_usd: true, usd: true } });
-        const spent = mine.reduce((n, r) => n + charged(r), 0);
+        const spent = await chargedSum(rows, { day, principal_id: user });
         if (spent + amount > cap) throw new BudgetExceeded(`your daily AI quota of ${cap} USD is reached`, { scope: 'user', cap_usd: cap, spent_usd: round(spent), requested_usd: amount });
       }
     }
