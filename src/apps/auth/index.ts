@@ -3,7 +3,7 @@ import { defineApp, type CommandDecl, type HookDecl, type RouteContext } from '.
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import { anonymousPrincipal, type Env } from '../../kernel/env.js';
-import { AccessDenied, AuthenticationFailed, BadRequest, FwError, InvalidTokenError } from '../../kernel/errors.js';
+import { AccessDenied, AuthenticationFailed, BadRequest, FwError, InvalidTokenError, ValidationError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { o } from '../../kernel/output.js';
 import '../../server/types.js';
@@ -94,15 +94,20 @@ const commands: CommandDecl[] = [
     returns: 'json',
     output: AuthTokens,
     description: 'Rotate a refresh token: a new pair, the old refresh token invalidated',
-    input: { refresh_token: f.char(200, { required: true }) },
+    input: {
+      refresh_token: f.char(200, { required: true }),
+      retry_key: f.char(64, { description: 'A random value (16–64 characters) the client stored before sending this refresh; sending the same refresh again with it, when the answer was lost, is a retry rather than reuse' }),
+    },
     async handler(env, p) {
       const { sessions } = await svc(env);
       const token = String(p.refresh_token);
       if (tenantOfRefreshToken(token) !== env.tenant) throw new BadRequest('the refresh token belongs to another tenant', undefined, 'TENANT_MISMATCH');
+      const retryKey = p.retry_key == null || p.retry_key === '' ? undefined : String(p.retry_key);
+      if (retryKey !== undefined && retryKey.length < 16) throw new ValidationError('"retry_key" must be 16 to 64 characters', { errors: [{ field: 'retry_key', code: 'TOO_SHORT', message: '"retry_key" must be at least 16 characters' }] });
       return sessions.rotate(env, token, async (id) => {
         const u = await users(env).findUnique({ where: { record_uuid: id }, select: { role: true, is_active: true } });
         return u ? { role: u.role as string, is_active: u.is_active as boolean } : null;
-      });
+      }, retryKey);
     },
   },
   {
@@ -183,10 +188,10 @@ function authRoutes(server: FastifyInstance, { kernel }: RouteContext): void {
     return kernel.dispatch('auth.login', { email: b.email, password: b.password }, principal);
   });
   server.post('/api/auth/refresh', pub, async (req) => {
-    const token = bodyOf(req.body).refresh_token;
+    const { refresh_token: token, retry_key } = bodyOf(req.body);
     const principal = { ...anonymousPrincipal(tenantOfRefreshToken(token)), client: req.principal.client };
     // a token naming a tenant that does not exist is just an unknown token: 401 like any refused refresh
-    return kernel.dispatch('auth.refresh', { refresh_token: token }, principal).catch((err: unknown) => {
+    return kernel.dispatch('auth.refresh', { refresh_token: token, ...(retry_key === undefined ? {} : { retry_key }) }, principal).catch((err: unknown) => {
       throw err instanceof FwError && err.code === 'UNKNOWN_TENANT' ? new InvalidTokenError('unknown refresh token') : err;
     });
   });

@@ -13,8 +13,8 @@ type Doc<R, V> = DocumentTypeDecoration<R, V> | string;
 interface GqlError { message: string; extensions?: { code?: string; details?: Record<string, unknown> } }
 
 const RefreshDocument = graphql(`
-  mutation Refresh($refresh_token: String!) {
-    refresh(refresh_token: $refresh_token) { access_token refresh_token expires_in }
+  mutation Refresh($refresh_token: String!, $retry_key: String) {
+    refresh(refresh_token: $refresh_token, retry_key: $retry_key) { access_token refresh_token expires_in }
   }
 `);
 
@@ -42,9 +42,9 @@ export async function accessToken(): Promise<string | null> {
 }
 
 function refresh(tokens: Tokens): Promise<Tokens | null> {
-  return refreshOnce(tokens.refresh_token, async (refresh_token) => {
+  return refreshOnce(tokens.refresh_token, async (refresh_token, retry_key) => {
     try {
-      const r = await send(RefreshDocument, { refresh_token }, null);
+      const r = await send(RefreshDocument, { refresh_token, retry_key }, null);
       return r.refresh ? tokensFrom(r.refresh) : null;
     } catch (err) {
       if (err instanceof ApiError && err.code === NETWORK_ERROR) throw err; // keep the session offline

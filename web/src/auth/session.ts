@@ -7,6 +7,12 @@ import { createStore, get, set } from 'idb-keyval';
  * tabs with the Web Locks API, and each rotation is also written to IndexedDB before the lock is
  * released: localStorage reaches other tabs' renderers asynchronously, so a tab that waited could
  * still read the rotated-away token there, while IndexedDB transactions are consistent across tabs.
+ *
+ * A refresh can also be lost: the page that sent it is unloaded (a navigation, a reload) after the
+ * server rotated the token, and no tab ever sees the answer. So a random retry key is stored in
+ * IndexedDB before the refresh is sent, and sent with it; whoever takes the lock next and still
+ * holds the same token sends the same key again, which the server answers as a retry of that
+ * rotation (AUTH_REFRESH_RETRY_SECONDS) instead of revoking the session as reuse.
  */
 export interface Tokens {
   access_token: string;
@@ -55,16 +61,30 @@ let inFlight: Promise<Tokens | null> | null = null;
 
 /** The last rotation: refresh token `from` was exchanged for `to` (null: refused, the session ended). */
 interface Rotation { from: string; to: Tokens | null }
+/** A refresh of `from` about to be sent (or sent, its answer unknown) with retry key `key`. */
+interface Pending { from: string; key: string }
 let idb: ReturnType<typeof createStore> | null = null;
 const rotations = () => (idb ??= createStore('fw', 'session'));
 const lastRotation = (): Promise<Rotation | undefined> => get<Rotation>('rotation', rotations()).catch(() => undefined);
 const recordRotation = (r: Rotation): Promise<void> => set('rotation', r, rotations()).catch(() => {});
+const lastPending = (): Promise<Pending | undefined> => get<Pending>('pending', rotations()).catch(() => undefined);
+
+/** The retry key for refreshing `from`: the one a lost attempt used, or a new one, stored first. */
+async function retryKeyFor(from: string): Promise<string> {
+  const pending = await lastPending();
+  if (pending?.from === from) return pending.key;
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  const key = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  // stored before the request leaves, or a lost answer could not be asked for again
+  await set('pending', { from, key } satisfies Pending, rotations()).catch(() => {});
+  return key;
+}
 
 /**
  * Rotates the refresh token once for everybody: concurrent callers in this tab share one
  * promise, and other tabs wait on the `fw.refresh` lock. `rotate` performs the network call.
  */
-export function refreshOnce(stale: string, rotate: (refreshToken: string) => Promise<Tokens | null>): Promise<Tokens | null> {
+export function refreshOnce(stale: string, rotate: (refreshToken: string, retryKey: string) => Promise<Tokens | null>): Promise<Tokens | null> {
   inFlight ??= withLock('fw.refresh', async () => {
     // another tab may have rotated `stale` while this one waited for the lock
     const done = await lastRotation();
@@ -75,7 +95,7 @@ export function refreshOnce(stale: string, rotate: (refreshToken: string) => Pro
     const current = readTokens();
     if (!current) return null;
     if (current.refresh_token !== stale) return current;
-    const next = await rotate(current.refresh_token);
+    const next = await rotate(current.refresh_token, await retryKeyFor(current.refresh_token));
     await recordRotation({ from: current.refresh_token, to: next });
     writeTokens(next);
     return next;

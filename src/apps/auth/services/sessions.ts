@@ -18,6 +18,7 @@ export interface TokenPair {
 }
 
 export interface SessionUser { id: string; role: string }
+type UserLoader = (id: string) => Promise<{ role: string; is_active: boolean } | null>;
 
 interface CachedSession { userId: string; role: string; organizationId: string | null }
 
@@ -56,11 +57,13 @@ export class SessionService {
   private readonly refreshTtlMs: number;
   private readonly cacheTtlMs: number;
   private readonly watchers = new Set<Watcher>();
+  private readonly retryMs: number;
 
   constructor(private readonly kernel: Kernel, readonly jwt: JwtService) {
     const s = authSettings(kernel.settings);
     this.refreshTtlMs = s.JWT_REFRESH_TOKEN_EXPIRE_DAYS * 86_400_000;
     this.cacheTtlMs = Math.max(1, s.AUTH_SESSION_CACHE_SECONDS) * 1000;
+    this.retryMs = Math.max(0, s.AUTH_REFRESH_RETRY_SECONDS) * 1000;
     this.cache = new LRUCache({ max: 50_000, ttl: this.cacheTtlMs });
   }
 
@@ -70,9 +73,13 @@ export class SessionService {
 
   /** Issues an access token and a new refresh token in `familyId` (a new login when omitted). */
   async issue(env: Env, user: SessionUser, familyId: string = crypto.randomUUID()): Promise<TokenPair> {
+    return (await this.issueRow(env, user, familyId)).pair;
+  }
+
+  private async issueRow(env: Env, user: SessionUser, familyId: string): Promise<{ pair: TokenPair; dbid: number }> {
     const refresh = `${env.tenant}.${crypto.randomBytes(32).toString('base64url')}`;
     const client = env.principal.client;
-    await this.sessions(env.db).create({
+    const row = await this.sessions(env.db).create({
       data: {
         record_uuid: crypto.randomUUID(),
         user_id: user.id,
@@ -85,21 +92,27 @@ export class SessionService {
       },
     });
     const access = await this.jwt.encode({ sub: user.id, tenant_id: env.tenant, role: user.role, sid: familyId });
-    return { access_token: access, refresh_token: refresh, token_type: 'bearer', expires_in: this.jwt.accessTtlSeconds };
+    return {
+      pair: { access_token: access, refresh_token: refresh, token_type: 'bearer', expires_in: this.jwt.accessTtlSeconds },
+      dbid: row.dbid as number,
+    };
   }
 
   /**
    * Rotation: one UPDATE retires the presented token only if it is still live, so of N
    * concurrent refreshes exactly one wins. Presenting a token that was already rotated is
-   * reuse — a stolen copy or a replay — and revokes the whole family.
+   * reuse — a stolen copy or a replay — and revokes the whole family, with one exception: the
+   * same rotation retried (see retry()).
    */
-  async rotate(env: Env, refreshToken: string, loadUser: (id: string) => Promise<{ role: string; is_active: boolean } | null>): Promise<TokenPair> {
+  async rotate(env: Env, refreshToken: string, loadUser: UserLoader, retryKey?: string): Promise<TokenPair> {
     const sessions = this.sessions(env.db);
     const row = await sessions.findUnique({ where: { refresh_token_hash: sha256(refreshToken) } });
     if (!row) throw new InvalidTokenError('unknown refresh token');
     const familyId = row.family_id as string;
     if (row.revoked) {
       if (row.revoked_reason === 'rotated') {
+        const pair = await this.retry(env, row, loadUser, retryKey);
+        if (pair) return pair;
         await this.revokeFamily(env.db, env.tenant, familyId, 'reuse_detected');
         throw new InvalidTokenError('refresh token reuse detected; the session has been revoked');
       }
@@ -108,15 +121,59 @@ export class SessionService {
     if ((row.expires_at as Date).getTime() <= Date.now()) throw new InvalidTokenError('refresh token expired');
     const claimed = await sessions.updateMany({
       where: { dbid: row.dbid, revoked: false },
-      data: { revoked: true, revoked_reason: 'rotated', revoked_at: new Date() },
+      data: { revoked: true, revoked_reason: 'rotated', revoked_at: new Date(), rotation_key_hash: retryKey ? sha256(retryKey) : null },
     });
     if (claimed.count !== 1) throw new InvalidTokenError('refresh token already used');
-    const user = await loadUser(row.user_id as string);
+    const user = await this.activeUser(env, familyId, row.user_id as string, loadUser);
+    return this.succeed(env, row.dbid as number, user, familyId);
+  }
+
+  /**
+   * A browser can lose the answer to a refresh it sent: the page that sent it is unloaded (a
+   * navigation, a reload) after the server rotated the token. The next page then holds only the
+   * rotated-away token, and presenting it would be reuse. The client therefore stores a random
+   * retry key before it sends a refresh and sends the key with it; presenting the rotated token
+   * again with that same key, within AUTH_REFRESH_RETRY_SECONDS, while its successor was never
+   * used, is the same rotation repeated: the unseen successor is retired as `superseded` and a
+   * new one issued in the family. Without the key (a copied token), late, or once the successor
+   * was used, it is reuse as before. Returns null when the presentation is not such a retry.
+   */
+  private async retry(env: Env, row: Record<string, unknown>, loadUser: UserLoader, retryKey: string | undefined): Promise<TokenPair | null> {
+    if (!retryKey || this.retryMs <= 0 || row.rotation_key_hash !== sha256(retryKey)) return null;
+    if (Date.now() - (row.revoked_at as Date).getTime() > this.retryMs) return null;
+    const sessions = this.sessions(env.db);
+    if (row.replaced_by != null) {
+      // only a successor nobody has used yet can be the lost answer
+      const gone = await sessions.updateMany({
+        where: { dbid: row.replaced_by as number, revoked: false },
+        data: { revoked: true, revoked_reason: 'superseded', revoked_at: new Date() },
+      });
+      if (gone.count !== 1) {
+        const successor = await sessions.findUnique({ where: { dbid: row.replaced_by as number } });
+        // another retry of the same rotation got there first: refuse this one, keep the login
+        if (successor?.revoked_reason === 'superseded') throw new InvalidTokenError('this refresh was already retried');
+        return null;
+      }
+    }
+    const familyId = row.family_id as string;
+    const user = await this.activeUser(env, familyId, row.user_id as string, loadUser);
+    return this.succeed(env, row.dbid as number, user, familyId);
+  }
+
+  private async activeUser(env: Env, familyId: string, userId: string, loadUser: UserLoader): Promise<SessionUser> {
+    const user = await loadUser(userId);
     if (!user?.is_active) {
       await this.revokeFamily(env.db, env.tenant, familyId, 'user_inactive');
       throw new InvalidTokenError('the user is inactive');
     }
-    return this.issue(env, { id: row.user_id as string, role: user.role }, familyId);
+    return { id: userId, role: user.role };
+  }
+
+  /** Issues the successor of row `from` and links it, so a retry of this rotation can find it. */
+  private async succeed(env: Env, from: number, user: SessionUser, familyId: string): Promise<TokenPair> {
+    const { pair, dbid } = await this.issueRow(env, user, familyId);
+    await this.sessions(env.db).updateMany({ where: { dbid: from }, data: { replaced_by: dbid } });
+    return pair;
   }
 
   async revokeFamily(db: DbClient, tenant: string, familyId: string, reason: string): Promise<number> {

@@ -1,0 +1,4 @@
+-- session retry key (app auth)
+-- AlterTable
+ALTER TABLE "ir_session" ADD COLUMN     "replaced_by" INTEGER,
+ADD COLUMN     "rotation_key_hash" VARCHAR(64);
