@@ -38,7 +38,7 @@ describe('flattenSheet', () => {
     for (const n of nodes) if (n.parent !== null) expect(n.parent).toBeLessThan(n.index);
     expect(nodes[3]).toEqual({
       index: 3, parent: 0, kind: 'field', string: 'Expected revenue', button: null, list: null,
-      field: { name: 'expected_revenue', label: 'Expected revenue', type: 'integer', widget: 'money', optional: null, required: false, readonly: false, relation: null, values: null },
+      field: { name: 'expected_revenue', label: 'Expected revenue', type: 'integer', widget: 'money', optional: null, required: false, readonly: false, relation: null, values: null, default: 0 },
     });
     expect(nodes[7].field).toMatchObject({ name: 'salesperson', type: 'reference', relation: 'res.user' });
     expect(nodes[10]).toEqual({ index: 10, parent: 9, kind: 'page', string: 'Notes', field: null, button: null, list: null });
@@ -55,7 +55,7 @@ describe('flattenSheet', () => {
     expect(versions.list).toMatchObject({ model: 'storage.document_version', inverse: 'document_id', default_order: 'version_number desc', limit: null });
     expect(versions.list!.columns[0]).toEqual({
       name: 'version_number', label: 'Version number', type: 'integer', widget: null, optional: null,
-      required: true, readonly: false, relation: null, values: null,
+      required: true, readonly: false, relation: null, values: null, default: null,
     });
     // the REST plan is left as it was: nodes are computed, not stored
     expect(sheet.some((n) => n.kind === 'notebook')).toBe(true);

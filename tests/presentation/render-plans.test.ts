@@ -95,14 +95,14 @@ describe('render plans', () => {
     }
   });
 
-  it('every plan carries view_id, version, title, type, model and fields with name, label, type, widget, optional, required, readonly, relation, values', async () => {
+  it('every plan carries view_id, version, title, type, model and fields with name, label, type, widget, optional, required, readonly, relation, values, default', async () => {
     for (const id of SHIPPED) {
       const plan = (await get(`/api/presentation/view/${id}`)).body;
       expect(plan).toMatchObject({ view_id: id, version: 1, type: id.split('.')[2], model: id.split('.').slice(0, 2).join('.') });
       expect(typeof plan.title).toBe('string');
       expect(plan.fields.length).toBeGreaterThan(0);
       for (const f of plan.fields) {
-        expect(Object.keys(f).sort()).toEqual(['label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
+        expect(Object.keys(f).sort()).toEqual(['default', 'label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
       }
       const typeKeys = { list: ['default_order', 'limit', 'columns'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], search: ['search_fields', 'filters', 'group_by'] }[plan.type as 'list'];
       for (const k of typeKeys) expect(plan, `${id} has ${k}`).toHaveProperty(k);

@@ -6,7 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, countGraphql, createLead, getRecord, login, patchRecord, startWeb, type WebEnv } from './helpers/browser.ts';
+import { actionUrl, countGraphql, createLead, getRecord, login, patchRecord, shot, startWeb, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
@@ -60,6 +60,31 @@ describe('form view', () => {
     const id = path(page).split('/').pop()!;
     expect(await getRecord(env, 'crm.lead', id)).toMatchObject({ name: 'Brand new lead', email: 'buyer@example.com', stage: 'new' });
     await expect.poll(() => page.getByTestId('form-title').textContent()).toBe('Brand new lead');
+  });
+
+  it('a new record shows the model\'s defaults, and left untouched they are what the server stores', async () => {
+    await page.goto(actionUrl('default', 'base.action_organizations', 'new'));
+    await page.getByTestId('form-view').waitFor();
+    // res.organization.is_active defaults to true: the box is ticked before anyone touches it
+    await expect.poll(() => page.getByTestId('input-is_active').isChecked()).toBe(true);
+    expect(await page.getByTestId('dirty-mark').count()).toBe(0);
+    await shot(page, 'form-new-defaults', { dark: true });
+    await page.getByTestId('input-name').fill('Defaults Org');
+    await page.getByTestId('input-code').fill('defaults-org');
+    const creates = countGraphql(page, 'mutation Create');
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => toastText(page, 'info')).toBe('Created.');
+    const id = path(page).split('/').pop()!;
+    expect(await getRecord(env, 'res.organization', id)).toMatchObject({ name: 'Defaults Org', is_active: true });
+    // untouched defaults are left to the server: only what the person typed is sent
+    expect(creates.count).toBe(1);
+    expect(Object.keys(JSON.parse(creates.bodies[0]).variables.input).sort()).toEqual(['code', 'name']);
+    creates.stop();
+    // a lead: the statusbar starts at the stage default, the revenue at its default 0
+    await page.goto(leadUrl('new'));
+    await page.getByTestId('form-view').waitFor();
+    await expect.poll(() => page.locator('.statusbar [aria-current="step"]').textContent()).toBe('new');
+    expect(await page.getByTestId('input-expected_revenue').inputValue()).toBe('0');
   });
 
   it('a required field left empty is flagged next to the field, and nothing is sent', async () => {

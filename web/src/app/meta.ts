@@ -28,7 +28,7 @@ export const MeDocument = graphql(`
   query Me { me { id name email role tenant_id organization { id name code } } }
 `);
 
-graphql(`fragment PlanFieldParts on PlanField { name label type widget optional required readonly relation values }`);
+graphql(`fragment PlanFieldParts on PlanField { name label type widget optional required readonly relation values default }`);
 graphql(`fragment PlanButtonParts on PlanButton { string name type special special_accept }`);
 
 export const ViewPlanDocument = graphql(`
@@ -45,7 +45,7 @@ export const ViewPlanDocument = graphql(`
           index parent kind string
           field { ...PlanFieldParts }
           button { ...PlanButtonParts }
-          list { model inverse default_order limit columns { name label type widget optional required readonly relation values } }
+          list { model inverse default_order limit columns { name label type widget optional required readonly relation values default } }
         }
       }
     }

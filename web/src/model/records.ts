@@ -12,6 +12,8 @@ export interface ModelInfo { key: string; description: string; record_name: stri
 export interface FieldInfo {
   name: string; label: string; type: string; widget?: string | null; optional?: string | null;
   required?: boolean; readonly?: boolean; relation?: string | null; values?: readonly string[] | null;
+  /** the model's default for a new record ("now" for a DateTime stamped at creation) */
+  default?: unknown;
 }
 export type Models = ReadonlyMap<string, ModelInfo>;
 export type Row = Record<string, unknown> & { id: string };
@@ -103,6 +105,21 @@ export function displayName(m: ModelInfo | undefined, rec: Record<string, unknow
  * Form values → the mutation input: References become ids, empty strings of optional fields
  * null, read-only and One2Many fields are left out. Only `dirty` fields are sent on update.
  */
+/**
+ * What a new record shows before anyone types: the model's defaults, as the server would store
+ * them ("now" is the moment the form opened; `stamps: false` leaves it to the server).
+ */
+export function defaultsOf(fields: readonly FieldInfo[], { stamps = true } = {}): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    if (f.default === undefined || f.default === null) continue;
+    if (f.type === 'datetime' && f.default === 'now') {
+      if (stamps) out[f.name] = new Date().toISOString();
+    } else out[f.name] = f.default;
+  }
+  return out;
+}
+
 export function toInput(fields: readonly FieldInfo[], values: Record<string, unknown>, dirty?: ReadonlySet<string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) {

@@ -17,13 +17,15 @@ export interface PlanField {
   readonly: boolean;
   relation: string | null;
   values: string[] | null;
+  /** The model's default for a new record (`"now"` for a DateTime stamped at creation); null when none */
+  default: unknown;
 }
 
 export interface PlanButton { string: string; name: string; type: string; special: string | null; special_accept: string | null }
 
 export interface NestedListColumn {
   name: string; label: string; type: string; widget: string | null; optional: string | null;
-  required: boolean; readonly: boolean; relation: string | null; values: string[] | null;
+  required: boolean; readonly: boolean; relation: string | null; values: string[] | null; default: unknown;
 }
 /**
  * The list a One2Many field of a form holds; `inverse` is the Reference of the line model that
@@ -82,6 +84,7 @@ class Ctx {
       readonly: f.readonly || f.auto,
       relation: f.target ?? null,
       values: f.values ? [...f.values] : null,
+      default: f.default ?? null,
     };
     if (!this.fields.has(f.name)) this.fields.set(f.name, p);
     return p;
@@ -141,6 +144,7 @@ function nestedField(ctx: Ctx, node: XmlNode, f: ResolvedField): NestedListColum
   return {
     name: f.name, label: node.attrs.label ?? f.description, type: f.type, widget: node.attrs.widget ?? null, optional,
     required: f.required, readonly: f.readonly || f.auto, relation: f.target ?? null, values: f.values ? [...f.values] : null,
+    default: f.default ?? null,
   };
 }
 

@@ -13,7 +13,7 @@ import { actionSegment } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
 import { watchModel } from '../../live/hub.ts';
-import { createDocument, displayName, modelOf, oneDocument, selection, toInput, updateDocument, type FieldInfo, type Row } from '../../model/records.ts';
+import { createDocument, defaultsOf, displayName, modelOf, oneDocument, selection, toInput, updateDocument, type FieldInfo, type Row } from '../../model/records.ts';
 import { recordsKey, useInvalidateModel } from '../../model/useRecords.ts';
 import { Display } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
@@ -51,7 +51,9 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
     queryFn: async () => (await request<{ record: (Row & { revision: number }) | null }, { id: string }>(oneDocument(m, sel), { id: recordId! })).record,
     enabled: !isNew,
   });
-  const form = useForm<Values>({ defaultValues: {} });
+  // a new record shows the model's defaults; they are not dirty, so an untouched one is left to
+  // the server (which stores the same value, or the creation time for "now")
+  const form = useForm<Values>({ defaultValues: isNew ? defaultsOf(fields) : {} });
   const lines = useRef<Record<string, LineChanges>>({});
   const [linesDirty, setLinesDirty] = useState(0);
   const [conflict, setConflict] = useState<Conflict | null>(null);

@@ -3,7 +3,7 @@ import { Button } from 'react-aria-components';
 import { request } from '../../api/client.ts';
 import { useModels, type FormNode } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
-import { createDocument, deleteDocument, toInput, updateDocument, type FieldInfo, type Models, type Row } from '../../model/records.ts';
+import { createDocument, defaultsOf, deleteDocument, toInput, updateDocument, type FieldInfo, type Models, type Row } from '../../model/records.ts';
 import { Display } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
 
@@ -40,7 +40,8 @@ export function OneToMany({ field, list, rows, recordId, onChange }: {
     }, nextLines);
   };
   const add = () => {
-    const r: Row = { id: `new-${crypto.randomUUID()}` };
+    // a new line starts from the line model's defaults (a creation stamp is left to the server)
+    const r: Row = { ...defaultsOf(columns, { stamps: false }), id: `new-${crypto.randomUUID()}` };
     update({ ...changes, added: [...changes.added, r] }, [...lines, r]);
   };
   const remove = (row: Row) => {
