@@ -37,7 +37,7 @@ it('the compiled default SDL has the generic operations, commands and subscripti
 
 it('commands that declare an output answer typed objects, not JSON', async () => {
   const sdl = await printDefaultSdl(projectLayout());
-  for (const field of ['login(email: String!, password: String!): AuthTokens', 'refresh(refresh_token: String!): AuthTokens',
+  for (const field of ['login(email: String!, password: String!): AuthTokens', 'refresh(refresh_token: String!, retry_key: String): AuthTokens',
     'logout: LogoutResult', 'me: Me', 'presentationBootstrap: Bootstrap', 'presentationListViews: ViewList',
     'presentationGetViewPlan(view_id: String!): ViewPlan', 'interface ViewPlan {', 'type FormPlan implements ViewPlan {',
     'nodes: [FormNode!]!', 'models: [ModelInfo!]!', 'menus: [BootstrapMenu!]!', 'actions: [BootstrapAction!]!']) {
