@@ -93,8 +93,19 @@ export interface Env {
   /** Runs after the transaction commits (never on rollback): cache invalidation, notifications. */
   afterCommit(fn: () => void): void;
   /**
+   * Undoes work done outside the database if the transaction this env writes in rolls back: an
+   * object stored for a row that never commits (a batch whose later item fails). Runs, newest
+   * first and awaited, before the error reaches the caller; a callback that fails is logged and
+   * does not mask the error. Forgotten once the transaction commits, except that a transaction
+   * nested in another (`transaction()` inside one: a savepoint) hands it to the outer one, whose
+   * rollback still takes the rows. Registered outside any transaction (a `transaction: false`
+   * command's own env), it runs when the top-level command fails.
+   */
+  onRollback(fn: () => Promise<void> | void): void;
+  /**
    * For commands declared `transaction: false` (slow I/O such as uploads must not hold a database
-   * transaction open): run the database part atomically. Inside a transaction already, runs inline.
+   * transaction open): run the database part atomically. Inside a transaction already, it nests
+   * (Prisma makes it a savepoint: its failure undoes its own writes, the outer rollback all of them).
    */
   transaction<T>(fn: (env: Env) => Promise<T>): Promise<T>;
   /** Live notification to this tenant's subscribers (every server process), sent after commit. */

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { crudCommands } from './commands/crud.js';
-import { makeEnv, newSink, runCommand, type EnvCore, type Sink } from './bus/pipeline.js';
+import { makeEnv, newSink, runCommand, runRollback, type EnvCore, type Sink } from './bus/pipeline.js';
 import { TenantDatabases } from './db/tenants.js';
 import { systemPrincipal, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
 import { writeOutbox } from './events/outbox.js';
@@ -113,19 +113,25 @@ export class Kernel implements EnvCore {
   }
 
   private async executeHeld<T>(client: RootDbClient, principal: Principal, fn: (env: Env, sink: Sink) => Promise<T>, write: boolean): Promise<T> {
-    const sink = newSink();
+    const sink = newSink(write);
     const tenant = principal.tenant_id;
     let result: T;
     let wrote = 0;
-    if (write) {
-      result = await client.$transaction(async (tx) => {
-        const r = await fn(makeEnv(this, tx, principal, sink), sink);
-        wrote = await writeOutbox(tx, this.registry, tenant, sink.events);
-        return r;
-      }, TX_OPTIONS);
-    } else {
-      result = await fn(makeEnv(this, client, principal, sink, this.tenants.readerFor(client)), sink);
-      if (sink.events.length) wrote = await writeOutbox(client, this.registry, tenant, sink.events);
+    try {
+      if (write) {
+        result = await client.$transaction(async (tx) => {
+          const r = await fn(makeEnv(this, tx, principal, sink), sink);
+          wrote = await writeOutbox(tx, this.registry, tenant, sink.events);
+          return r;
+        }, TX_OPTIONS);
+      } else {
+        result = await fn(makeEnv(this, client, principal, sink, this.tenants.readerFor(client)), sink);
+        if (sink.events.length) wrote = await writeOutbox(client, this.registry, tenant, sink.events);
+      }
+    } catch (err) {
+      // rolled back (or, outside a transaction, failed): undo what was done outside the database
+      await runRollback(this, sink.rollback);
+      throw err;
     }
     for (const fn of sink.afterCommit) fn();
     if (wrote || sink.changes.some((c) => c.model === 'ir.event')) this.worker.kick(tenant);

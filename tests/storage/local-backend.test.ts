@@ -182,6 +182,31 @@ describe('local backend: key rules', () => {
   });
 });
 
+describe('local backend: names fit the file system', () => {
+  it('a key segment over 255 UTF-8 bytes is refused with INVALID_STORAGE_KEY (400), not ENAMETOOLONG', async () => {
+    const err = await backend.put(`t/long/${'漢'.repeat(86)}`, Buffer.from('x')).catch((e) => e); // 258 bytes
+    expect(err).toBeInstanceOf(StorageKeyError);
+    expect(err.status).toBe(400);
+    expect(err.message).toMatch(/255 bytes/);
+    expect(filesUnder(path.join(root, 'store', 't/long'))).toEqual([]);
+  });
+
+  it('an object named with the full 255 bytes is stored: its temp name is cut to fit, between characters', async () => {
+    const name = `${'漢'.repeat(84)}abc`; // 252 + 3 = 255 bytes
+    const ref = await backend.put(`t/long/${name}`, Buffer.from('fits'));
+    expect(ref.size).toBe(4);
+    expect((await readAll((await backend.get(`t/long/${name}`)).stream)).toString()).toBe('fits');
+    expect(filesUnder(path.join(root, 'store', 't/long'))).toEqual([name]);
+  });
+
+  it('a key naming a temp file (`.….fwtmp`) is refused: listings hide such files and sweeps remove them', async () => {
+    const err = await backend.put(`t/tmpname/.report.0123456789ab.fwtmp`, Buffer.from('x')).catch((e) => e);
+    expect(err).toBeInstanceOf(StorageKeyError);
+    expect(err.message).toMatch(/temp file/);
+    expect(filesUnder(path.join(root, 'store', 't/tmpname'))).toEqual([]);
+  });
+});
+
 describe('local backend: failed writes leave nothing behind', () => {
   it('a write whose source fails mid-stream leaves no visible object and no temp file', async () => {
     const dir = 't/fail/storage.document/d/v1';

@@ -5,8 +5,8 @@ import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
 import { BadRequest, NotFound, PayloadTooLarge, ValidationError } from '../../kernel/errors.js';
 import { StoragePayloadTooLarge } from './backends/errors.js';
-import { documentKey, sanitizeFilename } from './backends/keys.js';
-import type { GetResult, ObjectReference } from './backends/types.js';
+import { displayFilename, documentKey } from './backends/keys.js';
+import type { GetResult, ObjectReference, StorageBackend } from './backends/types.js';
 import { checkDocumentFolder } from './folders.js';
 import { backendFor, uploadTarget } from './router.js';
 import { uploadLimit } from './settings.js';
@@ -57,7 +57,9 @@ async function store(env: Env, docId: string, version: number, input: UploadInpu
   // one limit for every entry point; a stream without a known length is cut off by the backend
   const { limit: max } = uploadLimit(env.settings);
   checkUploadSize(env, Buffer.isBuffer(input.content) ? input.content.length : input.declared_size);
-  const filename = sanitizeFilename(input.filename);
+  // the record keeps the name as given (made safe to show); the key, a shorter one that fits
+  // every backend's name limits (UTF-8 bytes, the local backend's temp name)
+  const filename = displayFilename(input.filename);
   const target = await uploadTarget(env, org);
   const key = documentKey(env.tenant, org ?? '', docId, version, filename);
   const ref: ObjectReference = await target.backend.put(key, input.content, { mime_type: contentTypeOf(input, filename), max_bytes: max })
@@ -81,9 +83,19 @@ const versionValues = (ref: ObjectReference, filename: string, contentType: stri
 });
 
 /**
+ * Removes a stored object once, whoever asks first: the upload's own failure, or the rollback of
+ * a surrounding transaction (a batch of creates whose later item fails) that takes the rows with it.
+ */
+function discardOnce(backend: StorageBackend, key: string): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= backend.delete(key));
+}
+
+/**
  * A new document: the content streams to the routed backend first (outside any transaction),
- * then document and version 1 are written in one transaction. If that fails, the stored object
- * is removed again, so nothing is left behind either way.
+ * then document and version 1 are written in one transaction. If that fails, or a surrounding
+ * transaction (a batch) rolls back later, the stored object is removed again, so nothing is left
+ * behind either way.
  */
 export async function createDocument(env: Env, input: UploadInput): Promise<Rec> {
   if (input.owner_model && !env.registry.models.has(input.owner_model)) {
@@ -95,8 +107,11 @@ export async function createDocument(env: Env, input: UploadInput): Promise<Rec>
   if (input.folder) await checkDocumentFolder(env, input.folder, org);
   const { ref, filename, target } = await store(env, docId, 1, input, org);
   const contentType = contentTypeOf(input, filename);
+  const discard = discardOnce(target.backend, ref.key);
   try {
     return await env.transaction(async (tx) => {
+      // registered on the transaction the rows are written in: the batch's, when there is one
+      tx.onRollback(discard);
       const values = versionValues(ref, filename, contentType, target);
       const sys = tx.sudo();
       await sys.dispatch('fw.create', {
@@ -123,7 +138,7 @@ export async function createDocument(env: Env, input: UploadInput): Promise<Rec>
       return tx.dispatch<Rec>('fw.read_one', { model: 'storage.document', id: docId });
     });
   } catch (err) {
-    await target.backend.delete(ref.key).catch(() => undefined);
+    await discard().catch(() => undefined);
     throw err;
   }
 }
@@ -156,8 +171,10 @@ async function addVersionNow(env: Env, documentId: string, input: UploadInput): 
   const next = (doc.current_version as number) + 1;
   const { ref, filename, target } = await store(env, doc.id as string, next, input, (doc.organization_id as string) ?? null);
   const contentType = contentTypeOf(input, filename);
+  const discard = discardOnce(target.backend, ref.key);
   try {
     return await env.transaction(async (tx) => {
+      tx.onRollback(discard);
       const values = versionValues(ref, filename, contentType, target);
       await tx.sudo().dispatch('fw.create', {
         model: 'storage.document_version',
@@ -171,7 +188,7 @@ async function addVersionNow(env: Env, documentId: string, input: UploadInput): 
       return tx.dispatch<Rec>('fw.read_one', { model: 'storage.document', id: doc.id });
     });
   } catch (err) {
-    await target.backend.delete(ref.key).catch(() => undefined);
+    await discard().catch(() => undefined);
     throw err;
   }
 }

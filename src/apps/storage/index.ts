@@ -2,12 +2,13 @@ import type { Readable } from 'node:stream';
 import { defineApp, type CommandDecl, type HookDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import type { Env } from '../../kernel/env.js';
+import type { Kernel } from '../../kernel/kernel.js';
 import { BadRequest, ValidationError } from '../../kernel/errors.js';
 import { addVersion, checkUploadSize, createDocument, readText, storedObjects, type UploadInput } from './documents.js';
 import { folderHooks } from './folders.js';
 import manifest from './manifest.js';
 import type { StorageBackend } from './backends/types.js';
-import { backendFor } from './router.js';
+import { backendFor, localBackendOf } from './router.js';
 import { storageRoutes } from './routes.js';
 
 type Rec = Record<string, unknown>;
@@ -179,4 +180,19 @@ const hooks: HookDecl[] = [
   ...folderHooks,
 ];
 
-export const app = defineApp({ manifest, commands, hooks, routes: storageRoutes });
+/**
+ * Temp files of uploads a killed process left (issue 17 §1): swept in the background at boot, so a
+ * large storage tree never delays it; the settings are read (and checked) now, so a bad
+ * STORAGE_TEMP_GRACE_SECONDS stops the boot.
+ */
+function sweepAtBoot(kernel: Kernel): void {
+  const backend = localBackendOf(kernel.settings);
+  backend.sweepTempFiles().then(
+    (removed) => {
+      if (removed.length) kernel.log('info', `storage: removed ${removed.length} temp file(s) of interrupted uploads under ${backend.root}`, { files: removed.slice(0, 20) });
+    },
+    (err: unknown) => kernel.log('warn', `storage: sweeping the temp files under ${backend.root} failed`, { err: String(err) }),
+  );
+}
+
+export const app = defineApp({ manifest, commands, hooks, routes: storageRoutes, boot: sweepAtBoot });

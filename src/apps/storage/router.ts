@@ -1,5 +1,6 @@
 import type { Env } from '../../kernel/env.js';
-import { createLocalBackend } from './backends/local/index.js';
+import type { Settings } from '../../kernel/settings.js';
+import { createLocalBackend, type LocalBackend } from './backends/local/index.js';
 import type { StorageBackend } from './backends/types.js';
 import { defaultStorageConnector, storageBackendOfConnector } from '../connectors/storage-backend.js';
 import { storageSettings } from './settings.js';
@@ -10,16 +11,19 @@ export interface UploadTarget {
   storage_backend: string;
 }
 
-const locals = new Map<string, StorageBackend>();
-export function localBackend(env: Env): StorageBackend {
-  const root = storageSettings(env.settings).STORAGE_LOCAL_ROOT;
-  let b = locals.get(root);
+const locals = new Map<string, LocalBackend>();
+/** The local backend of STORAGE_LOCAL_ROOT, one per root (and temp-file grace) in the process. */
+export function localBackendOf(settings: Settings): LocalBackend {
+  const { STORAGE_LOCAL_ROOT: root, STORAGE_TEMP_GRACE_SECONDS: grace } = storageSettings(settings);
+  const id = `${root}\0${grace}`;
+  let b = locals.get(id);
   if (!b) {
-    b = createLocalBackend({ root, backend_key: 'local' });
-    locals.set(root, b);
+    b = createLocalBackend({ root, backend_key: 'local', temp_grace_seconds: grace });
+    locals.set(id, b);
   }
   return b;
 }
+export const localBackend = (env: Env): StorageBackend => localBackendOf(env.settings);
 
 /**
  * Routing rule 1: uploads go to the organization's active default storage connector, else to

@@ -94,10 +94,20 @@ async function sendOpen(req: FastifyRequest, reply: FastifyReply, content: OpenC
   }
 }
 
-const intParam = (v: string | undefined, name: string): number | undefined => {
+/** Largest version number: `version_number` is a 32-bit integer column (PostgreSQL refuses a larger value in a query). */
+export const VERSION_NUMBER_MAX = 2 ** 31 - 1;
+
+/**
+ * A version number from the URL: a whole number from 1 to VERSION_NUMBER_MAX, else 400
+ * INVALID_PARAMETER. Safe integers only: a larger one (`9223372036854780000`) has no exact value,
+ * and one past the column's range made PostgreSQL fail the query (a 500) instead of finding nothing.
+ */
+export const intParam = (v: string | undefined, name: string, max = VERSION_NUMBER_MAX): number | undefined => {
   if (v === undefined || v === '') return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new BadRequest(`${name} must be a positive integer`, { parameter: name }, 'INVALID_PARAMETER');
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new BadRequest(`${name} must be a whole number from 1 to ${max}`, { parameter: name, max }, 'INVALID_PARAMETER');
+  }
   return n;
 };
 

@@ -1,15 +1,20 @@
 import path from 'node:path';
+import { BootError } from '../../kernel/errors.js';
 import { defineSettings, type Settings } from '../../kernel/settings.js';
 
 const table = defineSettings('storage', {
   STORAGE_LOCAL_ROOT: { kind: 'string', default: '', doc: 'Folder of the local backend; empty = `<DATA_DIR>/storage`. Created on first upload.' },
   STORAGE_MAX_FILE_SIZE_BYTES: { kind: 'int', default: '52428800', doc: 'Largest document version (50 MiB). Every upload, new document or new version, must stay within it and within STORAGE_MAX_UPLOAD_BYTES: the smaller of the two applies.' },
   STORAGE_MAX_UPLOAD_BYTES: { kind: 'int', default: String(25 * 1024 * 1024), doc: 'Largest single upload at the HTTP layer (25 MiB): binary (streamed, also without Content-Length) and base64 bodies of every storage upload route. An upload over the smaller of this and STORAGE_MAX_FILE_SIZE_BYTES is refused with 413 PAYLOAD_TOO_LARGE while it streams, and nothing is stored.' },
+  STORAGE_TEMP_GRACE_SECONDS: { kind: 'int', default: '3600', doc: 'A local backend temp file (`.<name>.<hex>.fwtmp`, an upload being written) not written to for this long is the leftover of an upload whose process died (kill -9, power loss) and is removed, with the folders it leaves empty: at boot (STORAGE_LOCAL_ROOT, in the background) and, while a local backend writes, at most once an hour under its root. 0 = those not written to since the process started. An upload that stalls for longer than this loses its temp file and fails.' },
   STORAGE_DEFAULT_BACKEND_KIND: { kind: 'string', default: 'local', doc: 'Backend used when the organization has no active default storage connector (only `local` is built in).' },
 });
 
 export function storageSettings(settings: Settings) {
   const s = table(settings);
+  if (s.STORAGE_TEMP_GRACE_SECONDS < 0) {
+    throw new BootError(`STORAGE_TEMP_GRACE_SECONDS=${s.STORAGE_TEMP_GRACE_SECONDS} must be 0 or more`, undefined, 'STORAGE_SETTINGS_INVALID');
+  }
   return { ...s, STORAGE_LOCAL_ROOT: s.STORAGE_LOCAL_ROOT ? path.resolve(s.STORAGE_LOCAL_ROOT) : path.join(settings.DATA_DIR, 'storage') };
 }
 

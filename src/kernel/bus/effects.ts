@@ -61,6 +61,7 @@ export function guardEnv(env: Env, cmd: ResolvedCommand): Env {
     publish: (topic, message) => (a.publish.has(topic) ? env.publish(topic, message) : refuse(`publishes on ${topic}`)),
     sudo: () => guardEnv(env.sudo(), cmd),
     afterCommit: (fn) => env.afterCommit(fn),
+    onRollback: (fn) => env.onRollback(fn),
     transaction: (fn) => (a.write.size ? env.transaction((tx) => fn(guardEnv(tx, cmd))) : refuse('opens a write transaction')),
   };
   return guarded;

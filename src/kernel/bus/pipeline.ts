@@ -19,6 +19,10 @@ export interface Sink {
   /** Command currently running, recorded as the source of events. */
   current: string[];
   afterCommit: Array<() => void>;
+  /** Undo steps of the transaction this sink's envs write in (Env.onRollback). */
+  rollback: Array<() => Promise<void> | void>;
+  /** The envs of this sink write inside a database transaction (else: a command with `transaction: false`). */
+  inTransaction: boolean;
 }
 
 export interface EnvCore {
@@ -28,9 +32,24 @@ export interface EnvCore {
   publish(tenant: string, topic: string, message: Record<string, unknown>): Promise<void>;
   /** Tenants whose new records get deterministic uuids (see Env.deterministicIds). */
   deterministicIds?: ReadonlySet<string>;
+  log(level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void;
 }
 
-export const newSink = (): Sink => ({ events: [], changes: [], current: [], afterCommit: [] });
+export const newSink = (inTransaction = false): Sink => ({ events: [], changes: [], current: [], afterCommit: [], rollback: [], inTransaction });
+
+/**
+ * Runs the undo steps of a transaction that rolled back, newest first, each awaited; a failing
+ * step is logged and the others still run. The list is emptied, so no step runs twice.
+ */
+export async function runRollback(core: Pick<EnvCore, 'log'>, steps: Sink['rollback']): Promise<void> {
+  for (const step of steps.splice(0).reverse()) {
+    try {
+      await step();
+    } catch (err) {
+      core.log('warn', 'an undo step after a rollback failed', { err: String(err) });
+    }
+  }
+}
 
 /** The env a command sees; `dispatch` nests in the same transaction and sink. */
 export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink: Sink, reader?: Reader): Env {
@@ -47,10 +66,22 @@ export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink:
     emit: (name, payload) => { sink.events.push({ name, payload, source: sink.current.at(-1) ?? 'unknown' }); },
     sudo: () => (principal.kind === 'system' ? env : makeEnv(core, db, systemPrincipal(principal.tenant_id), sink, reader)),
     afterCommit: (fn) => { sink.afterCommit.push(fn); },
+    onRollback: (fn) => { sink.rollback.push(fn); },
     transaction: (fn) => {
       const root = db as Partial<RootDbClient>;
       if (typeof root.$transaction !== 'function') return fn(env);
-      return root.$transaction((tx) => fn(makeEnv(core, tx, principal, sink)), { maxWait: 10_000, timeout: 60_000 });
+      // what runs in it registers its undo steps here: run if it rolls back; once it commits,
+      // dropped, unless it is nested in an outer transaction (a savepoint, in Prisma), whose
+      // rollback still takes its rows, so the steps go up to the outer one
+      const inner: Sink = { ...sink, rollback: [], inTransaction: true };
+      return root.$transaction((tx) => fn(makeEnv(core, tx, principal, inner)), { maxWait: 10_000, timeout: 60_000 })
+        .then((result) => {
+          if (sink.inTransaction) sink.rollback.push(...inner.rollback);
+          return result;
+        }, async (err: unknown) => {
+          await runRollback(core, inner.rollback);
+          throw err;
+        });
     },
     publish: (topic, message) => { sink.afterCommit.push(() => void core.publish(principal.tenant_id, topic, message)); },
   };

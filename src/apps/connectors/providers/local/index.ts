@@ -34,7 +34,7 @@ export function createLocalProvider(): StorageConnectorProvider {
             return failure(err);
           }
         },
-        as_storage_backend: () => createLocalBackend({ root, backend_key }),
+        as_storage_backend: () => createLocalBackend({ root, backend_key, temp_grace_seconds: storageSettings(ctx.settings).STORAGE_TEMP_GRACE_SECONDS }),
       };
     },
   };

@@ -6,11 +6,23 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import mime from 'mime-types';
 import { StorageIntegrityError, StorageKeyError, StorageNotFoundError, StoragePayloadTooLarge, StorageTransientError, type StorageContext } from '../errors.js';
-import { checkKey, checkPrefix } from '../keys.js';
+import { checkKey, checkPrefix, cutText, TEMP_NAME } from '../keys.js';
 import type { ObjectReference, PutMetadata, StorageBackend } from '../types.js';
 import { pumpFile } from './pump.js';
 
-const TMP = /^\..*\.fwtmp$/;
+/** Longest file or folder name most file systems allow (ext4, XFS, btrfs, APFS, NTFS): 255 bytes. */
+export const NAME_MAX_BYTES = 255;
+/** Bytes a temp name adds to the object's name: `.` + `.` + 12 hex + `.fwtmp`. */
+const TEMP_EXTRA_BYTES = 20;
+/** Exactly what put() names its temp files; the sweep removes nothing else. */
+const SWEPT = /^\..*\.[0-9a-f]{12}\.fwtmp$/;
+/** A backend that writes sweeps at most this often (on a put), besides the sweep at boot. */
+export const SWEEP_EVERY_MS = 60 * 60 * 1000;
+/** When this process started (ms since the epoch): with no grace, temp files older than it are a dead process's. */
+const PROCESS_START = Math.floor(performance.timeOrigin);
+
+const tempNameOf = (target: string): string =>
+  path.join(path.dirname(target), `.${cutText(path.basename(target), NAME_MAX_BYTES - TEMP_EXTRA_BYTES)}.${crypto.randomBytes(6).toString('hex')}.fwtmp`);
 
 /** Counts bytes and hashes them as they pass; fails once over `max`; `onSize` sees the running total. */
 export function hashingCounter(ctx: StorageContext, max?: number, onSize?: (size: number) => void) {
@@ -108,20 +120,65 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
+export interface LocalBackendOptions {
+  root: string;
+  backend_key?: string;
+  /**
+   * Temp files (`.<name>.<hex>.fwtmp`) not written to for this many seconds are a dead upload's
+   * (its process was killed) and are swept: by `sweepTempFiles()`, and on a put once every
+   * SWEEP_EVERY_MS. 0 = those not written to since this process started. Unset = the same for
+   * `sweepTempFiles()`, and no sweeps on put.
+   */
+  temp_grace_seconds?: number;
+  /** Overrides SWEEP_EVERY_MS (tests). */
+  sweep_every_ms?: number;
+}
+
+export interface LocalBackend extends StorageBackend {
+  readonly root: string;
+  /**
+   * Removes the temp files a killed upload left behind: every `.<name>.<hex>.fwtmp` under the
+   * root last written before the cutoff (now − `temp_grace_seconds`, or this process's start when
+   * the grace is 0), and the folders that are empty once they are gone. Resolves with the keys of
+   * the removed files. One sweep at a time: a call during a sweep gets that sweep's result.
+   */
+  sweepTempFiles(): Promise<string[]>;
+}
+
 /**
  * The built-in filesystem backend. Writes stream into a temp file in the target directory,
  * hashing and flushing behind on the way, then fsync, rename and a sync of the directory: a reader
  * sees the whole object or none, an object whose put returned survives a crash, and a crash
- * mid-write leaves only a hidden temp file that listings ignore.
+ * mid-write leaves only a hidden temp file that listings ignore, and sweeps remove (above).
  */
-export function createLocalBackend(opts: { root: string; backend_key?: string }): StorageBackend {
+export function createLocalBackend(opts: LocalBackendOptions): LocalBackend {
   const backend_key = opts.backend_key ?? 'local';
   const root = path.resolve(opts.root);
   const resolve = (key: string, operation: string): string => {
     checkKey(key, backend_key, operation);
     const full = path.resolve(root, key);
     if (!full.startsWith(root + path.sep)) throw new StorageKeyError({ backend_key, key, operation }, 'the key resolves outside the storage root');
+    if (key.split('/').some((s) => Buffer.byteLength(s) > NAME_MAX_BYTES)) {
+      throw new StorageKeyError({ backend_key, key, operation }, `a key segment has at most ${NAME_MAX_BYTES} bytes (UTF-8) on the local file system`);
+    }
     return full;
+  };
+
+  const grace = opts.temp_grace_seconds;
+  const sweepEvery = opts.sweep_every_ms ?? SWEEP_EVERY_MS;
+  let sweeping: Promise<string[]> | null = null;
+  let lastSweep = -Infinity;
+  const sweepTempFiles = (): Promise<string[]> => {
+    if (sweeping) return sweeping;
+    lastSweep = Date.now();
+    const cutoff = grace ? lastSweep - grace * 1000 : PROCESS_START;
+    sweeping = sweepTemp(root, cutoff).finally(() => { sweeping = null; });
+    return sweeping;
+  };
+  /** On a put: a sweep in the background when the last one is SWEEP_EVERY_MS old (or there was none). */
+  const sweepIfDue = (): void => {
+    if (grace === undefined || sweeping || Date.now() - lastSweep < sweepEvery) return;
+    sweepTempFiles().catch((err: unknown) => console.warn(`[fw] storage: sweeping temp files under ${root} failed: ${String(err)}`));
   };
   const mimeOf = (key: string, given?: string) => given || (mime.lookup(key) || 'application/octet-stream');
   const notFound = (err: unknown, ctx: StorageContext): never => {
@@ -133,12 +190,17 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
 
   return {
     backend_key,
+    root,
+    sweepTempFiles,
     capabilities: { directories: true, atomic_put: true, resumable_upload: false, integrity_checksum: true, native_sharing: false },
 
     async put(key: string, content: Readable | Buffer, meta: PutMetadata = {}): Promise<ObjectReference> {
       const ctx = { backend_key, key, operation: 'put' };
       const target = resolve(key, 'put');
-      const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${crypto.randomBytes(6).toString('hex')}.fwtmp`);
+      // an object named like a temp file would be hidden from listings and swept
+      if (TEMP_NAME.test(path.basename(target))) throw new StorageKeyError(ctx, 'a key may not name a temp file (.….fwtmp)');
+      sweepIfDue();
+      const tmp = tempNameOf(target);
       // this handle creates the file and syncs it; the write stream opens its own descriptor, so
       // each side closes what it opened, and only after its own pending I/O
       const fh = await openTemp(tmp);
@@ -208,7 +270,7 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
         const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
         for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
           if (out.length >= max_results) return;
-          if (TMP.test(e.name)) continue;
+          if (TEMP_NAME.test(e.name)) continue;
           const key = rel ? `${rel}/${e.name}` : e.name;
           if (e.isDirectory()) await walk(path.join(dir, e.name), key);
           else {
@@ -221,4 +283,34 @@ export function createLocalBackend(opts: { root: string; backend_key?: string })
       return out;
     },
   };
+}
+
+/**
+ * Removes every temp file under `root` last modified before `cutoff` (ms since the epoch), then
+ * the folders left empty (up to, not including, `root`). One folder at a time, depth first: a
+ * sweep costs one readdir per folder and one stat per temp file, never more than one at once.
+ * Errors on single entries (gone meanwhile, no permission) skip them.
+ */
+async function sweepTemp(root: string, cutoff: number): Promise<string[]> {
+  const removed: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        await walk(full);
+      } else if (e.isFile() && SWEPT.test(e.name)) {
+        try {
+          if ((await fsp.stat(full)).mtimeMs >= cutoff) continue;
+          await fsp.unlink(full);
+          removed.push(path.relative(root, full).split(path.sep).join('/'));
+          await pruneEmpty(root, dir);
+        } catch {
+          // finished or removed meanwhile: nothing to sweep
+        }
+      }
+    }
+  };
+  await walk(root);
+  return removed;
 }
