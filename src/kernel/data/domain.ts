@@ -4,7 +4,7 @@ import { BadRequest } from '../errors.js';
 import type { ResolvedField, ResolvedModel } from '../registry/model.js';
 import { relationFieldName } from '../registry/names.js';
 import type { Registry } from '../registry/registry.js';
-import { coerceScalar } from './values.js';
+import { coerceScalar, NUL_MESSAGE } from './values.js';
 
 export type Where = Record<string, unknown>;
 
@@ -57,35 +57,164 @@ export const OPERATORS_BY_TYPE: Readonly<Record<string, readonly DomainOperator[
 const invalid = (message: string, details?: Record<string, unknown>) => new BadRequest(message, details, 'INVALID_DOMAIN');
 
 /**
+ * How deep a domain may nest, counted in levels of the filter it compiles to: each `!`, each run
+ * of `&` (or of `|`) — `["&", a, "&", b, c]` is one AND of three, however it is written —, each
+ * step of a dotted path and each `any`; a step into a model whose record rules apply to the
+ * caller, and a negated condition on a field that may be NULL, take one more. Prisma parses a
+ * query as JSON with a recursion limit of 128 and each level costs it up to two JSON levels, so
+ * a deeper domain was a 500 on the Prisma paths (read_group, writes with a domain, reads in a
+ * transaction) at ~120 `!` or ~60 written-out `&`; 32 leaves that headroom (and keeps every
+ * recursion over a domain short) and is far beyond any hand-written or generated filter.
+ */
+export const MAX_DOMAIN_DEPTH = 32;
+
+/**
+ * How many relations a domain may go through one inside the other: each step of a dotted path and
+ * each `any` is one (`["organization.country.code", "=", "FR"]` is two). Each is a subquery in the
+ * SQL, and SQLite charges the expression depth of every subquery again to each one around it
+ * (its limit is 1000): a path of 30 steps failed on SQLite (a 500) although it is within
+ * MAX_DOMAIN_DEPTH. At 16 the deepest such domain, with the rest of MAX_DOMAIN_DEPTH spent inside
+ * it, stays well within SQLite's budget; real paths have two or three steps.
+ */
+export const MAX_RELATION_DEPTH = 16;
+
+/**
+ * The longest text a pattern operator (`like`, `ilike`, `startswith`, …; GraphQL `contains`,
+ * `notContains`, `startsWith`) takes, in characters (UTF-16 code units, as field sizes count).
+ * SQLite refuses a LIKE pattern over 50,000 bytes ("LIKE or GLOB pattern too complex", a 500):
+ * 10,000 characters are at most 40,000 UTF-8 bytes with the two `%` added, on both engines the
+ * same bound, and no stored Char or text worth searching is longer.
+ */
+export const MAX_PATTERN_LENGTH = 10_000;
+
+const tooDeep = () => invalid(
+  `domain nests deeper than ${MAX_DOMAIN_DEPTH} levels (each "!", each run of "&" or "|", each step of a dotted path and each "any" is a level)`,
+  { limit: MAX_DOMAIN_DEPTH },
+);
+
+const tooManyRelations = () => invalid(
+  `domain goes through more than ${MAX_RELATION_DEPTH} relations one inside the other (each step of a dotted path and each "any" is one)`,
+  { limit: MAX_RELATION_DEPTH },
+);
+
+/**
+ * How many levels `where` nests: AND, OR, NOT and a relation filter (`{ x_rel: { is } }`,
+ * `{ users: { some } }`) are one each; a field condition is none. Only run on filters whose parts
+ * were bounded as they were built, so the recursion stays short.
+ */
+function whereDepth(where: Where): number {
+  let max = 0;
+  for (const [key, value] of Object.entries(where)) {
+    if (value === null || typeof value !== 'object') continue;
+    if (key === 'AND' || key === 'OR' || key === 'NOT') {
+      for (const w of (Array.isArray(value) ? value : [value]) as Where[]) max = Math.max(max, 1 + whereDepth(w));
+      continue;
+    }
+    const v = value as Record<string, unknown>;
+    const inner = v.is ?? v.some;
+    if (inner !== null && typeof inner === 'object' && !Array.isArray(inner)) max = Math.max(max, 1 + whereDepth(inner as Where));
+  }
+  return max;
+}
+
+/** A parsed operand: its filter, how deep that nests, and whether it is an AND or OR that may take more operands. */
+interface Operand { where: Where; depth: number; group?: 'AND' | 'OR' }
+
+/**
  * Translates a spec domain (`[field, op, value]` terms with `&`, `|`, `!` prefix operators,
  * implicit AND between terms, dotted paths through references) into a Prisma `where`.
  */
 export function domainToWhere(model: ResolvedModel, domain: unknown, ctx: DomainContext): Where {
+  if (countTerms(domain) > MAX_DOMAIN_TERMS) {
+    throw invalid(`domain has more than ${MAX_DOMAIN_TERMS} [field, operator, value] terms (those inside "any" included)`, { limit: MAX_DOMAIN_TERMS });
+  }
+  return parseDomain(model, domain, ctx, 0);
+}
+
+/**
+ * How many `[field, operator, value]` terms a domain holds, the subdomains of `any` included.
+ * SQLite parses `a AND b AND c …` (and OR) as a chain as deep as it is long, and refuses an
+ * expression deeper than 1000 ("Expression tree is too large", a 500): a group of about 1,000
+ * `!=` terms failed, on the compiled-SQL and the Prisma paths. 500 leaves room for the levels
+ * around the group and for conditions that compile to two comparisons; a longer list of values
+ * belongs in one `in` term.
+ */
+export const MAX_DOMAIN_TERMS = 500;
+
+function countTerms(domain: unknown): number {
+  let n = 0;
+  const stack: unknown[] = [domain];
+  while (stack.length) {
+    const d = stack.pop();
+    if (!Array.isArray(d)) continue;
+    for (const t of d) {
+      if (!Array.isArray(t) || t.length !== 3) continue;
+      n++;
+      if (t[1] === 'any' && Array.isArray(t[2])) stack.push(t[2]);
+    }
+    if (n > MAX_DOMAIN_TERMS) break;
+  }
+  return n;
+}
+
+/**
+ * `domainToWhere` for a domain inside `level` relations (an `any`), each of which is a level of
+ * the whole domain. Prefix notation is read from the end with a stack of operands, so no operator
+ * recurses: a list of a hundred thousand `!` or `&` costs a loop, and is refused as soon as it
+ * nests too deep.
+ */
+function parseDomain(model: ResolvedModel, domain: unknown, ctx: DomainContext, level: number): Where {
   if (domain === undefined || domain === null) return {};
   if (!Array.isArray(domain)) throw invalid('a domain is a list of [field, operator, value] terms');
   const terms = domain as Domain;
-  let i = 0;
-  const parse = (): Where => {
-    if (i >= terms.length) throw invalid('domain ends where an operand was expected');
-    const t = terms[i++];
-    if (t === '&' || t === '|') {
-      const a = parse();
-      const b = parse();
-      return t === '&' ? { AND: [a, b] } : { OR: [a, b] };
-    }
-    // `!` is the complement: every record the operand does not match, also those where the
-    // operand compares a NULL (which SQL's NOT alone would drop, and Prisma's joins would
-    // drop differently from EXISTS), so ["!", [f, "=", v]] means what [f, "!=", v] means
-    if (t === '!') return { NOT: twoValued(ctx.registry, model, parse()) };
+  const bounded = (o: Operand): Operand => {
+    if (level + o.depth > MAX_DOMAIN_DEPTH) throw tooDeep();
+    return o;
+  };
+  // a run of the same operator is one group: its operands join the group, not a nested one
+  const members = (o: Operand, group: 'AND' | 'OR') => (o.group === group ? (o.where[group] as Where[]) : [o.where]);
+  const join = (group: 'AND' | 'OR', list: Operand[]): Operand => bounded({
+    where: { [group]: list.flatMap((o) => members(o, group)) },
+    depth: 1 + list.reduce((max, o) => Math.max(max, o.group === group ? o.depth - 1 : o.depth), 0),
+    group,
+  });
+  // the terms first, in the order written (the first bad one is the one reported), then the
+  // prefix operators from the end with a stack of operands
+  const leaves: Array<Operand | null> = terms.map((t) => {
+    if (t === '&' || t === '|' || t === '!') return null;
     if (!Array.isArray(t) || t.length !== 3 || typeof t[0] !== 'string' || typeof t[1] !== 'string') {
       throw invalid(`domain term ${JSON.stringify(t)} must be [field, operator, value] or one of & | !`);
     }
-    return leaf(model, t[0], t[1], t[2], ctx, '');
+    const where = leaf(model, t[0], t[1], t[2], ctx, '', level);
+    return bounded({ where, depth: whereDepth(where) });
+  });
+  /** Operands parsed so far, the next one to be taken on top. */
+  const stack: Operand[] = [];
+  const take = (): Operand => {
+    const o = stack.pop();
+    if (!o) throw invalid('domain ends where an operand was expected');
+    return o;
   };
-  const parts: Where[] = [];
-  while (i < terms.length) parts.push(parse());
-  if (parts.length === 0) return {};
-  return parts.length === 1 ? parts[0] : { AND: parts };
+  for (let i = terms.length - 1; i >= 0; i--) {
+    const t = terms[i];
+    if (t === '&' || t === '|') {
+      const a = take();
+      const b = take();
+      stack.push(join(t === '&' ? 'AND' : 'OR', [a, b]));
+    } else if (t === '!') {
+      // `!` is the complement: every record the operand does not match, also those where the
+      // operand compares a NULL (which SQL's NOT alone would drop, and Prisma's joins would
+      // drop differently from EXISTS), so ["!", [f, "=", v]] means what [f, "!=", v] means
+      const where = { NOT: twoValued(ctx.registry, model, take().where) };
+      TWO_VALUED.add(where);
+      stack.push(bounded({ where, depth: whereDepth(where) }));
+    } else {
+      stack.push(leaves[i]!);
+    }
+  }
+  if (stack.length === 0) return {};
+  // terms side by side are ANDed, in the order written
+  return stack.length === 1 ? stack[0].where : join('AND', stack.reverse()).where;
 }
 
 function resolveValue(value: unknown, ctx: DomainContext): unknown {
@@ -117,6 +246,18 @@ const isNullValue = (v: unknown): boolean => v === null || v === DbNull;
  * EXISTS, which is never unknown; Prisma reads them with a LEFT JOIN, where it is).
  */
 export function twoValued(registry: Registry, model: ResolvedModel, where: Where): Where {
+  // already rewritten (a `!` under a `!`): doing it again would only wrap it once more, one level
+  // deeper for each `!` above
+  if (TWO_VALUED.has(where)) return where;
+  const out = rewriteTwoValued(registry, model, where);
+  TWO_VALUED.add(out);
+  return out;
+}
+
+/** Filters `twoValued` returned, and `NOT`s of them: TRUE or FALSE for every row already. */
+const TWO_VALUED = new WeakSet<Where>();
+
+function rewriteTwoValued(registry: Registry, model: ResolvedModel, where: Where): Where {
   const parts: Where[] = [];
   for (const [key, value] of Object.entries(where)) {
     if (key === 'AND' || key === 'OR') {
@@ -152,9 +293,11 @@ export function twoValued(registry: Registry, model: ResolvedModel, where: Where
   return parts.length === 1 ? parts[0] : { AND: parts };
 }
 
-function leaf(model: ResolvedModel, path: string, op: string, rawValue: unknown, ctx: DomainContext, prefix: string): Where {
+/** One `[path, op, value]` term inside `level` relations (each step of its path is one more). */
+function leaf(model: ResolvedModel, path: string, op: string, rawValue: unknown, ctx: DomainContext, prefix: string, level: number): Where {
   const [head, ...rest] = path.split('.');
   const full = `${prefix}${path}`;
+  if (level + rest.length > MAX_RELATION_DEPTH) throw tooManyRelations();
   const field = model.fields.get(head);
   if (!field) throw invalid(`${model.key} has no field "${head}"`, { model: model.key, field: `${prefix}${head}` });
   if (ctx.hidden?.(model, field)) throw invalid(`field "${head}" of ${model.key} cannot be filtered on`, { field: `${prefix}${head}` });
@@ -163,7 +306,7 @@ function leaf(model: ResolvedModel, path: string, op: string, rawValue: unknown,
       throw invalid(`"${full}": ${head} is not a relation`, { field: full });
     }
     const target = ctx.registry.model(field.target!);
-    const inner = withScope(leaf(target, rest.join('.'), op, rawValue, ctx, `${prefix}${head}.`), target, ctx);
+    const inner = withScope(leaf(target, rest.join('.'), op, rawValue, ctx, `${prefix}${head}.`, level + 1), target, ctx);
     return field.type === 'reference'
       ? { [relationFieldName(head)]: { is: inner } }
       : { [head]: { some: inner } };
@@ -180,8 +323,9 @@ function leaf(model: ResolvedModel, path: string, op: string, rawValue: unknown,
   }
   if (op === 'any') {
     // [relation, 'any', subdomain]: the referenced record (or some child) matches the whole subdomain
+    if (level + 1 > MAX_RELATION_DEPTH) throw tooManyRelations();
     const target = ctx.registry.model(field.target!);
-    const inner = withScope(domainToWhere(target, rawValue, ctx), target, ctx);
+    const inner = withScope(parseDomain(target, rawValue, ctx, level + 1), target, ctx);
     return field.type === 'reference' ? { [relationFieldName(head)]: { is: inner } } : { [head]: { some: inner } };
   }
   const value = resolveValue(rawValue, ctx);
@@ -228,6 +372,11 @@ function leaf(model: ResolvedModel, path: string, op: string, rawValue: unknown,
     default: {
       // like, ilike, not like, not ilike, startswith, istartswith (Char, text, Enum)
       if (typeof value !== 'string') throw invalid(`"${op}" on "${full}" needs a text value`, { field: full, operator: op });
+      if (value.length > MAX_PATTERN_LENGTH) {
+        throw invalid(`"${op}" on "${full}": the text is ${value.length} characters long, over the limit of ${MAX_PATTERN_LENGTH}`,
+          { field: full, operator: op, limit: MAX_PATTERN_LENGTH });
+      }
+      if (value.includes('\u0000')) throw invalid(`"${full}" ${op}: ${NUL_MESSAGE}`, { field: full, operator: op });
       // `%` and `_` stay wildcards (Prisma's contains), but a backslash is a plain character on
       // both engines: PostgreSQL's LIKE would read it as its escape character, SQLite's does not
       const text = ctx.provider === 'postgresql' ? value.replaceAll('\\', '\\\\') : value;

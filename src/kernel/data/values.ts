@@ -4,6 +4,45 @@ import type { ResolvedField, ResolvedModel } from '../registry/model.js';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
+ * The instants a DateTime may hold, written or compared: years 1 to 9999 in UTC. JavaScript
+ * dates reach ±275760 and include year 0, but on PostgreSQL a year 0, a negative (six-digit) year
+ * or one past 294276 fails in the database (a 500), while SQLite stores the text. One range for
+ * both engines, the years ISO 8601 writes with four digits, so a value means the same on each
+ * and SQLite's stored text still sorts in time order.
+ */
+export const MIN_DATETIME = new Date('0001-01-01T00:00:00.000Z');
+export const MAX_DATETIME = new Date('9999-12-31T23:59:59.999Z');
+
+/**
+ * PostgreSQL stores no NUL character (U+0000) in text or jsonb (the statement fails: a 500), and
+ * the HTTP edge refuses it in bodies and query strings, but a GraphQL string literal
+ * (`"a\u0000b"` inside the document) or an in-process dispatch still carries one here: it is
+ * refused in every written or compared text on both engines, so SQLite does not store what
+ * PostgreSQL could not.
+ */
+const NUL = '\u0000';
+export const NUL_MESSAGE = 'contains a NUL character (U+0000), which text cannot hold';
+
+/** Whether a JSON value holds a NUL in any string or key (iterative: no depth limit applies here). */
+function jsonHasNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes(NUL)) return true;
+    } else if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes(NUL)) return true;
+        stack.push(x);
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * One value of one field, checked and converted to what Prisma stores. Throws a plain Error
  * with a human message; callers wrap it in the error class of their context. A value compared
  * in a filter (`purpose: 'filter'`) only has to fit the column: a field's size, `min` and `max`
@@ -16,6 +55,7 @@ export function coerceScalar(field: ResolvedField, v: unknown, purpose: 'write' 
     case 'char':
     case 'text':
       if (!is('string')) throw new Error(`expected text, got ${typeof v}`);
+      if ((v as string).includes(NUL)) throw new Error(NUL_MESSAGE);
       if (writing && field.size && (v as string).length > field.size) throw new Error(`longer than ${field.size} characters`);
       return v;
     case 'integer':
@@ -33,6 +73,9 @@ export function coerceScalar(field: ResolvedField, v: unknown, purpose: 'write' 
     case 'datetime': {
       const d = v instanceof Date ? v : is('string') ? new Date(v as string) : null;
       if (!d || Number.isNaN(d.getTime())) throw new Error(`expected an ISO 8601 date-time, got ${JSON.stringify(v)}`);
+      if (d < MIN_DATETIME || d > MAX_DATETIME) {
+        throw new Error(`${JSON.stringify(v)} is outside the years 1 to 9999 (UTC) a date-time may hold`);
+      }
       return d;
     }
     case 'uuid':
@@ -45,6 +88,7 @@ export function coerceScalar(field: ResolvedField, v: unknown, purpose: 'write' 
       }
       return v;
     case 'json':
+      if (jsonHasNul(v)) throw new Error(NUL_MESSAGE);
       return v;
     default:
       throw new Error(`${field.type} fields hold no value`);
