@@ -96,6 +96,13 @@ export class PayloadTooLarge extends FwError {
   }
 }
 
+/** The request's `Accept` names no type the endpoint can answer with; refused before anything runs. */
+export class NotAcceptable extends FwError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('NOT_ACCEPTABLE', 406, message, details);
+  }
+}
+
 export class Throttled extends FwError {
   constructor(message: string, readonly retryAfterSeconds: number) {
     super('THROTTLED', 429, message, { retry_after_seconds: retryAfterSeconds });

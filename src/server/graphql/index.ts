@@ -10,6 +10,7 @@ import { BadRequest, FwError, PayloadTooLarge, toErrorBody } from '../../kernel/
 import type { Kernel } from '../../kernel/kernel.js';
 import { defineSettings } from '../../kernel/settings.js';
 import '../types.js';
+import { answerableTypes, GRAPHQL_RESPONSE_TYPES, isGraphQLRequest, notAcceptable, SUBSCRIPTION_STREAM_TYPES, subscriptionAccept } from './accept.js';
 import { costLimit } from './cost.js';
 import { depthLimit } from './depth.js';
 import { graphiqlAssetRoutes, graphiqlRenderer } from './graphiql.js';
@@ -153,6 +154,8 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     maskedErrors: { maskError },
     context: ({ req }) => ({ kernel, principal: req.principal, loaders: createLoaders(kernel, req.principal) }),
     plugins: [
+      // a subscription over HTTP is answered as an event stream only: refused before it subscribes
+      subscriptionAccept(),
       multipartLimits(fileLimit, kernel.settings.HTTP_BODY_LIMIT_BYTES),
       // depth, then cost: both refuse before anything runs, with a code and HTTP 400
       depthLimit(s.GRAPHQL_MAX_DEPTH),
@@ -176,6 +179,14 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     // login and refresh run anonymously; a bearer token, when sent, must be valid
     config: { auth: 'optional', errorFormat: 'graphql' },
     handler: async (req, reply) => {
+      // yoga picks the response type after executing and answers 406 (no body) when the client
+      // accepts none: decide first, with yoga's own rules (./accept.ts), so nothing runs (or
+      // commits) for a request that will be refused
+      if (isGraphQLRequest(req.method, req.headers.accept) && answerableTypes(req.headers.accept).length === 0) {
+        // an unread multipart body (an upload) is not worth reading to refuse it
+        if (isMultipart(req.headers['content-type'])) void reply.header('connection', 'close');
+        throw notAcceptable(GRAPHQL_RESPONSE_TYPES);
+      }
       let response: Response;
       if (req.method === 'POST' && isMultipart(req.headers['content-type'])) {
         const length = Number(req.headers['content-length'] ?? 0);
@@ -196,6 +207,16 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
         if (!req.raw.complete) void reply.header('connection', 'close');
       } else {
         response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
+      }
+      if (response.status === 406) {
+        // past the check above, only a subscription can still be refused (its stream is answered
+        // as text/event-stream only): subscriptionAccept() refuses it before it subscribes, and
+        // yoga sends that refusal without a body when the Accept names no JSON type either
+        // (`multipart/mixed` alone): answer it with our body
+        const text = await response.text();
+        if (!text) throw notAcceptable(SUBSCRIPTION_STREAM_TYPES);
+        response.headers.forEach((value, key) => { void reply.header(key, value); });
+        return reply.status(406).send(text);
       }
       response.headers.forEach((value, key) => { void reply.header(key, value); });
       void reply.status(response.status);
