@@ -1,8 +1,8 @@
 /**
  * Every failure the fuzzer (tests/fuzz/fuzz.test.ts, bench/fuzz.ts) found, as a plain example:
- * the shrunk request, the rule it broke (runner.ts) and the answer it must get. The `it.fails`
- * cases are bugs reported but not fixed in this change (known-open.ts): they turn red once fixed,
- * as a reminder to make them plain tests and drop their known-open entry.
+ * the shrunk request, the rule it broke (runner.ts) and the answer it must get. A bug found and
+ * not fixed at once goes in known-open.ts with an `it.fails` reproducer here, which turns red once
+ * fixed, as a reminder to make it a plain test and drop its known-open entry (none is open now).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -128,31 +128,31 @@ describe('rule bad-token-refused', () => {
   });
 });
 
-describe('known open (reported with these reproducers, not fixed here)', () => {
-  it.fails('a domain nested past Prisma\'s recursion limit is 400 INVALID_DOMAIN, not 500 (src/kernel/data/domain.ts: no depth limit)', async () => {
+describe('rule no-5xx and refusal-changes-nothing: bugs the fuzzer found in the layers behind the edge', () => {
+  it('a domain nested past Prisma\'s recursion limit is 400 INVALID_DOMAIN, not 500 (src/kernel/data/domain.ts MAX_DOMAIN_DEPTH)', async () => {
     const negations = `[${'"!",'.repeat(130)}["name","=","x"]]`;
     refusedWith(await call('POST', '/api/data/res.organization/read_group', { body: `{"groupby":["name"],"filter":${negations}}` }), 400, 'INVALID_DOMAIN');
   });
 
-  it.fails('a domain nested past Prisma\'s recursion limit through GraphQL is refused, not a 500 (src/kernel/data/domain.ts: no depth limit)', async () => {
+  it('a domain nested past Prisma\'s recursion limit through GraphQL is refused, not a 500 (src/kernel/data/domain.ts MAX_DOMAIN_DEPTH)', async () => {
     const where = `${'{ NOT: '.repeat(130)}{ name: { eq: "x" } }${' }'.repeat(130)}`;
     const res = await call('POST', '/graphql', { body: JSON.stringify({ query: `mutation { resOrganizationUpdateMany(where: ${where}, input: { name: "y" }) { count } }` }) });
     expect(res.status).toBeLessThan(500);
   });
 
-  it.fails('an upload named with 100 CJK characters is stored, not a 500 (src/apps/storage: ENAMETOOLONG, the name is cut by characters, not bytes)', async () => {
+  it('an upload named with 100 CJK characters is stored, not a 500 (src/apps/storage: the key name is cut at 200 UTF-8 bytes; it was ENAMETOOLONG)', async () => {
     const res = await call('POST', '/api/storage/upload', { token: h.fixtures.userB.token, body: JSON.stringify({ filename: '漢'.repeat(100), content_b64: 'aGk=' }) });
     expect(res.status, res.body).toBe(201);
   });
 
-  it.fails('a GraphQL mutation answered 406 (an Accept yoga cannot serve) writes nothing (src/server/graphql/index.ts: yoga executes first)', async () => {
+  it('a GraphQL mutation answered 406 (an Accept yoga cannot serve) writes nothing (src/server/graphql/accept.ts decides before yoga executes)', async () => {
     const before = await h.probe.changes();
     const res = await call('POST', '/graphql', { headers: { accept: 'text/html' }, body: JSON.stringify({ query: `mutation { crmLeadCreate(input: { name: "via 406", organization: "${h.fixtures.orgA}" }) { id } }` }) });
     expect(res.status).toBe(406);
     expect(await h.probe.changes()).toEqual(before);
   });
 
-  it.fails('a batch of documents refused for one bad item leaves no stored file behind (src/apps/storage: objects of the rolled-back items stay)', async () => {
+  it('a batch of documents refused for one bad item leaves no stored file behind (src/apps/storage: an object\'s removal runs on rollback, env.onRollback)', async () => {
     const res = await call('POST', '/graphql', {
       token: h.fixtures.userB.token,
       body: JSON.stringify({ query: 'mutation { storageDocumentCreateMany(inputs: [{ content_b64: "aGk=", filename: "first.txt" }, { content_type: "text/plain" }]) { id } }' }),
@@ -161,12 +161,12 @@ describe('known open (reported with these reproducers, not fixed here)', () => {
     expect(await storageProblems(h)).toEqual([]);
   });
 
-  it.fails('a `like` value over 50,000 bytes is refused, not a 500 on SQLite (src/kernel/data: SQLite\'s LIKE pattern limit)', async () => {
+  it('a `like` value over 50,000 bytes is refused, not a 500 on SQLite (src/kernel/data/domain.ts MAX_PATTERN_LENGTH)', async () => {
     const res = await call('POST', '/api/data/res.country/read_group', { body: JSON.stringify({ groupby: ['code'], filter: [['name', 'like', '漢'.repeat(17_000)]] }) });
     expect(res.status, res.body).toBeLessThan(500);
   });
 
-  it.fails('a version number beyond the safe integers is 400 INVALID_PARAMETER, not 500 (src/apps/storage/routes.ts intParam)', async () => {
+  it('a version number beyond the safe integers is 400 INVALID_PARAMETER, not 500 (src/apps/storage/routes.ts intParam)', async () => {
     const doc = h.fixtures.ids['storage.document'][0];
     refusedWith(await call('GET', `/api/storage/download/${doc}?version_number=9223372036854780000`), 400, 'INVALID_PARAMETER');
   });
@@ -191,14 +191,14 @@ describe('on PostgreSQL', () => {
     refusedWith(await send('{"groupby":["name"],"filter":[["name","=","a\\u0000"]]}', '/api/data/res.organization/read_group'), 400, 'BAD_REQUEST');
   });
 
-  it.fails('known open: a DateTime outside PostgreSQL\'s range is refused, not a 500 (src/kernel/data/values.ts accepts year 0 and 6-digit years)', async () => {
+  it('rule no-5xx: a DateTime outside years 1–9999 is refused, not a 500 (src/kernel/data/values.ts MIN_DATETIME/MAX_DATETIME)', async () => {
     for (const closedAt of ['0000-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z']) {
       const res = await send(JSON.stringify({ name: 'x', organization: pg.fixtures.orgA, closed_at: closedAt }), '/api/data/crm.lead');
       expect(res.status, res.body).toBeLessThan(500);
     }
   });
 
-  it.fails('known open: a NUL in a GraphQL string literal is refused, not a 500 (src/kernel/data: coerceScalar and filters accept U+0000)', async () => {
+  it('rule no-5xx: a NUL in a GraphQL string literal is refused, not a 500 (src/kernel/data/values.ts refuses U+0000 in text and filters)', async () => {
     const res = await send(JSON.stringify({ query: '{ resOrganizations(where: { name: { eq: "a\\u0000" } }) { id } }' }), '/graphql');
     expect(res.status).toBeLessThan(500);
   });

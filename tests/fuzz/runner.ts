@@ -188,8 +188,7 @@ export async function judge(h: FuzzHarness, req: FuzzRequest, res: FuzzResponse,
     if (bad.length) return { rule: 'refusal-changes-nothing', message: `refused with ${res.status} ${codeOf(res) ?? ''} but changed ${bad.join(', ')}` };
     const isGraphql = req.url.startsWith('/graphql');
     const jsonType = String(res.headers['content-type'] ?? '').includes('json');
-    // 406: the client accepts no type GraphQL answers in (yoga sends no body, as GraphQL over HTTP says)
-    if (res.status >= 400 && res.status !== 406 && req.method.toUpperCase() !== 'HEAD' && jsonType) {
+    if (res.status >= 400 && req.method.toUpperCase() !== 'HEAD' && jsonType) {
       const j = res.json as { error?: { code?: unknown; message?: unknown }; errors?: unknown } | undefined;
       const ok = isGraphql
         ? Array.isArray(j?.errors) || typeof j?.error?.code === 'string'
