@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --pg] [-- --only 1,2,login] [-- --cpu-prof]`
+ * `npm run bench [-- --quick] [-- --pg] [-- --only 1,2,login] [-- --cpu-prof] [-- --soak-seconds N] [-- --soak-rate R]`
  *
  * Starts the real fw server and the in-run floors as child processes on 127.0.0.1, seeds data
  * through the API, drives every workload of issue 7 from a separate load-generator process,
@@ -27,18 +27,32 @@ import { storageWorkload } from './workloads/storage.ts';
 import { tenantsWorkload } from './workloads/tenants.ts';
 import { webWorkload } from './workloads/web.ts';
 import { aiWorkload } from './workloads/ai.ts';
+import { SOAK_DEFAULTS, soakOptions, soakWorkload } from './workloads/soak.ts';
 
-const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read: '3', create: '4', login: '5', storage: '6', tenants: '7', sql: '8', web: '9', ai: '10' };
+const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read: '3', create: '4', login: '5', storage: '6', tenants: '7', sql: '8', web: '9', ai: '10', soak: '11' };
 const { values } = parseArgs({
-  options: { pg: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' }, 'cpu-prof': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    pg: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' }, 'cpu-prof': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    'soak-seconds': { type: 'string' }, 'soak-rate': { type: 'string' },
+  },
 });
 if (values.help) {
-  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof]\n  workloads: 1..10 or ${Object.keys(NAMES).join(', ')}`);
+  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof] [--soak-seconds N] [--soak-rate R]\n  workloads: 1..11 or ${Object.keys(NAMES).join(', ')}\n  soak (11): N seconds (env SOAK_SECONDS; default ${SOAK_DEFAULTS.seconds}, 30 with --quick), R operations/s (env SOAK_RATE; default ${SOAK_DEFAULTS.rate})`);
   process.exit(0);
 }
 const selected = values.only ? new Set(values.only.split(',').map((s) => NAMES[s.trim()] ?? s.trim())) : null;
-for (const s of selected ?? []) if (!/^([1-9]|10)$/.test(s)) { console.error(`unknown workload "${s}"`); process.exit(1); }
+for (const s of selected ?? []) if (!/^([1-9]|1[01])$/.test(s)) { console.error(`unknown workload "${s}"`); process.exit(1); }
 const only = (w: string) => !selected || selected.has(w);
+const positive = (name: string, v: string | undefined, fallback: number): number => {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) { console.error(`${name} must be a positive number, not "${v}"`); process.exit(1); }
+  return n;
+};
+const soakSeconds = Math.round(positive('--soak-seconds', values['soak-seconds'] ?? process.env.SOAK_SECONDS, values.quick ? 30 : SOAK_DEFAULTS.seconds));
+const soakRate = positive('--soak-rate', values['soak-rate'] ?? process.env.SOAK_RATE, SOAK_DEFAULTS.rate);
+// a soak of another length than the default gets its own result file
+const soakTag = only('11') && soakSeconds !== SOAK_DEFAULTS.seconds ? `-soak${soakSeconds}s` : '';
 
 const root = path.dirname(BENCH_DIR);
 const rand = crypto.randomBytes(3).toString('hex');
@@ -107,7 +121,7 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 const watchdog = setTimeout(() => {
   console.error('[bench] the run took longer than its limit; stopping');
   void cleanup().finally(() => process.exit(1));
-}, (ctx.quick ? 30 : 120) * 60_000);
+}, (ctx.quick ? 30 : 120) * 60_000 + (only('11') ? soakSeconds * 1000 : 0));
 watchdog.unref();
 
 const sh = (cmd: string, args: string[]) => { try { return execFileSync(cmd, args, { encoding: 'utf8', timeout: 10_000 }).trim(); } catch { return ''; } };
@@ -153,6 +167,7 @@ async function main(): Promise<void> {
   if (only('7')) await section('workload 7', () => tenantsWorkload(b));
   if (only('9')) await section('workload 9', () => webWorkload(b));
   if (only('10')) await section('workload 10', () => aiWorkload(b));
+  if (only('11')) await section('workload 11', () => soakWorkload(b, soakOptions(soakSeconds, soakRate)));
 
   if (aborting) return;
   const uptimeAfter = sh('uptime', []);
@@ -166,7 +181,7 @@ async function main(): Promise<void> {
   console.log(`targets: ${rows.filter((r) => r.met === true).length} met, ${missed.length} MISSED${missed.length ? ` (${missed.join('; ')})` : ''}${notRun.length ? `, ${notRun.length} NOT RUN` : ''}`);
 
   const date = new Date().toISOString().slice(0, 10);
-  const file = path.join(BENCH_DIR, 'results', `${date}${ctx.quick ? '-quick' : ''}${ctx.pg ? '-pg' : ''}${selected ? `-only-${[...selected].sort().join('')}` : ''}.json`);
+  const file = path.join(BENCH_DIR, 'results', `${date}${ctx.quick ? '-quick' : ''}${ctx.pg ? '-pg' : ''}${selected ? `-only-${[...selected].sort().join('')}` : ''}${soakTag}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify({
     date: new Date().toISOString(),
@@ -174,7 +189,7 @@ async function main(): Promise<void> {
     machine: { cpus: os.availableParallelism(), model: os.cpus()[0]?.model, memoryGb: +(os.totalmem() / 2 ** 30).toFixed(1), node: process.version, kernel: os.release() },
     git: { commit: sh('git', ['-C', root, 'rev-parse', 'HEAD']), dirty: sh('git', ['-C', root, 'status', '--porcelain', '--', 'src']).split('\n').filter(Boolean).length },
     uptimeBefore, uptimeAfter,
-    settings: { provider: ctx.pg ? 'postgresql' : 'sqlite', bcryptCost: ctx.bcryptCost, connections: b.connections, warmupS: b.warmupS, durationS: b.durationS, pinning },
+    settings: { provider: ctx.pg ? 'postgresql' : 'sqlite', bcryptCost: ctx.bcryptCost, connections: b.connections, warmupS: b.warmupS, durationS: b.durationS, pinning, ...(only('11') ? { soak: soakOptions(soakSeconds, soakRate) } : {}) },
     table, rows, errors, raw: b.raw,
   }, null, 2)}\n`);
   log(`wrote ${path.relative(root, file)}`);

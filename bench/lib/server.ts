@@ -48,16 +48,17 @@ export function fwEnv(ctx: RunContext, name: string, dataDir: string, extra: Rec
 
 /**
  * `tsx src/cli.ts serve`, started as `node --import tsx src/cli.ts serve` so that the pid we pin
- * and measure is the server itself (the tsx CLI would add a relay parent process).
+ * and measure is the server itself (the tsx CLI would add a relay parent process). `nodeArgs` go
+ * to node before the script (the soak's `--inspect`).
  */
-export async function startFw(ctx: RunContext, name: string, extraEnv: Record<string, string> = {}): Promise<FwServer> {
+export async function startFw(ctx: RunContext, name: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<FwServer> {
   const port = await freePort();
   const dataDir = path.join(ctx.tmp, `data-${name}`);
   fs.mkdirSync(dataDir, { recursive: true });
   const env = fwEnv(ctx, name, dataDir, { PORT: String(port), ...extraEnv });
   const prof = ctx.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ctx.cpuProfDir, name)}`] : [];
   const root = path.dirname(BENCH_DIR);
-  const child = spawnPinned(`fw server (${name})`, pinning.serverCore, process.execPath, [...prof, '--import', 'tsx', path.join(root, 'src/cli.ts'), 'serve'], { env, cwd: root });
+  const child = spawnPinned(`fw server (${name})`, pinning.serverCore, process.execPath, [...prof, ...nodeArgs, '--import', 'tsx', path.join(root, 'src/cli.ts'), 'serve'], { env, cwd: root });
   const base = `http://${HOST}:${port}`;
   try {
     await waitHealthy(base, ctx.pg ? 120_000 : 90_000, () => child.proc.exitCode === null);

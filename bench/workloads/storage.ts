@@ -103,7 +103,7 @@ export async function storageWorkload(b: Bench): Promise<void> {
     const why = (err as Error).message.split('\n').filter(Boolean).pop() ?? String(err);
     b.raw.w6 = { error: (err as Error).message };
     for (const s of SIZES) for (const op of ['upload', 'download', 'download to disk']) {
-      b.rows.push({ id: '6', workload: `storage ${op} ${s.label}`, target: s.bytes > 10_000_000 && op !== 'download to disk' ? '≥ 0.5× cat, RSS +< 32 MB' : undefined, met: null, note: `could not run: ${why}` });
+      b.rows.push({ id: '6', workload: `storage ${op} ${s.label}`, target: s.bytes > 10_000_000 && op !== 'download to disk' ? (op === 'upload' ? '≥ 0.5× node:http file, RSS +< 32 MB' : '≥ 0.5× cat, RSS +< 32 MB') : undefined, met: null, note: `could not run: ${why}` });
     }
     return;
   }
@@ -118,13 +118,18 @@ export async function storageWorkload(b: Bench): Promise<void> {
       const big = label === '50MiB' && !p.phase.startsWith('download to disk');
       const ratio = p.mibPerS / cats[label]!.mibPerS;
       const g = run.rss[p.phase]!;
-      const vsHttp = httpFloor[p.phase] ? `, ${(p.mibPerS / httpFloor[p.phase]!).toFixed(2)}× node:http file` : '';
+      const httpRatio = httpFloor[p.phase] ? p.mibPerS / httpFloor[p.phase]! : NaN;
+      const vsHttp = httpFloor[p.phase] ? `, ${httpRatio.toFixed(2)}× node:http file` : '';
+      // the upload target, restated (issue 17 §5): 0.5× cat cannot be reached by one pinned core
+      // that hashes while it writes (docs/performance.md), so it is 0.5× the node:http file floor
+      // measured in the same run, which moves the same bytes without hash or fsync
+      const upload = p.phase.startsWith('upload');
       b.rows.push({
         id: '6', workload: `storage ${p.phase}`, rps: p.count / (p.latenciesMs.reduce((a, x) => a + x, 0) / 1000),
         p50: pct(p.latenciesMs, 50), p99: pct(p.latenciesMs, 99), peakRssMb: g.peakMb,
-        vsFloor: { name: 'cat', ratio },
-        target: big ? '≥ 0.5× cat, RSS +< 32 MB' : undefined,
-        met: big ? ratio >= 0.5 && g.growthMb < 32 : undefined,
+        vsFloor: upload && httpFloor[p.phase] ? { name: 'node:http file', ratio: httpRatio } : { name: 'cat', ratio },
+        target: big ? (upload ? '≥ 0.5× node:http file, RSS +< 32 MB' : '≥ 0.5× cat, RSS +< 32 MB') : undefined,
+        met: big ? (upload ? httpRatio >= 0.5 : ratio >= 0.5) && g.growthMb < 32 : undefined,
         note: `${p.mibPerS.toFixed(0)} MiB/s${vsHttp}, RSS +${g.growthMb.toFixed(1)} MB, ${p.count} files`,
       });
     }
