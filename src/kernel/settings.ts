@@ -6,7 +6,8 @@ import { BootError } from './errors.js';
  * written from it. Values come from the environment (strings) and are parsed once at boot.
  */
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
-interface Spec { kind: Kind; default: string; doc: string }
+/** `min`/`max` bound an `int` or `number` setting (inclusive): a value outside stops the boot. */
+interface Spec { kind: Kind; default: string; doc: string; min?: number; max?: number }
 
 export const SETTINGS = {
   NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. refuses the placeholder JWT key).' },
@@ -28,6 +29,7 @@ export const SETTINGS = {
   EVENT_MAX_ATTEMPTS: { kind: 'int', default: '5', doc: 'Delivery attempts before an event delivery is parked as a dead letter.' },
   EVENT_RETRY_BASE_MS: { kind: 'int', default: '500', doc: 'First retry delay; doubles each attempt (exponential backoff).' },
   EVENT_WORKER: { kind: 'bool', default: 'true', doc: 'Run the event worker in this process.' },
+  EVENT_LEASE_SECONDS: { kind: 'int', default: '60', min: 1, max: 86400, doc: 'How long a worker holds the event deliveries it claimed: a delivery still unfinished after this (its worker died or hangs) is claimed again by any worker. Longer than the slowest handler, or a slow delivery runs twice. 1 to 86400.' },
   API_DEFAULT_PAGE_SIZE: { kind: 'int', default: '50', doc: 'Records a list returns when the request gives no `limit`.' },
   API_MAX_PAGE_SIZE: { kind: 'int', default: '500', doc: 'Largest `limit` a list accepts; more is refused with 400 PAGE_TOO_LARGE.' },
   HTTP_BODY_LIMIT_BYTES: { kind: 'int', default: '1048576', doc: 'Largest JSON request body (uploads have their own limits).' },
@@ -50,17 +52,27 @@ function rawValue(raw: string | undefined, spec: Spec): string {
   return raw;
 }
 
+/** A number within the setting's declared range, else a BootError naming the range. */
+function inRange(name: string, spec: Spec, raw: string, n: number): number {
+  const { min, max } = spec;
+  if ((min !== undefined && n < min) || (max !== undefined && n > max)) {
+    const range = min !== undefined && max !== undefined ? `between ${min} and ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+    throw new BootError(`setting ${name}="${raw}" must be ${range}`);
+  }
+  return n;
+}
+
 function parse(name: string, spec: Spec, raw: string): unknown {
   switch (spec.kind) {
     case 'int': {
       const n = Number(raw);
       if (!Number.isInteger(n)) throw new BootError(`setting ${name}="${raw}" must be an integer`);
-      return n;
+      return inRange(name, spec, raw, n);
     }
     case 'number': {
       const n = Number(raw);
       if (!Number.isFinite(n)) throw new BootError(`setting ${name}="${raw}" must be a number`);
-      return n;
+      return inRange(name, spec, raw, n);
     }
     case 'bool':
       if (!/^(true|false|1|0|yes|no)$/i.test(raw)) throw new BootError(`setting ${name}="${raw}" must be true or false`);

@@ -53,8 +53,10 @@ describe.each(PROVIDERS)('outbox crash paths on %s', (provider) => {
   const deliveriesOf = (t: string) => delivered.filter((e) => e.payload.tag === t);
 
   beforeAll(async () => {
-    // the worker is driven by hand (kernel.worker.drain) so nothing delivers behind the test's back
-    tk = await bootTestKernel({ provider, apps: [app], worker: false, settings: { EVENT_MAX_ATTEMPTS: '2' } });
+    // the worker is driven by hand (kernel.worker.drain) so nothing delivers behind the test's
+    // back; a failed delivery is due again only when a test makes it so (a drain that took longer
+    // than the helpers' 20 ms backoff would otherwise retry it within the same drain)
+    tk = await bootTestKernel({ provider, apps: [app], worker: false, settings: { EVENT_MAX_ATTEMPTS: '2', EVENT_RETRY_BASE_MS: '600000' } });
     await tk.kernel.tenants.get(T);
   });
   afterAll(async () => {
@@ -68,7 +70,7 @@ describe.each(PROVIDERS)('outbox crash paths on %s', (provider) => {
     expect(pending).toMatchObject({ status: 'pending', attempts: 0 });
 
     // worker A claims the row … and dies before delivering or marking anything
-    const claimed = await claimDue(await tk.kernel.tenants.get(T), provider, tk.kernel.registry, 20);
+    const claimed = await claimDue(await tk.kernel.tenants.get(T), provider, tk.kernel.registry, 20, tk.kernel.settings.EVENT_LEASE_SECONDS * 1000);
     expect(claimed.map((d) => d.dbid)).toContain(pending.dbid);
     const [leased] = await rowsOf(t);
     expect(leased.status).toBe('processing');
@@ -79,7 +81,7 @@ describe.each(PROVIDERS)('outbox crash paths on %s', (provider) => {
     expect(deliveriesOf(t)).toHaveLength(0);
     expect((await rowsOf(t))[0].status).toBe('processing');
 
-    // the lease expires (as it does LEASE_MS after the claim): the next drain claims and delivers it
+    // the lease expires (as it does EVENT_LEASE_SECONDS after the claim): the next drain claims and delivers it
     await (await outbox()).update({ where: { dbid: pending.dbid }, data: { locked_until: new Date(Date.now() - 1000) } });
     expect(await tk.kernel.worker.drain(T)).toBeGreaterThanOrEqual(1);
     expect(deliveriesOf(t)).toHaveLength(1);
@@ -95,18 +97,29 @@ describe.each(PROVIDERS)('outbox crash paths on %s', (provider) => {
     const t = tag();
     await emit([{ name: 'lease_fixture.ping', payload: { tag: t } }]);
     const [row] = await rowsOf(t);
-    // a dead worker's lease that runs out shortly
-    await (await outbox()).update({ where: { dbid: row.dbid }, data: { status: 'processing', locked_until: new Date(Date.now() + 300) } });
+    // a dead worker's row, under a lease that outlasts booting the other kernel (slow on a busy machine)
+    await (await outbox()).update({ where: { dbid: row.dbid }, data: { status: 'processing', locked_until: new Date(Date.now() + 3_600_000) } });
 
     const other = await bootTestKernel({ provider, apps: [app], worker: true, dataDir: tk.dataDir, pgPrefix: tk.pgPrefix, settings: { EVENT_POLL_INTERVAL_MS: '50' } });
     try {
-      // opening the tenant kicks a drain: the lease still runs, so nothing is delivered, and the
-      // worker notes when it expires
+      // the lease runs out shortly after the other kernel has opened the tenant
+      const expires = Date.now() + 2_000;
+      await (await outbox()).update({ where: { dbid: row.dbid }, data: { locked_until: new Date(expires) } });
+      // opening the tenant kicks a drain, and this drain runs after it: the lease still runs, so
+      // nothing is delivered, and the worker notes when it expires
       await other.kernel.tenants.get(T);
-      await other.kernel.worker.drain(T);
-      await waitFor(() => deliveriesOf(t).length === 1, 'the delivery after the lease expired', 10_000);
+      const drained = await other.kernel.worker.drain(T);
+      const { status } = (await rowsOf(t))[0];
+      const deliveredMeanwhile = deliveriesOf(t).length;
+      expect(Date.now(), 'the drains ran before the lease expired (else this proves nothing)').toBeLessThan(expires);
+      expect(drained).toBe(0);
+      expect(deliveredMeanwhile).toBe(0);
+      expect(status).toBe('processing');
+      // no commit follows: only the worker's own timer can pick the row up
+      await waitFor(() => deliveriesOf(t).length >= 1, 'the delivery after the lease expired', 10_000);
       await waitFor(async () => (await rowsOf(t))[0].status === 'done', 'the row marked done');
       expect(deliveriesOf(t)).toHaveLength(1);
+      expect((await rowsOf(t))[0]).toMatchObject({ status: 'done', attempts: 1, locked_until: null });
     } finally {
       await other.cleanup();
     }

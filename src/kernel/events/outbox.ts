@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { EventHandlerDecl } from '../app.js';
 import { delegateOf } from '../data/delegate.js';
-import type { DbClient } from '../env.js';
+import type { DbClient, Delegate } from '../env.js';
 import type { Registry } from '../registry/registry.js';
 import type { EmittedEvent } from '../bus/pipeline.js';
 
@@ -43,17 +43,19 @@ export async function writeOutbox(db: DbClient, registry: Registry, tenant: stri
   return rows.length;
 }
 
-const LEASE_MS = 60_000;
-
 /**
- * Claims due deliveries for this worker. PostgreSQL: `FOR UPDATE SKIP LOCKED`, so several
- * server processes never take the same row. SQLite: one process owns a tenant file and the
- * worker drains a tenant from one loop at a time, so reading then marking the rows is enough.
- * A claim is a lease: rows of a worker that died become due again when it expires.
+ * Claims due deliveries for this worker and returns exactly the rows this call claimed: two
+ * drains that read the same due rows at once (another server, `fw events drain` next to
+ * `fw serve`) never both deliver one. PostgreSQL: `FOR UPDATE SKIP LOCKED`. SQLite: the due rows
+ * are read, then claimed by one conditional UPDATE … RETURNING that repeats the due condition,
+ * so a row another drain claimed (or delivered) in between is not taken; SQLite runs each
+ * statement alone, so of two such updates only the first changes a row.
+ * A claim is a lease of `leaseMs` (EVENT_LEASE_SECONDS): rows of a worker that died become due
+ * again when it expires.
  */
-export async function claimDue(db: DbClient & { $transaction?: unknown }, provider: 'sqlite' | 'postgresql', registry: Registry, batch: number): Promise<Delivery[]> {
+export async function claimDue(db: DbClient & { $transaction?: unknown }, provider: 'sqlite' | 'postgresql', registry: Registry, batch: number, leaseMs: number): Promise<Delivery[]> {
   const now = new Date();
-  const lease = new Date(now.getTime() + LEASE_MS);
+  const lease = new Date(now.getTime() + leaseMs);
   if (provider === 'postgresql') {
     return db.$queryRaw<Delivery[]>`
       UPDATE ir_event SET status = 'processing', locked_until = ${lease}, updated_at_utc = ${now}
@@ -67,20 +69,22 @@ export async function claimDue(db: DbClient & { $transaction?: unknown }, provid
       RETURNING dbid, event_uuid::text AS event_uuid, name, handler, tenant_id, payload, source, attempts, emitted_at`
       .then((rows) => rows.sort((a, b) => a.dbid - b.dbid));
   }
-  const outbox = delegateOf(db, registry.model('ir.event'));
-  const rows = await outbox.findMany({
-    where: {
-      OR: [
-        { status: 'pending', available_at: { lte: now } },
-        { status: 'processing', locked_until: { lt: now } },
-      ],
-    },
-    orderBy: { dbid: 'asc' },
-    take: batch,
+  const outbox = delegateOf(db, registry.model('ir.event')) as Delegate & {
+    updateManyAndReturn(args: object): Promise<Record<string, unknown>[]>;
+  };
+  const due = {
+    OR: [
+      { status: 'pending', available_at: { lte: now } },
+      { status: 'processing', locked_until: { lt: now } },
+    ],
+  };
+  const candidates = await outbox.findMany({ where: due, orderBy: { dbid: 'asc' }, take: batch, select: { dbid: true } });
+  if (!candidates.length) return [];
+  const claimed = await outbox.updateManyAndReturn({
+    where: { dbid: { in: candidates.map((r) => r.dbid) }, ...due },
+    data: { status: 'processing', locked_until: lease },
   });
-  if (!rows.length) return [];
-  await outbox.updateMany({ where: { dbid: { in: rows.map((r) => r.dbid) } }, data: { status: 'processing', locked_until: lease } });
-  return rows as unknown as Delivery[];
+  return (claimed as unknown as Delivery[]).sort((a, b) => a.dbid - b.dbid);
 }
 
 /** When the earliest undelivered row of a tenant becomes claimable (epoch ms), or null if none. */

@@ -19,9 +19,12 @@ export interface WorkerHost {
  * does opening a tenant (deliveries a crashed process left behind). After a drain the worker
  * remembers when the tenant's next retry or expired lease falls due, and a timer kicks only
  * those tenants: an idle server with many open tenants runs no outbox queries at all.
- * Deliveries of one tenant run one at a time in emission order.
+ * Deliveries of one tenant run one at a time in emission order: in this process every drain of
+ * a tenant (kicked, or asked for with `drain`) waits for the one before it, and across processes
+ * a row is delivered only by the drain whose claim changed it (`claimDue`).
  */
 export class EventWorker {
+  /** tenant → the end of its queue of drains (settles, never rejects, when the last one is over) */
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   /** tenant → epoch ms when its next pending delivery becomes due */
@@ -51,28 +54,35 @@ export class EventWorker {
   kick(tenant: string): void {
     if (!this.started || this.stopped) return;
     if (this.running.has(tenant)) {
+      // the drain under way may have read the outbox already: one more follows it
       this.again.add(tenant);
       return;
     }
-    const run = this.drain(tenant)
-      .then(() => undefined, (err) => this.host.log('error', 'event worker failed', { tenant, err: String(err) }))
-      .finally(() => {
-        this.running.delete(tenant);
-        if (this.again.delete(tenant)) this.kick(tenant);
-      });
-    this.running.set(tenant, run);
+    this.drain(tenant).catch((err) => this.host.log('error', 'event worker failed', { tenant, err: String(err) }));
   }
 
-  /** Delivers every due event of a tenant; resolves when none is left (tests and the CLI wait on it). */
+  /**
+   * Delivers every due event of a tenant; resolves when none is left (tests and the CLI wait on
+   * it). A drain of the tenant already under way in this process (a commit's kick) is waited for
+   * first, so the two never deliver side by side.
+   */
   drain(tenant: string): Promise<number> {
-    return this.host.withClient(tenant, (db) => this.drainWith(tenant, db));
+    const before = this.running.get(tenant) ?? Promise.resolve();
+    const run = before.then(() => this.host.withClient(tenant, (db) => this.drainWith(tenant, db)));
+    const end: Promise<void> = run.then(() => undefined, () => undefined).then(() => {
+      if (this.running.get(tenant) !== end) return; // a later drain is queued: it ends the queue
+      this.running.delete(tenant);
+      if (this.again.delete(tenant)) this.kick(tenant);
+    });
+    this.running.set(tenant, end);
+    return run;
   }
 
   private async drainWith(tenant: string, db: RootDbClient): Promise<number> {
     const { registry, settings, provider } = this.host;
     let delivered = 0;
     for (;;) {
-      const batch = await claimDue(db, provider, registry, 20);
+      const batch = await claimDue(db, provider, registry, 20, settings.EVENT_LEASE_SECONDS * 1000);
       if (!batch.length) {
         const next = await nextDue(db, registry);
         if (next === null) this.due.delete(tenant);

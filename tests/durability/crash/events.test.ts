@@ -10,7 +10,7 @@
  *    lease that ends at most 60 s after the claim) or `done`.
  *    A drain run then (leases still running) delivers every pending row and leaves the claimed
  *    ones alone: a lease is honoured across processes.
- * 3. The lease is fixed (LEASE_MS = 60 s in src/kernel/events/outbox.ts, no setting), so the test
+ * 3. The lease is EVENT_LEASE_SECONDS (default 60 s), kept at its default here, so the test
  *    ages the leases of the rows the killed drains held (locked_until := created_at_utc, a past
  *    time in the column's own format) instead of waiting a minute; a restarted `fw serve` with its
  *    worker then delivers everything: every row ends `done`, and every code change produced at
