@@ -198,5 +198,8 @@ describe('$principal placeholders (principalPlaceholder)', () => {
     expect(value('user_id')).toBeUndefined();
     expect(value('tenant.user_id')).toBeUndefined();
     expect(value('xprincipal.user_id')).toBeUndefined();
+    // the prefix is checked, not only cut off: a same-length misspelling names nothing
+    expect(value('principal_role')).toBeUndefined();
+    expect(value('principalsuser_id')).toBeUndefined();
   });
 });
