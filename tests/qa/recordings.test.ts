@@ -82,6 +82,24 @@ describe('recording → finalised → promoted', () => {
   });
 });
 
+describe('a finalised recording is what gets promoted', () => {
+  it('its steps cannot be deleted once it is finalised (a live one may drop a step)', async () => {
+    const id = await startRecording(qa, 'frozen.steps');
+    const add = async () => (await t.request('POST', `/api/qa/recordings/${id}/step`, { token: qa, body: step() })).body.id as string;
+    const [a, b, c] = [await add(), await add(), await add()];
+    // while live, a step recorded by mistake is dropped
+    expect((await t.request('DELETE', `/api/data/qa.recording.step/${a}`, { token: qa })).status).toBe(200);
+    await t.request('POST', `/api/qa/recordings/${id}/finalize`, { token: qa });
+    for (const token of [qa, admin]) expectError(await t.request('DELETE', `/api/data/qa.recording.step/${b}`, { token }), 409, 'QA_RECORDING_NOT_LIVE');
+    const promoted = await t.request('POST', `/api/qa/recordings/${id}/promote`, { token: qa, body: {} });
+    expect(promoted.body).toMatchObject({ key: 'frozen.steps', step_count: 2 });
+    expectError(await t.request('DELETE', `/api/data/qa.recording.step/${c}`, { token: qa }), 409, 'QA_RECORDING_NOT_LIVE');
+    // the recording itself (with its steps) may still be deleted
+    expect((await t.request('DELETE', `/api/data/qa.recording/${id}`, { token: qa })).status).toBe(200);
+    expectError(await t.request('GET', `/api/qa/recordings/${id}`, { token: qa }), 404, 'RECORD_NOT_FOUND');
+  });
+});
+
 describe('steps are data, checked', () => {
   it.each([
     [{ kind: 'eval', target: null }, 'kind'],

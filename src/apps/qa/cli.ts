@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { systemPrincipal } from '../../kernel/env.js';
+import { systemPrincipal, type Principal } from '../../kernel/env.js';
 import { FwError } from '../../kernel/errors.js';
 import { Kernel } from '../../kernel/kernel.js';
 import { loadSettings, type Settings } from '../../kernel/settings.js';
@@ -9,11 +9,12 @@ import { qaSettings } from './settings.js';
 
 export const E2E_USAGE = `fw e2e — QA automation (ENABLE_QA_AUTOMATION=true; replay and polish also need QA_E2E_ENABLED=true)
 
-  fw e2e record --usecase <key> --module <app> [--name <text>] [--start-path </path>] [-t <tenant>]
+  fw e2e record --usecase <key> [--module <app>] [--name <text>] [--start-path </path>] [-t <tenant>]
                                              start a recording; open the printed URL to record in the web client
+                                             (--module is needed for a new use case; else it is the use case's)
   fw e2e record --finalize <recording_uuid> [-t <tenant>]
   fw e2e record --promote <recording_uuid> --usecase <key> [-t <tenant>]
-  fw e2e import --file <script.ts> --usecase <key> --module <app> [-t <tenant>]
+  fw e2e import --file <script.ts> --usecase <key> [--module <app>] [-t <tenant>]
                                              a Playwright codegen script → a use case (anything else is refused with its line)
   fw e2e replay --tenant <key> [--usecase <key>]
                                              replay the tenant's use cases against QA_SANDBOX_TENANT_KEY (reset first)
@@ -24,6 +25,18 @@ export const E2E_USAGE = `fw e2e — QA automation (ENABLE_QA_AUTOMATION=true; r
 
 /** Exit codes of `fw e2e gate` (and of the other subcommands: 0 ok, 1 failed or refused). */
 export const GATE_EXIT = { pass: 0, fail: 1, no_runs: 2 } as const;
+
+/**
+ * The app a recorded or imported use case belongs to: `--module`, else the module of the use case
+ * of that key when it exists already (recording or importing it again), so the spec's
+ * `record --usecase <key>` and `import --file <path> --usecase <key>` work as written for it.
+ */
+async function moduleOf(kernel: Kernel, sys: Principal, usecase: string, module: string | undefined, sub: 'record' | 'import'): Promise<string> {
+  if (module) return module;
+  const found = await kernel.dispatch<{ items: Array<{ module: string }> }>('fw.search', { model: 'qa.usecase', domain: [['key', '=', usecase]], limit: 1, fields: ['module'] }, sys);
+  if (found.items[0]?.module) return found.items[0].module;
+  throw new FwError('USAGE', 400, `fw e2e ${sub}: use case ${usecase} does not exist yet, so name its app with --module <app>`);
+}
 
 async function bootQa(settings: Settings): Promise<Kernel> {
   if (!qaSettings(settings).ENABLE_QA_AUTOMATION) throw new FwError('QA_DISABLED', 400, 'QA automation is off: set ENABLE_QA_AUTOMATION=true');
@@ -83,9 +96,10 @@ export async function e2e(argv: string[]): Promise<number> {
         console.log(`promoted recording ${values.promote} to use case ${u.key} (version ${u.version}, ${u.step_count} steps)`);
         return 0;
       }
-      if (!values.usecase || !values.module) throw new FwError('USAGE', 400, 'fw e2e record needs --usecase <key> and --module <app>');
+      if (!values.usecase) throw new FwError('USAGE', 400, 'fw e2e record needs --usecase <key>');
+      const module = await moduleOf(kernel, sys, values.usecase, values.module, 'record');
       const r = await kernel.dispatch<{ id: string; start_path: string }>('qa.recording.start', {
-        usecase_key: values.usecase, module: values.module, name: values.name, start_path: values['start-path'],
+        usecase_key: values.usecase, module, name: values.name, start_path: values['start-path'],
       }, sys);
       const base = `http://${settings.HOST}:${settings.PORT}`;
       console.log(`recording ${r.id} started for use case ${values.usecase}`);
@@ -93,11 +107,12 @@ export async function e2e(argv: string[]): Promise<number> {
       return 0;
     }
     if (sub === 'import') {
-      if (!values.file || !values.usecase || !values.module) throw new FwError('USAGE', 400, 'fw e2e import needs --file <path>, --usecase <key> and --module <app>');
+      if (!values.file || !values.usecase) throw new FwError('USAGE', 400, 'fw e2e import needs --file <path> and --usecase <key>');
+      const module = await moduleOf(kernel, sys, values.usecase, values.module, 'import');
       const { parsePlaywrightScript } = await import('./import/playwright.js');
       const parsed = parsePlaywrightScript(fs.readFileSync(values.file, 'utf8'), values.file);
       const u = await kernel.dispatch<{ key: string; version: number; step_count: number }>('qa.usecase.import', {
-        usecase_key: values.usecase, module: values.module, name: values.name, start_path: parsed.start_path ?? undefined, steps: parsed.steps,
+        usecase_key: values.usecase, module, name: values.name, start_path: parsed.start_path ?? undefined, steps: parsed.steps,
       }, sys);
       console.log(`imported ${values.file}: use case ${u.key} (version ${u.version}, ${u.step_count} steps)`);
       return 0;

@@ -144,18 +144,30 @@ export const recordingCommands: CommandDecl[] = [
   },
 ];
 
+/** The stored step a hook is about, refused with QA_RECORDING_NOT_LIVE unless its recording is live. */
+async function liveStep(env: Env, id: unknown): Promise<Rec | null> {
+  const row = await delegateOf(env.db, env.registry.model('qa.recording.step')).findUnique({ where: { record_uuid: String(id ?? '') } });
+  if (!row) return null;
+  const rec = await delegateOf(env.db, env.registry.model('qa.recording')).findUnique({ where: { record_uuid: String(row.recording_id) }, select: { status: true } });
+  if (rec?.status !== 'live') throw new Conflict('steps of a finalised recording cannot change', { status: rec?.status }, 'QA_RECORDING_NOT_LIVE');
+  return row;
+}
+
 /**
- * A recorded step may be edited (a caption added from the recorder bar) only while its recording
- * is live, and the edited step must still be a valid step with its secrets masked: the generic
- * update must not become a way around `qa.recording.step.create`'s checks.
+ * A recorded step may be edited (a caption added from the recorder bar) or dropped only while its
+ * recording is live: what was finalised is what a promotion freezes. The edited step must still
+ * be a valid step with its secrets masked: the generic update must not become a way around
+ * `qa.recording.step.create`'s checks. (Deleting a recording deletes its steps in the database,
+ * without these hooks.)
  */
 export const recordingStepHooks: HookDecl[] = [{
+  point: 'pre.qa.recording.step.delete',
+  handler: async (ctx) => { await liveStep(ctx.env, ctx.before?.id); },
+}, {
   point: 'pre.qa.recording.step.update',
   handler: async (ctx) => {
-    const row = await delegateOf(ctx.env.db, ctx.env.registry.model('qa.recording.step')).findUnique({ where: { record_uuid: String(ctx.before?.id ?? '') } });
+    const row = await liveStep(ctx.env, ctx.before?.id);
     if (!row) return;
-    const rec = await delegateOf(ctx.env.db, ctx.env.registry.model('qa.recording')).findUnique({ where: { record_uuid: String(row.recording_id) }, select: { status: true } });
-    if (rec?.status !== 'live') throw new Conflict('steps of a finalised recording cannot change', { status: rec?.status }, 'QA_RECORDING_NOT_LIVE');
     if ('recording_id' in ctx.payload || 'sequence' in ctx.payload) {
       throw new ValidationError('a step cannot move to another recording or position', { errors: [{ field: 'recording_id' in ctx.payload ? 'recording_id' : 'sequence', code: 'READONLY', message: 'set when the step is appended' }] });
     }
