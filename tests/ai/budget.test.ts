@@ -96,3 +96,17 @@ describe('reservations and quotas', () => {
     expect(Number(row.latency_ms)).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe('prices', () => {
+  it('come from a versioned table; an unknown model is priced high, not free; a tenant\'s config prices win with their own version', async () => {
+    const { PRICE_TABLE, priceOf, usdOf } = await import('../../src/apps/ai/prices.ts');
+    expect(priceOf('gpt-4o-mini')).toEqual({ ...PRICE_TABLE.models['gpt-4o-mini'], version: PRICE_TABLE.version });
+    const unknown = priceOf('some-new-model');
+    expect(unknown.version).toBe(`${PRICE_TABLE.version}:fallback`);
+    expect(unknown.input).toBeGreaterThanOrEqual(Math.max(...Object.values(PRICE_TABLE.models).map((p) => p.input)));
+    expect(priceOf('gpt-4o-mini', { input: 1, output: 2, version: 'config:provider_a@3' })).toEqual({ input: 1, output: 2, version: 'config:provider_a@3' });
+    // half-filled config prices fall back to the table
+    expect(priceOf('gpt-4o-mini', { input: 1, output: null, version: 'config:provider_a@4' }).version).toBe(PRICE_TABLE.version);
+    expect(usdOf({ input: 0.15, output: 0.6, version: 'v' }, 1_000_000, 1_000_000)).toBe(0.75);
+  });
+});

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegateOf } from '../../src/kernel/data/delegate.ts';
+import { gql } from '../helpers/api.ts';
 import { expectError } from '../helpers/server.ts';
 import { startAiServer, TENANT_KEY, type AiServer } from './helpers/ai-server.ts';
 import { textStep, toolCallsStep } from './helpers/scripted-llm.ts';
@@ -98,18 +99,47 @@ describe('a turn', () => {
     expect(res.body.answer).toBe('1');
   });
 
-  it('a tool error (unknown model, access denied) becomes a tool result, not a failed turn', async () => {
+  it('a tool error (a model outside the narrowed schema, a record out of reach, an unknown tool) becomes a tool result, not a failed turn', async () => {
     const erin = await t.user('erin');
+    const elsewhere = await t.createOrg(t.admin, 'Not Erin\'s');
     const conv = await t.conversation(erin.token);
     t.llm.push(
-      toolCallsStep([{ name: 'search_records', arguments: JSON.stringify({ model: 'ir.event' }) }, { name: 'no_such_tool', arguments: '{}' }]),
+      toolCallsStep([
+        { name: 'search_records', arguments: JSON.stringify({ model: 'ir.event' }) },
+        { name: 'read_record', arguments: JSON.stringify({ model: 'res.organization', id: elsewhere }) },
+        { name: 'no_such_tool', arguments: '{}' },
+      ]),
       textStep('sorry'),
     );
     const res = await t.say(erin.token, conv, 'connectors?');
     expect(res.status).toBe(200);
-    const [denied, unknown] = res.body.messages.filter((m: any) => m.role === 'tool').map((m: any) => JSON.parse(m.content).error.code);
-    expect(denied).toBe('ACCESS_DENIED');
-    expect(unknown).toBe('AI_TOOL_UNKNOWN');
+    const tools = res.body.messages.filter((m: any) => m.role === 'tool').map((m: any) => JSON.parse(m.content).error);
+    // ir.event is not in erin's narrowed enum: refused before any command runs
+    expect(tools[0].code).toBe('AI_TOOL_ARGUMENTS_INVALID');
+    expect(tools[0].message).toContain('ir.event');
+    // the record rule hides another organization, exactly as REST does
+    expect(tools[1].code).toBe('RECORD_NOT_FOUND');
+    expect(tools[2].code).toBe('AI_TOOL_UNKNOWN');
+  });
+
+  it('the narrowed schema is enforced in a turn, not only advertised: the AI layer\'s own models and models outside the enum are refused', async () => {
+    // the admin may read ai.write.proposal and ai.usage.log over REST, but no generic tool is offered them
+    const conv = await t.conversation(t.admin);
+    t.llm.push(
+      toolCallsStep([
+        { name: 'search_records', arguments: JSON.stringify({ model: 'ai.write.proposal' }) },
+        { name: 'count_records', arguments: JSON.stringify({}) },
+        { name: 'count_records', arguments: JSON.stringify({ model: 'res.country' }) },
+      ]), // three calls: this server's AI_MAX_TOOL_ITERATIONS
+      textStep('done'),
+    );
+    const res = await t.say(t.admin, conv, 'show me the bookkeeping');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const tools = res.body.messages.filter((m: any) => m.role === 'tool').map((m: any) => JSON.parse(m.content));
+    expect(tools.slice(0, 2).map((x: any) => x.error?.code)).toEqual(['AI_TOOL_ARGUMENTS_INVALID', 'AI_TOOL_ARGUMENTS_INVALID']);
+    expect(tools[0].error.message).toContain('ai.write.proposal');
+    expect(tools[1].error.message).toContain('needs the argument "model"');
+    expect(tools[2].count).toBeGreaterThan(100);
   });
 
   it('stops after AI_MAX_TOOL_ITERATIONS tool calls', async () => {
@@ -138,6 +168,25 @@ describe('a turn', () => {
     expect((await t.request('GET', `/api/ai/conversations/${conv}`, { token: t.admin })).status).toBe(200);
     const list = await t.request('GET', '/api/ai/conversations', { token: hal.token });
     expect(list.body.items.map((c: any) => c.id)).not.toContain(conv);
+  });
+
+  it('a conversation is renamed and deleted by its owner only; deleting it removes its messages', async () => {
+    const pat = await t.user('pat');
+    const quin = await t.user('quin');
+    const conv = await t.conversation(pat.token, { title: 'first' });
+    t.llm.push(textStep('hello'));
+    expect((await t.say(pat.token, conv, 'hi')).status).toBe(200);
+    expect((await t.request('GET', `/api/ai/conversations/${conv}/messages`, { token: pat.token })).body.items).toHaveLength(2);
+    expectError(await t.request('PATCH', `/api/ai/conversations/${conv}`, { token: quin.token, body: { title: 'mine now' } }), 404, 'RECORD_NOT_FOUND');
+    const renamed = await t.request('PATCH', `/api/ai/conversations/${conv}`, { token: pat.token, body: { title: 'renamed' } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body.title).toBe('renamed');
+    expectError(await t.request('DELETE', `/api/ai/conversations/${conv}`, { token: quin.token }), 404, 'RECORD_NOT_FOUND');
+    const del = await t.request('DELETE', `/api/ai/conversations/${conv}`, { token: pat.token });
+    expect(del.status, JSON.stringify(del.body)).toBeLessThan(300);
+    expectError(await t.request('GET', `/api/ai/conversations/${conv}`, { token: pat.token }), 404, 'RECORD_NOT_FOUND');
+    const db = await t.kernel.tenants.get('default');
+    expect(await delegateOf(db, t.kernel.registry.model('ai.message')).count({ where: { conversation_id: conv } })).toBe(0);
   });
 
   it('refuses a closed conversation, an empty message and a role other than user', async () => {
@@ -231,5 +280,40 @@ describe('provider keys', () => {
     const row = await delegateOf(db, t.kernel.registry.model('ai.provider.config')).findFirst({ where: {} });
     expect(String(row!.api_key_secret)).toMatch(/^fwenc:v1:/);
     expect(String(row!.api_key_secret)).not.toContain(TENANT_KEY);
+  });
+
+  it('nor by a single read, an update, GraphQL or an AI tool; the mask written back keeps the key, a new key replaces it', async () => {
+    const id = (await t.request('GET', '/api/data/ai.provider.config', { token: t.admin })).body.items[0].id;
+    const one = await t.request('GET', `/api/data/ai.provider.config/${id}`, { token: t.admin });
+    expect(one.body.api_key).toBe('********');
+    expect(JSON.stringify(one.body)).not.toMatch(/sk-tenant|api_key_secret|fwenc/);
+    // the web form sends the mask back unchanged: the stored key stays
+    const kept = await t.request('PATCH', `/api/data/ai.provider.config/${id}`, { token: t.admin, body: { api_key: '********', model: 'test-model' } });
+    expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+    expect(JSON.stringify(kept.body)).not.toMatch(/sk-tenant|api_key_secret|fwenc/);
+    t.llm.push(textStep('ok'));
+    await t.say(t.admin, await t.conversation(t.admin), 'hi');
+    expect(lastRequest().headers.authorization).toBe(`Bearer ${TENANT_KEY}`);
+    // GraphQL offers no secret field and shows the mask
+    const q = await gql(t, '{ aiProviderConfigs { id api_key } }', {}, { token: t.admin });
+    expect(q.body.errors, JSON.stringify(q.body.errors)).toBeUndefined();
+    expect(q.body.data.aiProviderConfigs[0].api_key).toBe('********');
+    const secret = await gql(t, '{ aiProviderConfigs { api_key_secret } }', {}, { token: t.admin });
+    expect(secret.body.errors?.length).toBeGreaterThan(0);
+    expect(JSON.stringify(secret.body)).not.toContain('fwenc');
+    // no generic AI tool is offered the provider configuration
+    const conv = await t.conversation(t.admin);
+    t.llm.push(toolCallsStep([{ name: 'search_records', arguments: JSON.stringify({ model: 'ai.provider.config' }) }]), textStep('done'));
+    const turn = await t.say(t.admin, conv, 'what is our key?');
+    expect(JSON.parse(turn.body.messages.find((m: any) => m.role === 'tool').content).error.code).toBe('AI_TOOL_ARGUMENTS_INVALID');
+    expect(JSON.stringify(t.llm.requests.map((r) => r.body))).not.toContain(TENANT_KEY);
+    // a new key replaces the old one and is not echoed either
+    const NEW_KEY = 'sk-tenant-rotated-key-9876543210';
+    const rotated = await t.request('PATCH', `/api/data/ai.provider.config/${id}`, { token: t.admin, body: { api_key: NEW_KEY } });
+    expect(rotated.status).toBe(200);
+    expect(JSON.stringify(rotated.body)).not.toContain(NEW_KEY);
+    t.llm.push(textStep('ok'));
+    await t.say(t.admin, await t.conversation(t.admin), 'hi');
+    expect(lastRequest().headers.authorization).toBe(`Bearer ${NEW_KEY}`);
   });
 });

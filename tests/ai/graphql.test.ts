@@ -51,6 +51,38 @@ describe('GraphQL', () => {
     expect(msgs.aiMessages).toHaveLength(4);
   });
 
+  it('undo, invoke, usage, close and delete are GraphQL fields too, with the REST errors', async () => {
+    const start = await gqlOk(t, 'mutation { aiConversationStart(title: "undo") { id } }', {}, { token: t.admin });
+    const id = start.aiConversationStart.id;
+    t.llm.push(toolCallsStep([{ name: 'create_record', arguments: JSON.stringify({ model: 'res.country', values: { name: 'Undoland', code: 'XU' } }) }]), textStep('Proposed.'));
+    const [p] = (await gqlOk(t, SEND, { id, content: 'add Undoland' }, { token: t.admin })).aiConversationSendMessage.pending_confirmations;
+    const done = await gqlOk(t, 'mutation($id: ID!, $token: String!, $c: String) { aiConversationConfirm(id: $id, token: $token, approval_case_id: $c) { provenance_id } }', { id, token: p.token, c: 'CASE-GQL' }, { token: t.admin });
+    const UNDO = 'mutation($id: ID!, $p: ID!) { aiConversationUndo(id: $id, provenance_id: $p) { status operation provenance_id } }';
+    const undone = await gqlOk(t, UNDO, { id, p: done.aiConversationConfirm.provenance_id }, { token: t.admin });
+    expect(undone.aiConversationUndo).toMatchObject({ status: 'undone', operation: 'create' });
+    expect((await t.request('GET', `/api/data/res.country?filter=${encodeURIComponent(JSON.stringify([['code', '=', 'XU']]))}`, { token: t.admin })).body.items).toHaveLength(0);
+    const again = await gql(t, UNDO, { id, p: done.aiConversationConfirm.provenance_id }, { token: t.admin });
+    expect(again.body.errors?.[0]?.extensions?.code).toBe('AI_UNDO_CONFLICT');
+
+    t.llm.push(textStep('Forty-two.', { usage: { prompt_tokens: 7, completion_tokens: 2 } }));
+    const inv = await gqlOk(t, 'mutation($p: String!) { aiInvoke(prompt: $p) { conversation_id answer usage { input_tokens output_tokens calls } } }', { p: 'the answer?' }, { token: t.admin });
+    expect(inv.aiInvoke).toMatchObject({ answer: 'Forty-two.', usage: { input_tokens: 7, output_tokens: 2, calls: 1 } });
+    const day = new Date().toISOString().slice(0, 10);
+    const usage = await gqlOk(t, 'query($d: String!) { aiUsage(day: $d) { tenant day totals { calls input_tokens } by_tool { tool calls } } }', { d: day }, { token: t.admin });
+    expect(usage.aiUsage).toMatchObject({ tenant: 'default', day });
+    expect(usage.aiUsage.totals.calls).toBeGreaterThan(0);
+    expect(usage.aiUsage.by_tool.find((x: any) => x.tool === 'create_record').calls).toBeGreaterThan(0);
+    const bad = await gql(t, 'query { aiUsage(day: "yesterday") { day } }', {}, { token: t.admin });
+    expect(bad.body.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
+
+    const closed = await gqlOk(t, 'mutation($id: ID!) { aiConversationClose(id: $id) { id status } }', { id }, { token: t.admin });
+    expect(closed.aiConversationClose.status).toBe('closed');
+    const refused = await gql(t, SEND, { id, content: 'more' }, { token: t.admin });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('AI_CONVERSATION_CLOSED');
+    await gqlOk(t, 'mutation($id: ID!) { aiConversationDelete(id: $id) { id } }', { id }, { token: t.admin });
+    expect((await t.request('GET', `/api/ai/conversations/${id}`, { token: t.admin })).status).toBe(404);
+  });
+
   it('aiConversationEvents streams the turn to its owner over graphql-ws: tokens, tool calls, messages, done', async () => {
     const u = await t.user('streamer');
     const id = await t.conversation(u.token);

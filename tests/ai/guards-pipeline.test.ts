@@ -67,6 +67,22 @@ describe('PII', () => {
   }));
 });
 
+describe('the order of the pre-invocation hooks: budget, PII, injection', () => {
+  const BOTH = `${ATTACK} My card is ${CARD}.`;
+  it('a tenant at its cap gets BUDGET_EXCEEDED before the PII and injection guards run', () => withServer({ AI_PII_REDACTION_ENABLED: 'true', AI_DAILY_BUDGET_USD: '0.000001' }, async (t) => {
+    const conv = await t.conversation(t.admin);
+    expectError(await t.say(t.admin, conv, BOTH), 429, 'BUDGET_EXCEEDED');
+  }));
+
+  it('within budget, PII (strict) refuses before the injection guard does', () => withServer({ AI_PII_REDACTION_ENABLED: 'true' }, async (t) => {
+    const conv = await t.conversation(t.admin);
+    expectError(await t.say(t.admin, conv, BOTH), 422, 'AI_PII_BLOCKED');
+    // without personal data the same text is refused by the injection guard
+    expectError(await t.say(t.admin, conv, ATTACK), 422, 'AI_INJECTION_DETECTED');
+    expect(t.llm.requests).toHaveLength(0);
+  }));
+});
+
 describe('prompt injection', () => {
   it('a prompt scoring at or over the threshold is refused with AI_INJECTION_DETECTED', () => withServer({}, async (t) => {
     const conv = await t.conversation(t.admin);
@@ -147,6 +163,34 @@ describe('providers: allow-list, routing, residency, keys', () => {
     expect(t.llm.requests).toHaveLength(0);
   }));
 
+  it('AI_DATA_RESIDENCY_STRICT lets a provider listed in AI_DATA_RESIDENCY_ALLOWED_PROVIDERS through', () => withServer({ AI_DATA_RESIDENCY_STRICT: 'true', AI_DATA_RESIDENCY_ALLOWED_PROVIDERS: 'provider_a' }, async (t) => {
+    t.llm.push(textStep('ok'));
+    const conv = await t.conversation(t.admin);
+    expect((await t.say(t.admin, conv, 'hi')).status).toBe(200);
+    expect(t.llm.requests).toHaveLength(1);
+  }));
+
+  it('residency is checked on the provider a routing rule picks, not only the default', () => withServer({ AI_DATA_RESIDENCY_STRICT: 'true', AI_DATA_RESIDENCY_ALLOWED_PROVIDERS: 'provider_a', AI_ALLOWED_PROVIDERS: 'provider_a,provider_b' }, async (t) => {
+    const rule = await t.request('POST', '/api/data/ai.provider.routing', { token: t.admin, body: { name: 'to b', provider: 'provider_b', sequence: 1 } });
+    expect(rule.status).toBe(201);
+    const conv = await t.conversation(t.admin);
+    expectError(await t.say(t.admin, conv, 'hi'), 403, 'AI_RESIDENCY_REFUSED');
+    expect(t.llm.requests).toHaveLength(0);
+  }));
+
+  it('a routing rule bound to a skill pack applies to that pack\'s conversations only', () => withServer({}, async (t) => {
+    const tpl = (await t.request('GET', `/api/data/ai.prompt.template?filter=${encodeURIComponent(JSON.stringify([['key', '=', 'assistant']]))}`, { token: t.admin })).body.items[0];
+    const pack = await t.request('POST', '/api/data/ai.skill.pack', { token: t.admin, body: { key: 'routed', name: 'Routed', template_id: tpl.id } });
+    expect(pack.status).toBe(201);
+    const rule = await t.request('POST', '/api/data/ai.provider.routing', { token: t.admin, body: { name: 'pack model', provider: 'provider_a', model: 'pack-model', skill_pack_id: pack.body.id } });
+    expect(rule.status, JSON.stringify(rule.body)).toBe(201);
+    t.llm.push(textStep('a'), textStep('b'));
+    await t.say(t.admin, await t.conversation(t.admin, { skill_pack: 'routed' }), 'hi');
+    expect(t.llm.requests.at(-1)!.body.model).toBe('pack-model');
+    await t.say(t.admin, await t.conversation(t.admin), 'hi');
+    expect(t.llm.requests.at(-1)!.body.model).toBe('test-model');
+  }));
+
   it('a routing rule picks the model; a rule with a role binds only that role', () => withServer({ AI_ALLOWED_PROVIDERS: 'provider_a' }, async (t) => {
     await t.request('POST', '/api/data/ai.provider.routing', { token: t.admin, body: { name: 'admins big', provider: 'provider_a', model: 'big-model', role: 'admin' } });
     t.llm.push(textStep('a'), textStep('b'));
@@ -175,6 +219,34 @@ describe('output validation', () => {
     expect(JSON.parse(res.body.messages.find((m: any) => m.role === 'tool').content).count).toBeGreaterThan(100);
   }));
 
+  it('warn flags a final answer that breaks the answer_schema and keeps it; disabled neither checks arguments nor answers', async () => {
+    const shapes = async (t: AiServer) => {
+      const tpl = (await t.request('GET', `/api/data/ai.prompt.template?filter=${encodeURIComponent(JSON.stringify([['key', '=', 'assistant']]))}`, { token: t.admin })).body.items[0];
+      expect((await t.request('POST', '/api/data/ai.skill.pack', { token: t.admin, body: { key: 'json', name: 'JSON', template_id: tpl.id, answer_schema: { type: 'object', required: ['total'] } } })).status).toBe(201);
+      const conv = await t.conversation(t.admin, { skill_pack: 'json' });
+      t.llm.push(textStep('not json'));
+      const res = await t.say(t.admin, conv, 'total?');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.answer).toBe('not json');
+      return res.body.messages.find((m: any) => m.role === 'assistant').flags;
+    };
+    await withServer({}, async (t) => {
+      expect(await shapes(t)).toEqual([{ guard: 'output', mode: 'warn', issues: [{ path: '', message: 'the answer is not JSON' }] }]);
+    });
+    await withServer({ AI_OUTPUT_VALIDATION_MODE: 'disabled' }, async (t) => {
+      expect(await shapes(t)).toBeNull();
+      // arguments breaking the schema (limit is an integer) are not refused: the command decides
+      t.llm.push(toolCallsStep([{ name: 'search_records', arguments: JSON.stringify({ model: 'res.country', limit: '2' }) }]), textStep('ok'));
+      const res = await t.say(t.admin, await t.conversation(t.admin), 'countries');
+      expect(JSON.parse(res.body.messages.find((m: any) => m.role === 'tool').content).items).toHaveLength(2);
+    });
+    await withServer({ AI_OUTPUT_VALIDATION_MODE: 'strict' }, async (t) => {
+      t.llm.push(toolCallsStep([{ name: 'search_records', arguments: JSON.stringify({ model: 'res.country', limit: '2' }) }]), textStep('ok'));
+      const res = await t.say(t.admin, await t.conversation(t.admin), 'countries');
+      expect(JSON.parse(res.body.messages.find((m: any) => m.role === 'tool').content).error.code).toBe('AI_TOOL_ARGUMENTS_INVALID');
+    });
+  });
+
   it('strict: a final answer that does not match the skill pack\'s answer_schema fails with AI_OUTPUT_INVALID', () => withServer({ AI_OUTPUT_VALIDATION_MODE: 'strict' }, async (t) => {
     const tpl = (await t.request('GET', `/api/data/ai.prompt.template?filter=${encodeURIComponent(JSON.stringify([['key', '=', 'assistant']]))}`, { token: t.admin })).body.items[0];
     const pack = await t.request('POST', '/api/data/ai.skill.pack', { token: t.admin, body: { key: 'json', name: 'JSON', template_id: tpl.id, answer_schema: { type: 'object', required: ['total'], properties: { total: { type: 'number' } } } } });
@@ -197,7 +269,34 @@ describe('settings defaults', () => {
       AI_WRITE_CONFIRM_TOKEN_TTL_SECONDS: 300, AI_WRITE_TOOLS_ALLOWLIST: [], AI_PII_REDACTION_ENABLED: false, AI_PII_REDACTION_MODE: 'strict',
       AI_INJECTION_DETECTION_ENABLED: true, AI_INJECTION_DETECTION_THRESHOLD: 60, AI_OUTPUT_VALIDATION_MODE: 'warn',
       AI_DATA_RESIDENCY_STRICT: false, AI_DATA_RESIDENCY_ALLOWED_PROVIDERS: [],
+      // ours, beyond the spec's
+      AI_PROVIDER_A_BASE_URL: 'https://api.openai.com/v1', AI_PROVIDER_A_MODEL: 'gpt-4o-mini', AI_PROVIDER_A_API_KEY: '',
+      AI_PROVIDER_TIMEOUT_MS: 60000, AI_PROVIDER_MAX_RETRIES: 2, AI_MAX_OUTPUT_TOKENS: 1024,
     });
+  });
+
+  it('every AI setting is documented with its default in docs/ai.md and docs/configuration.md', async () => {
+    const fs = await import('node:fs');
+    const { APP_SETTINGS } = await import('../../src/kernel/settings.ts');
+    await import('../../src/apps/ai/settings.ts');
+    const table = APP_SETTINGS.find((x) => x.app === 'ai')!.table as Record<string, { default: string }>;
+    const docRows = (file: string) => {
+      const out = new Map<string, string>();
+      for (const line of fs.readFileSync(new URL(`../../docs/${file}`, import.meta.url), 'utf8').split('\n')) {
+        const cells = line.split('|').map((c) => c.trim());
+        const name = /^`(AI_[A-Z0-9_]+)`$/.exec(cells[1] ?? '')?.[1];
+        // docs/ai.md: | name | default | meaning |; docs/configuration.md: | name | kind | default | meaning |
+        if (name) out.set(name, (file === 'ai.md' ? cells[2] : cells[3]).replace(/`/g, ''));
+      }
+      return out;
+    };
+    for (const file of ['ai.md', 'configuration.md']) {
+      const rows = docRows(file);
+      for (const [name, spec] of Object.entries(table)) {
+        expect(rows.has(name), `${name} is missing from docs/${file}`).toBe(true);
+        expect(rows.get(name), `default of ${name} in docs/${file}`).toBe(spec.default === '' ? 'empty' : spec.default);
+      }
+    }
   });
 });
 

@@ -88,6 +88,20 @@ describe('the read-only proof', () => {
     expect((await bootError([cmd('toolfix.v', { effects: [{ read: 'res.contry' }] })])).message).toContain('names an unknown model');
   });
 
+  it('a tool on models the caller cannot read is not offered to that caller (ToolDecl.models)', async () => {
+    const t = await bootWith([
+      cmd('toolfix.events', { effects: [{ dispatch: 'fw.count' }], tool: tool('event_count', { models: ['ir.event'] }) }),
+      cmd('toolfix.orgs', { effects: [{ dispatch: 'fw.count' }], tool: tool('org_count', { models: ['res.organization'] }) }),
+    ]);
+    const names = async (p: Parameters<typeof t.kernel.dispatch>[2]) =>
+      (await t.kernel.dispatch<{ tools: Array<{ name: string }> }>('ai.catalogue', {}, p)).tools.map((x) => x.name);
+    const { adminPrincipal, userPrincipal } = await import('../helpers/kernel.ts');
+    expect(await names(adminPrincipal('default'))).toEqual(expect.arrayContaining(['event_count', 'org_count']));
+    const mine = await names(userPrincipal('default'));
+    expect(mine).toContain('org_count');
+    expect(mine).not.toContain('event_count');
+  });
+
   it('tools are discovered from every loaded app: the presentation app\'s list_views is a tool', async () => {
     const t = await bootWith([], { ...AI, ACTIVE_MODULES: 'base,auth,presentation,connectors' });
     expect(t.kernel.registry.commands.has('ai.tool.list_views')).toBe(true);

@@ -39,6 +39,10 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
       expect(body.pending_confirmations).toHaveLength(1);
       const p = body.pending_confirmations[0];
       expect(p.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      // expires_at = now + AI_WRITE_CONFIRM_TOKEN_TTL_SECONDS (300 by default)
+      const ttl = (Date.parse(p.expires_at) - Date.now()) / 1000;
+      expect(ttl).toBeGreaterThan(280);
+      expect(ttl).toBeLessThanOrEqual(300);
       expect(await countCountries(t, 'XA')).toBe(0);
       const toModel = t.llm.requests.at(-1)!.body.messages.at(-1);
       expect(toModel.role).toBe('tool');
@@ -69,6 +73,18 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
       });
       expect(prov.body.items[0].after.code).toBe('XL');
     });
+
+    it('10 concurrent undos of one write: exactly one applies, the rest AI_UNDO_CONFLICT', async () => {
+      const conv = await t.conversation(t.admin);
+      const { pending_confirmations: [p] } = await propose(t, t.admin, conv, 'create_record', { model: 'res.country', values: { name: 'Thule', code: 'XY' } });
+      const done = await t.request('POST', `/api/ai/conversations/${conv}/confirm`, { token: t.admin, body: { token: p.token } });
+      expect(done.status).toBe(200);
+      const results = await Promise.all(Array.from({ length: 10 }, () =>
+        t.request('POST', `/api/ai/conversations/${conv}/undo`, { token: t.admin, body: { provenance_id: done.body.provenance_id } })));
+      expect(results.filter((r) => r.status === 200), JSON.stringify(results.map((r) => r.body))).toHaveLength(1);
+      for (const r of results.filter((x) => x.status !== 200)) expectError(r, 409, 'AI_UNDO_CONFLICT');
+      expect(await countCountries(t, 'XY')).toBe(0);
+    });
   });
 }
 
@@ -95,16 +111,18 @@ describe('confirm and undo rules', () => {
     expect(await countCountries(t, 'XM')).toBe(1);
   });
 
-  it('permissions are checked again at confirm: the write runs as the confirming user', async () => {
+  it('a write the caller may not make is refused before any proposal is stored (the confirm-time re-check: confirm-rechecks.test.ts)', async () => {
     const u = await t.user('plain');
     const conv = await t.conversation(u.token);
-    // res.organization is admin-only for writes: the tool is offered (the user may update
-    // crm.lead) but the proposal for an organization is refused before anything is stored
+    // res.organization is admin-only for writes, so it is not in this user's narrowed enum of
+    // update_record: the call is refused before anything runs
     t.llm.push(toolCallsStep([{ name: 'update_record', arguments: JSON.stringify({ model: 'res.organization', id: u.org, values: { name: 'Renamed' } }) }]), textStep('x'));
     const res = await t.say(u.token, conv, 'rename my org');
     const tool = JSON.parse(res.body.messages.find((m: any) => m.role === 'tool').content);
-    expect(tool.error.code).toBe('ACCESS_DENIED');
+    expect(tool.error.code).toBe('AI_TOOL_ARGUMENTS_INVALID');
     expect(res.body.pending_confirmations).toEqual([]);
+    const db = await t.kernel.tenants.get('default');
+    expect(await delegateOf(db, t.kernel.registry.model('ai.write.proposal')).count({ where: { user_id: u.id } })).toBe(0);
   });
 
   it('undo of a create deletes the record; undo after the record changed is a conflict', async () => {
@@ -141,6 +159,13 @@ describe('confirm and undo rules', () => {
     expect(undo.status, JSON.stringify(undo.body)).toBe(200);
     const after = (await t.request('GET', `/api/data/res.organization/${org}`, { token: t.admin })).body;
     expect(after.name).toBe(before.name);
+    // the undo is recorded on the provenance row: when and by whom
+    const prov = (await t.request('GET', `/api/data/ai.write.provenance/${done.body.provenance_id}`, { token: me })).body;
+    expect(prov).toMatchObject({ undone: true, operation: 'update', target_model: 'res.organization', target_id: org });
+    expect(prov.undone_by).toBeTruthy();
+    expect(prov.undone_at).toBeTruthy();
+    expect(prov.before.name).toBe(before.name);
+    expect(prov.after.name).toBe('Changed by AI');
   });
 
   it('the per-user daily cap refuses the next confirm and writes nothing', async () => {

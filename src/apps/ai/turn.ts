@@ -12,7 +12,7 @@ import { estimateTokens } from './prices.js';
 import { parseToolArguments, type ChatMessage, type ToolCall } from './provider/index.js';
 import { resolveProvider } from './providers.js';
 import { aiSettings } from './settings.js';
-import { catalogueFor } from './tools/catalogue.js';
+import { catalogueFor, offeredModels, type CatalogueEntry } from './tools/catalogue.js';
 import type { Proposal } from './writes/proposals.js';
 
 type Rec = Record<string, unknown>;
@@ -82,7 +82,7 @@ export async function runTurn(env: Env, conversationId: string, content: string,
   const only = Array.isArray(pack?.tools) && (pack!.tools as unknown[]).length ? (pack!.tools as string[]) : undefined;
   const catalogue = await catalogueFor(kernel, env.principal, { only });
   const specs = catalogue.map((t) => ({ name: t.name, description: t.description, parameters: t.input_schema }));
-  const offered = new Set(catalogue.map((t) => t.name));
+  const offered = new Map(catalogue.map((t) => [t.name, t]));
   const provider = await resolveProvider(kernel, env.principal, pack ? String(pack.record_uuid) : null);
   const toolsJson = JSON.stringify(specs);
   const safety = await loadSafetyRules(env, 'tool_result');
@@ -193,16 +193,25 @@ async function settleUnused(env: Env, p: InvocationPayload): Promise<void> {
  * may correct itself); a proposal's token goes to the person, never to the model; a result that
  * looks like an injection, or carries personal data under the PII guard, is withheld or masked.
  */
-async function callTool(env: Env, call: ToolCall, offered: Set<string>, ctx: { conversation_id: string; prompt_version_id: string | null; source: 'turn' | 'invoke' },
+async function callTool(env: Env, call: ToolCall, offered: ReadonlyMap<string, CatalogueEntry>, ctx: { conversation_id: string; prompt_version_id: string | null; source: 'turn' | 'invoke' },
   pending: TurnResult['pending_confirmations'], publish: (m: Rec) => void, safetyRules: SafetyRule[]): Promise<{ text: string; flags: Rec[] }> {
   const kernel = kernelOf(env.registry);
   const s = aiSettings(env.settings);
   const flags: Rec[] = [];
   const fail = (code: string, message: string) => ({ text: JSON.stringify({ error: { code, message } }), flags });
   publish({ type: 'tool_call', tool: call.name, call_id: call.id, arguments: call.arguments });
-  if (!offered.has(call.name)) return fail('AI_TOOL_UNKNOWN', `there is no tool "${call.name}" in your catalogue`);
+  const entry = offered.get(call.name);
+  if (!entry) return fail('AI_TOOL_UNKNOWN', `there is no tool "${call.name}" in your catalogue`);
   const args = parseToolArguments(call.arguments);
   if (!args.ok) return fail('AI_TOOL_ARGUMENTS_INVALID', args.error);
+  // the schema the model was given is narrowed to this caller's models: hold the call to it
+  const models = offeredModels(entry);
+  const model = args.value.model;
+  if (models && (typeof model !== 'string' || !models.includes(model))) {
+    return fail('AI_TOOL_ARGUMENTS_INVALID', typeof model === 'string'
+      ? `tool ${call.name} cannot be used on model "${model}"; use one of the models its schema lists`
+      : `tool ${call.name} needs the argument "model"`);
+  }
   const hook: HookContext = { env, model: 'ai', op: 'tool_call', payload: { tool: call.name, arguments: args.value, conversation_id: ctx.conversation_id } };
   let result: unknown;
   try {

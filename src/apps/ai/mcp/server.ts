@@ -4,7 +4,7 @@ import type { Principal } from '../../../kernel/env.js';
 import { toErrorBody } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { turnContext, type TurnContext } from '../context.js';
-import { catalogueFor, type CatalogueEntry } from '../tools/catalogue.js';
+import { catalogueFor, offeredModels, type CatalogueEntry } from '../tools/catalogue.js';
 
 /**
  * What MCP clients are told of every tool we offer. Only tools the boot proved read-only (their
@@ -70,7 +70,7 @@ export async function callTool(kernel: Kernel, principal: Principal, name: strin
   try {
     const entry = (await catalogueFor(kernel, principal, { readOnly: true })).find((t) => t.name === name);
     if (!entry || !entry.read_only) return failure('AI_TOOL_UNKNOWN', `there is no tool "${name}" in your read-only catalogue`);
-    const offered = modelEnum(entry);
+    const offered = offeredModels(entry);
     if (offered && (typeof args.model !== 'string' || !offered.includes(args.model))) {
       const problem = typeof args.model === 'string' ? `cannot be used on model "${args.model}"` : 'needs the argument "model"';
       return failure('AI_TOOL_ARGUMENTS_INVALID', `tool ${name} ${problem}; the models it offers you: ${offered.join(', ')}`, { tool: name, field: 'model' });
@@ -80,11 +80,6 @@ export async function callTool(kernel: Kernel, principal: Principal, name: strin
   } catch (err) {
     return errorResult(err, kernel, name);
   }
-}
-
-function modelEnum(entry: CatalogueEntry): string[] | null {
-  const model = (entry.input_schema.properties as Record<string, Rec> | undefined)?.model;
-  return Array.isArray(model?.enum) ? (model.enum as unknown[]).map(String) : null;
 }
 
 function success(result: unknown): CallToolResult {

@@ -64,6 +64,16 @@ export async function catalogueFor(kernel: Kernel, principal: Principal, opts: C
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * The models a tool's narrowed `model` argument offers this caller, or null when the tool takes
+ * no model. Turns and MCP refuse a call naming any other model, so the narrowing is enforced, not
+ * only advertised (the AI layer's own bookkeeping models are never a generic tool's target).
+ */
+export function offeredModels(entry: CatalogueEntry): string[] | null {
+  const model = (entry.input_schema.properties as Record<string, Record<string, unknown>> | undefined)?.model;
+  return Array.isArray(model?.enum) ? (model.enum as unknown[]).map(String) : null;
+}
+
 function withModelEnum(schema: Record<string, unknown>, models: string[]): Record<string, unknown> {
   const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   return { ...schema, properties: { ...props, model: { ...(props.model ?? { type: 'string' }), enum: models } } };

@@ -98,6 +98,10 @@ export async function undoWrite(env: Env, conversationId: string, provenanceId: 
   const after = (p.after ?? {}) as Rec;
   const before = (p.before ?? null) as Rec | null;
   if (!model || !p.target_id) throw new BadRequest('this AI write cannot be undone', undefined, 'AI_UNDO_UNSUPPORTED');
+  // one atomic claim, as for confirm: of concurrent undos exactly one goes on (the others wait for
+  // its row lock and then find it undone); any later refusal rolls the claim back with the rest
+  const claimed = await provs.updateMany({ where: { record_uuid: p.record_uuid, undone: false }, data: { undone: true, undone_at: new Date(), undone_by: user } });
+  if (claimed.count !== 1) throw new UndoConflict('this AI write was already undone', { provenance_id: provenanceId });
   const current = await env.dispatch<Rec>('fw.read_one', { model, id: p.target_id }).catch((err) => {
     if (err instanceof FwError && err.status === 404) throw new UndoConflict('the record changed since the AI write (it is gone)', { provenance_id: provenanceId });
     throw err;
@@ -115,7 +119,6 @@ export async function undoWrite(env: Env, conversationId: string, provenanceId: 
   } else {
     throw new BadRequest('this AI write cannot be undone', undefined, 'AI_UNDO_UNSUPPORTED');
   }
-  await provs.update({ where: { record_uuid: p.record_uuid }, data: { undone: true, undone_at: new Date(), undone_by: user } });
   return { status: 'undone', provenance_id: p.record_uuid, operation: p.operation, record: result };
 }
 
