@@ -1,8 +1,10 @@
 import { defineModel, f } from '../../src/kernel/declare.js';
 
 /**
- * One provider call: reserved before the call (estimated input + maximum output, under the
- * tenant's daily lock) and settled to the real usage after it.
+ * The provider calls of one turn: each call is reserved before it is made (estimated input +
+ * maximum output, under the tenant's daily lock) and settled to its real usage after it, on the
+ * turn's one row. A turn may run several tools, so a row names no tool: calls per tool are
+ * counted from the tool messages (`ai.message.tool_name`, see `/api/ai/usage` `by_tool`).
  */
 export default defineModel({
   key: 'ai.usage.log',
@@ -13,7 +15,6 @@ export default defineModel({
     tenant_id: f.char(100, { required: true }),
     principal_id: f.uuid({ index: true, description: 'User who caused the call' }),
     conversation_id: f.reference('ai.conversation', { on_delete: 'set null', description: 'Conversation' }),
-    tool: f.char(100, { description: 'Tool of the write, for per-tool caps' }),
     provider: f.char(64),
     model: f.char(100),
     status: f.enum(['reserved', 'settled'], { default: 'reserved' }),

@@ -254,6 +254,34 @@ describe('invoke', () => {
     expectError(await t.request('POST', '/api/ai/invoke', { token: lee.token, body: {} }), 422, 'VALIDATION_FAILED');
   });
 
+  it('a usage row is per turn and names no tool; by_tool counts the tool calls of the day from the tool messages', async () => {
+    // ai.usage.log has no `tool` column: one row covers every provider call of a turn, which may run several tools
+    expect(t.kernel.registry.model('ai.usage.log').fields.has('tool')).toBe(false);
+    const nia = await t.user('nia');
+    const conv = await t.conversation(nia.token);
+    t.llm.push(
+      toolCallsStep([
+        { name: 'count_records', arguments: JSON.stringify({ model: 'res.country' }) },
+        { name: 'describe_model', arguments: JSON.stringify({ model: 'res.country' }) },
+      ]),
+      toolCallsStep([{ name: 'count_records', arguments: JSON.stringify({ model: 'res.organization' }) }]),
+      textStep('done'),
+    );
+    expect((await t.say(nia.token, conv, 'count things')).status).toBe(200);
+    const rows = await t.request('GET', '/api/data/ai.usage.log', { token: nia.token });
+    expect(rows.status, JSON.stringify(rows.body)).toBe(200);
+    expect(rows.body.items).toHaveLength(1);
+    expect(rows.body.items[0]).not.toHaveProperty('tool');
+    const day = new Date().toISOString().slice(0, 10);
+    const usage = await t.request('GET', `/api/ai/usage?day=${day}`, { token: nia.token });
+    expect(usage.status, JSON.stringify(usage.body)).toBe(200);
+    // one turn (one usage row, three provider calls), three tool calls
+    expect(usage.body.totals.calls).toBe(1);
+    expect(usage.body.by_principal).toMatchObject([{ principal_id: nia.id, turns: 1 }]);
+    expect(usage.body.by_tool).toEqual(expect.arrayContaining([{ tool: 'count_records', calls: 2 }, { tool: 'describe_model', calls: 1 }]));
+    expect(usage.body.by_tool).toHaveLength(2);
+  });
+
   it('GET /api/ai/usage aggregates a day by principal and by tool; another tenant is refused', async () => {
     const day = new Date().toISOString().slice(0, 10);
     const res = await t.request('GET', `/api/ai/usage?tenant=default&day=${day}`, { token: t.admin });

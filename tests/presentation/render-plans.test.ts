@@ -75,6 +75,26 @@ describe('view list', () => {
     expect(data.presentationListViews).toEqual({ views: rest });
   });
 
+  it('lists only views of models the caller\'s role may read (REST, command, GraphQL); their plans are 403 ACCESS_DENIED', async () => {
+    // the qa role may not read crm.lead (schema/crm.sales/crm.lead.ts); every other shipped view's model it may
+    await ts.createUser(token, { email: 'quinn-views@example.com', password: 'qa-pass-1234', role: 'qa', organization: me.organization ?? undefined });
+    const qa = (await ts.login('quinn-views@example.com', 'qa-pass-1234')).access_token;
+    const res = await get('/api/presentation/views', qa);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.map((v: { view_id: string }) => v.view_id)).toEqual(SHIPPED.filter((id) => !id.startsWith('crm.lead.')));
+    const cmd = await ts.request('POST', '/api/command/presentation.list_views', { token: qa, body: {} });
+    expect(cmd.body).toEqual({ views: res.body });
+    expect((await gqlOk(ts, ListViewsDocument, {}, { token: qa })).presentationListViews).toEqual({ views: res.body });
+
+    // the plan of such a view answers as the model's records do
+    expectError(await get('/api/presentation/view/crm.lead.list', qa), 403, 'ACCESS_DENIED');
+    expectError(await get('/api/data/crm.lead', qa), 403, 'ACCESS_DENIED');
+    gqlError(await gql(ts, ViewPlanDocument, { viewId: 'crm.lead.kanban' }, { token: qa }), 'ACCESS_DENIED');
+    expect((await get('/api/presentation/view/res.organization.list', qa)).status).toBe(200);
+    // an unknown view is still 404
+    expectError(await get('/api/presentation/view/crm.lead.calendar', qa), 404, 'UNKNOWN_VIEW');
+  });
+
   it('the presentation routes require a bearer token', async () => {
     expectError(await ts.request('GET', '/api/presentation/views'), 401);
     expectError(await ts.request('GET', '/api/presentation/view/res.user.list'), 401);

@@ -102,7 +102,6 @@ export const settleCommand: CommandDecl = {
         input_tokens: Number(row.input_tokens) + (usage?.input_tokens ?? Number(p.input_estimate ?? 0)),
         output_tokens: Number(row.output_tokens) + (usage?.output_tokens ?? Number(p.max_output_tokens ?? 0)),
         latency_ms: Number(row.latency_ms) + Math.round(Number(p.latency_ms) || 0),
-        tool: (p.tool as string | undefined) ?? row.tool,
       },
     });
     return { usd };

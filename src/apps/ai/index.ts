@@ -9,6 +9,7 @@ import { aiRoutes } from './routes.js';
 import { seedAi } from './seed.js';
 import { skillPackHooks } from './skill-packs.js';
 import { checkAiSettings } from './settings.js';
+import { callToolCommand } from './tools/call.js';
 import { carrierCommands } from './tools/carriers.js';
 import { bindToolsCommand } from './tools/catalogue.js';
 import { recordTools } from './tools/records.js';
@@ -21,7 +22,7 @@ import { conversationTopic } from './turn.js';
  */
 export const app = defineApp({
   manifest,
-  commands: [...aiCommands, ...recordTools, bindToolsCommand, reserveCommand, settleCommand, resolveProviderCommand],
+  commands: [...aiCommands, ...recordTools, bindToolsCommand, callToolCommand, reserveCommand, settleCommand, resolveProviderCommand],
   hooks: [...invocationHooks, ...providerConfigHooks, ...skillPackHooks],
   deriveCommands: carrierCommands,
   subscriptions: [{

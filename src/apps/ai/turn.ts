@@ -12,6 +12,7 @@ import { estimateTokens } from './prices.js';
 import { parseToolArguments, type ChatMessage, type ToolCall } from './provider/index.js';
 import { resolveProvider } from './providers.js';
 import { aiSettings } from './settings.js';
+import { forModel, isProposal } from './tools/call.js';
 import { catalogueFor, offeredModels, type CatalogueEntry } from './tools/catalogue.js';
 import type { Proposal } from './writes/proposals.js';
 
@@ -36,10 +37,11 @@ const MAX_TOOL_RESULT_CHARS = 20_000;
 
 /**
  * One turn: the provider runs with the conversation and the caller's tool catalogue; each tool
- * call is dispatched as the command `ai.tool.<name>` for the calling principal (so RBAC, record
- * rules, hooks and the read-only gate apply); the turn stops with an answer or after
- * AI_MAX_TOOL_ITERATIONS tool calls. Each provider call passes the `pre.ai.invocation` hooks
- * (budget, PII, safety rules, injection) and `post.ai.invocation` (settle, answer shape).
+ * call is dispatched through `ai.call_tool` (the tool-call hooks) as the command `ai.tool.<name>`
+ * for the calling principal (so RBAC, record rules, hooks and the read-only gate apply); the
+ * turn stops with an answer or after AI_MAX_TOOL_ITERATIONS tool calls. Each provider call
+ * passes the `pre.ai.invocation` hooks (budget, PII, safety rules, injection) and
+ * `post.ai.invocation` (settle, answer shape).
  */
 export async function runTurn(env: Env, conversationId: string, content: string, source: 'turn' | 'invoke'): Promise<TurnResult> {
   const kernel = kernelOf(env.registry);
@@ -212,11 +214,10 @@ async function callTool(env: Env, call: ToolCall, offered: ReadonlyMap<string, C
       ? `tool ${call.name} cannot be used on model "${model}"; use one of the models its schema lists`
       : `tool ${call.name} needs the argument "model"`);
   }
-  const hook: HookContext = { env, model: 'ai', op: 'tool_call', payload: { tool: call.name, arguments: args.value, conversation_id: ctx.conversation_id } };
   let result: unknown;
   try {
-    await runPreHooks(hook);
-    result = await turnContext.run(ctx, () => kernel.dispatch(`ai.tool.${call.name}`, hook.payload.arguments as Rec, env.principal));
+    // the pre/post.ai.tool_call hooks run in ai.call_tool, the one path of turns and MCP
+    result = await turnContext.run(ctx, () => kernel.dispatch('ai.call_tool', { tool: call.name, arguments: args.value }, env.principal));
   } catch (err) {
     const e = err instanceof FwError ? err : null;
     publish({ type: 'tool_result', tool: call.name, call_id: call.id, ok: false, code: e?.code ?? 'INTERNAL_ERROR' });
@@ -225,9 +226,8 @@ async function callTool(env: Env, call: ToolCall, offered: ReadonlyMap<string, C
   if (isProposal(result)) {
     const { status: _s, ...p } = result;
     pending.push(p);
-    result = { status: 'confirmation_required', proposal_id: p.proposal_id, summary: p.summary, expires_at: p.expires_at, note: 'The person must confirm this change; it is not applied yet.' };
   }
-  await runPostHooks({ ...hook, after: { result } });
+  result = forModel(result);
   let text = JSON.stringify(result ?? null);
   if (text.length > MAX_TOOL_RESULT_CHARS) text = `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… [truncated]`;
   if (s.AI_INJECTION_DETECTION_ENABLED) {
@@ -252,8 +252,6 @@ async function callTool(env: Env, call: ToolCall, offered: ReadonlyMap<string, C
   publish({ type: 'tool_result', tool: call.name, call_id: call.id, ok: true });
   return { text, flags };
 }
-
-const isProposal = (v: unknown): v is Proposal => typeof v === 'object' && v !== null && (v as Rec).status === 'confirmation_required' && typeof (v as Rec).token === 'string';
 
 function toChat(m: Rec): ChatMessage {
   const out: ChatMessage = { role: m.role as ChatMessage['role'], content: (m.content as string | null) ?? null };

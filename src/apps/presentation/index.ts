@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { canAccess, checkAccess } from '../../kernel/access.js';
 import { defineApp, type CommandDecl, type RouteContext } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import type { Env } from '../../kernel/env.js';
@@ -28,24 +29,30 @@ const commands: CommandDecl[] = [
     mutates: false,
     returns: 'json',
     output: ViewList,
-    description: 'All registered view ids and metadata',
+    description: 'The ids and metadata of the views on models you may read',
     // reads the view registry only (no database): declared, so the AI layer can prove it read-only
     effects: [],
     tool: {
       name: 'list_views', kind: 'informer', read_only: true,
-      description: 'List the screens (views) of the application: id, model, type and name.',
+      description: 'List the screens (views) of the application you may use: id, model, type and name.',
       input_schema: { type: 'object', properties: {}, additionalProperties: false },
     },
-    handler: async (env) => ({ views: viewsOf(env.registry).list() }),
+    // the catalogue's rule: a view of a model the caller's role may not read is not listed
+    handler: async (env) => ({ views: viewsOf(env.registry).list().filter((v) => canAccess(env.registry.model(v.model), env.principal, 'read')) }),
   },
   {
     name: 'presentation.get_view_plan',
     mutates: false,
     returns: 'json',
     output: ViewPlan,
-    description: 'Render plan of a view',
+    description: 'Render plan of a view (of a model you may read)',
     input: { view_id: f.char(200, { required: true }) },
-    handler: async (env, p) => viewsOf(env.registry).plan(String(p.view_id), env.principal),
+    handler: async (env, p) => {
+      const plan = viewsOf(env.registry).plan(String(p.view_id), env.principal);
+      // as for the model's records: 403 ACCESS_DENIED when the caller's role may not read it
+      checkAccess(env.registry.model(plan.model), env.principal, 'read');
+      return plan;
+    },
   },
   {
     name: 'presentation.bootstrap',

@@ -25,7 +25,8 @@ type Rec = Record<string, unknown>;
  * An MCP server offering exactly the caller's read-only tools: the per-caller catalogue of
  * `catalogueFor(…, { readOnly: true })` (schemas narrowed to what the caller may read, tools an
  * admin switched off left out). `tools/call` runs the carrier command `ai.tool.<name>` as the
- * caller, so RBAC, record rules, field access and hooks apply as for REST and GraphQL. Failures
+ * caller through `ai.call_tool` (the tool-call hooks of turns included), so RBAC, record rules,
+ * field access and hooks apply as for REST, GraphQL and turns. Failures
  * are tool results with `isError: true` and our error envelope, never protocol errors.
  */
 export function createMcpServer(kernel: Kernel, principal: PrincipalSource): Server {
@@ -64,7 +65,9 @@ export function toMcpTool(t: CatalogueEntry): Tool {
 
 /**
  * One tool call as `principal`. The tool must be in the caller's read-only catalogue (else
- * AI_TOOL_UNKNOWN), and a `model` argument must be one its narrowed enum offers.
+ * AI_TOOL_UNKNOWN), and a `model` argument must be one its narrowed enum offers. It then runs
+ * through `ai.call_tool`, so the `pre/post.ai.tool_call` hooks apply as in turns: a veto is an
+ * `isError` result with the hook's error code.
  */
 export async function callTool(kernel: Kernel, principal: Principal, name: string, args: Rec): Promise<CallToolResult> {
   try {
@@ -75,7 +78,8 @@ export async function callTool(kernel: Kernel, principal: Principal, name: strin
       const problem = typeof args.model === 'string' ? `cannot be used on model "${args.model}"` : 'needs the argument "model"';
       return failure('AI_TOOL_ARGUMENTS_INVALID', `tool ${name} ${problem}; the models it offers you: ${offered.join(', ')}`, { tool: name, field: 'model' });
     }
-    const result = await turnContext.run(MCP_CONTEXT, () => kernel.dispatch(`ai.tool.${name}`, args, principal));
+    // ai.call_tool runs the pre/post.ai.tool_call hooks around the carrier, exactly as in turns
+    const result = await turnContext.run(MCP_CONTEXT, () => kernel.dispatch('ai.call_tool', { tool: name, arguments: args }, principal));
     return success(result);
   } catch (err) {
     return errorResult(err, kernel, name);
