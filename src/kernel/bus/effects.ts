@@ -8,34 +8,22 @@ const READ_METHODS = new Set(['findMany', 'findFirst', 'findUnique', 'findFirstO
 
 interface Allowed { dispatch: Set<string>; read: Set<string>; write: Set<string>; emit: Set<string>; publish: Set<string> }
 
-const allowedCache = new WeakMap<CommandEffect[], Allowed>();
-
+/** What the effects allow, by kind (a handful of entries: built per guarded env, not cached). */
 function allowedOf(effects: CommandEffect[]): Allowed {
-  let a = allowedCache.get(effects);
-  if (!a) {
-    a = { dispatch: new Set(), read: new Set(), write: new Set(), emit: new Set(), publish: new Set() };
-    for (const e of effects) {
-      if ('dispatch' in e) a.dispatch.add(e.dispatch);
-      else if ('read' in e) a.read.add(e.read);
-      else if ('write' in e) a.write.add(e.write);
-      else if ('emit' in e) a.emit.add(e.emit);
-      else if ('publish' in e) a.publish.add(e.publish);
-    }
-    allowedCache.set(effects, a);
+  const a: Allowed = { dispatch: new Set(), read: new Set(), write: new Set(), emit: new Set(), publish: new Set() };
+  for (const e of effects) {
+    if ('dispatch' in e) a.dispatch.add(e.dispatch);
+    else if ('read' in e) a.read.add(e.read);
+    else if ('write' in e) a.write.add(e.write);
+    else if ('emit' in e) a.emit.add(e.emit);
+    else if ('publish' in e) a.publish.add(e.publish);
   }
   return a;
 }
 
-/** Model key of each Prisma delegate name, per registry. */
-const delegates = new WeakMap<Registry, Map<string, string>>();
-function delegateModels(registry: Registry): Map<string, string> {
-  let m = delegates.get(registry);
-  if (!m) {
-    m = new Map([...registry.models.values()].map((model) => [model.names.delegate, model.key]));
-    delegates.set(registry, m);
-  }
-  return m;
-}
+/** Model key of each Prisma delegate name. */
+const delegateModels = (registry: Registry): Map<string, string> =>
+  new Map([...registry.models.values()].map((model) => [model.names.delegate, model.key]));
 
 /**
  * The env of a command that declares its effects: everything it (and its hooks) may do beyond

@@ -31,11 +31,11 @@ export interface EnvCore {
   provider: 'sqlite' | 'postgresql';
   publish(tenant: string, topic: string, message: Record<string, unknown>): Promise<void>;
   /** Tenants whose new records get deterministic uuids (see Env.deterministicIds). */
-  deterministicIds?: ReadonlySet<string>;
+  deterministicIds: ReadonlySet<string>;
   log(level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void;
 }
 
-export const newSink = (inTransaction = false): Sink => ({ events: [], changes: [], current: [], afterCommit: [], rollback: [], inTransaction });
+export const newSink = (inTransaction: boolean): Sink => ({ events: [], changes: [], current: [], afterCommit: [], rollback: [], inTransaction });
 
 /**
  * Runs the undo steps of a transaction that rolled back, newest first, each awaited; a failing
@@ -59,7 +59,7 @@ export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink:
     registry: core.registry,
     settings: core.settings,
     provider: core.provider,
-    deterministicIds: core.deterministicIds?.has(principal.tenant_id) || undefined,
+    deterministicIds: core.deterministicIds.has(principal.tenant_id) || undefined,
     db,
     reader,
     dispatch: <T>(command: string, payload: Record<string, unknown> = {}) => runCommand(env, sink, command, payload) as Promise<T>,
@@ -68,8 +68,8 @@ export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink:
     afterCommit: (fn) => { sink.afterCommit.push(fn); },
     onRollback: (fn) => { sink.rollback.push(fn); },
     transaction: (fn) => {
-      const root = db as Partial<RootDbClient>;
-      if (typeof root.$transaction !== 'function') return fn(env);
+      // a Prisma transaction client has $transaction too: nested, it opens a savepoint
+      const root = db as RootDbClient;
       // what runs in it registers its undo steps here: run if it rolls back; once it commits,
       // dropped, unless it is nested in an outer transaction (a savepoint, in Prisma), whose
       // rollback still takes its rows, so the steps go up to the outer one
@@ -88,6 +88,9 @@ export function makeEnv(core: EnvCore, db: DbClient, principal: Principal, sink:
   return env;
 }
 
+/** The commands whose commit is announced on `changed:<model>` (batch forms dispatch these). */
+const RECORD_WRITES = new Map<string, RecordChange['op']>([['fw.create', 'create'], ['fw.update', 'update'], ['fw.delete', 'delete']]);
+
 /** The one pipeline every command runs through, whatever the entry point. */
 export async function runCommand(env: Env, sink: Sink, name: string, payload: Record<string, unknown>): Promise<unknown> {
   const cmd = env.registry.command(name);
@@ -104,10 +107,9 @@ export async function runCommand(env: Env, sink: Sink, name: string, payload: Re
   try {
     // a command that declares its effects gets an env (for its hooks too) that refuses the rest
     const result = cmd.kernel ? await cmd.handler(env, payload) : await runModelCommand(cmd.effects ? guardEnv(env, cmd) : env, cmd, payload);
-    if (cmd.kernel && cmd.mutates && typeof payload.model === 'string') {
-      const id = (result as { id?: string })?.id;
-      if (id) sink.changes.push({ model: payload.model, op: name === 'fw.create' ? 'create' : name === 'fw.delete' ? 'delete' : 'update', id });
-    }
+    const op = RECORD_WRITES.get(name);
+    // these have checked that payload.model names a model, and return the record's id
+    if (op) sink.changes.push({ model: payload.model as string, op, id: (result as { id: string }).id });
     return result;
   } finally {
     sink.current.pop();
@@ -142,11 +144,13 @@ const FILE_KEYS = new Set(['stream', 'filename', 'content_type', 'declared_size'
 function validateInput(cmd: ResolvedCommand, payload: Record<string, unknown>): Record<string, unknown> {
   if (!cmd.inputFields) return { ...payload };
   const out: Record<string, unknown> = {};
-  // the transport fills these for file-upload commands; they are not part of the declared input
-  if (cmd.file_upload) for (const k of FILE_KEYS) if (k in payload) out[k] = payload[k];
   const errors: Array<{ field: string; code: string; message: string }> = [];
   for (const [k, v] of Object.entries(payload)) {
-    if (cmd.file_upload && FILE_KEYS.has(k)) continue;
+    // the transport fills these for file-upload commands; they are not part of the declared input
+    if (cmd.file_upload && FILE_KEYS.has(k)) {
+      out[k] = v;
+      continue;
+    }
     const f = cmd.inputFields.get(k);
     if (!f) {
       if (k === 'id' && cmd.record) out.id = v;

@@ -7,8 +7,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandDecl, HookContext, HookDecl } from '../../../src/kernel/app.ts';
+import { makeEnv, newSink, type EnvCore } from '../../../src/kernel/bus/pipeline.ts';
 import { f } from '../../../src/kernel/declare.ts';
-import { anonymousPrincipal, systemPrincipal, type Principal } from '../../../src/kernel/env.ts';
+import { anonymousPrincipal, systemPrincipal, type DbClient, type Principal, type RootDbClient } from '../../../src/kernel/env.ts';
 import { ValidationError } from '../../../src/kernel/errors.ts';
 import { adminPrincipal, bootTestKernel, errorCodes, expectFwError, fixtureApp, userPrincipal, type TestKernel } from '../../helpers/kernel.ts';
 
@@ -74,6 +75,12 @@ const commands: CommandDecl[] = [
   },
   { name: 'bx.inner', async handler(env) { env.emit('bx.event', { at: 'inner' }); return null; } },
   { name: 'bx.sudo', mutates: false, async handler(env) { const s = env.sudo(); return { kind: s.principal.kind, tenant: s.tenant, same: s.sudo() === s }; } },
+  { name: 'bx.env', mutates: false, async handler(env) { return { deterministicIds: env.deterministicIds ?? null }; } },
+  { name: 'bx.level', mutates: false, input: { level: f.integer({ required: true, default: 1 }) }, async handler(_env, p) { return { ...p }; } },
+  { name: 'bx.rec_nomodel', mutates: false, record: true, async handler() { return {}; } },
+  { name: 'crm.lead.bx_null', op: 'read', mutates: false, async handler() { return null; } },
+  { name: 'crm.lead.bx_text', op: 'read', mutates: false, async handler() { return 'done'; } },
+  { name: 'crm.lead.bx_bare', op: 'read', mutates: false, async handler() { return { ok: true }; } },
 ];
 
 const hooks: HookDecl[] = [
@@ -84,6 +91,17 @@ const hooks: HookDecl[] = [
   { point: 'post.crm.lead.update', track_fields: ['name', 'expected_revenue'], handler: record('track:name,expected_revenue') },
   { point: 'post.crm.lead.update', track_fields: ['name'], handler: record('track:name') },
   { point: 'post.crm.lead.update', track_fields: ['notes'], handler: record('track:notes') },
+  // no before on create, no after on delete: nothing to compare
+  { point: 'post.crm.lead.create', track_fields: ['name'], handler: record('track-create:name') },
+  { point: 'post.crm.lead.delete', track_fields: ['name'], handler: record('track-delete:name') },
+  { point: 'post.crm.lead.bx_null', handler: record('post.crm.lead.bx_null') },
+  { point: 'post.crm.lead.bx_text', handler: record('post.crm.lead.bx_text') },
+  // bx.free has no model: hooks at pre/post.<app>.<verb> never run
+  { point: 'pre.bx.free', handler: record('pre.bx.free') },
+  { point: 'post.bx.free', handler: record('post.bx.free') },
+  // declared without a handler and nothing to track
+  { point: 'pre.crm.lead.bx_bare' },
+  { point: 'post.crm.lead.bx_bare' },
 ];
 
 const app = fixtureApp('bx', {
@@ -93,6 +111,7 @@ const app = fixtureApp('bx', {
     { id: 'bx.on_event', event: 'bx.event', handler: async () => {} },
     { id: 'bx.on_touched', event: 'bx.touched', handler: async () => {} },
     { id: 'bx.on_field_changed', event: 'crm.lead.field_changed', handler: async () => {} },
+    { id: 'bx.on_org_field_changed', event: 'res.organization.field_changed', handler: async () => {} },
   ],
 });
 
@@ -153,7 +172,9 @@ describe('the command pipeline', () => {
     });
 
     it('null or a missing optional value is left out; a missing or null required one is REQUIRED', async () => {
-      expect(await run('bx.echo', { n: 1, s: null, flag: undefined })).toEqual({ n: 1, stage: 'a' });
+      const echoed = await run('bx.echo', { n: 1, s: null, flag: undefined });
+      expect(echoed).toEqual({ n: 1, stage: 'a' });
+      expect(Object.keys(echoed).sort()).toEqual(['n', 'stage']); // left out, not set to undefined
       const missing = await expectFwError(run('bx.echo', {}), 422, 'VALIDATION_FAILED');
       expect(missing).toBeInstanceOf(ValidationError);
       expect(errorCodes(missing)).toEqual({ n: 'REQUIRED' });
@@ -170,6 +191,18 @@ describe('the command pipeline', () => {
       expect(seen.handler).toEqual([]);
     });
 
+    it('a missing required value is reported besides the other problems', async () => {
+      const err = await expectFwError(run('bx.echo', { extra: 1 }), 422, 'VALIDATION_FAILED');
+      expect(errorCodes(err)).toEqual({ extra: 'UNKNOWN_FIELD', n: 'REQUIRED' });
+    });
+
+    it('a required value with a default takes it when missing; sent as null it is REQUIRED', async () => {
+      expect(await run('bx.level', {})).toEqual({ level: 1 });
+      expect(await run('bx.level', { level: 3 })).toEqual({ level: 3 });
+      const err = await expectFwError(run('bx.level', { level: null }), 422, 'VALIDATION_FAILED');
+      expect(errorCodes(err)).toEqual({ level: 'REQUIRED' });
+    });
+
     it('a command without declared input gets a copy of the payload as it came', async () => {
       const payload = { anything: { goes: [1] } };
       expect(await run('bx.free', payload)).toEqual({ got: payload });
@@ -182,10 +215,17 @@ describe('the command pipeline', () => {
       expect(await run('crm.lead.bx_touch', { id: lead, note: 'x' })).toEqual({ id: lead, note: 'x' });
     });
 
-    it('a file-upload command gets the transport\'s file keys besides its declared input, and no others', async () => {
+    it('a record command takes "id" besides its input, and no other undeclared key', async () => {
+      const err = await expectFwError(run('crm.lead.bx_touch', { id: lead, extra: 1 }), 422, 'VALIDATION_FAILED');
+      expect(errorCodes(err)).toEqual({ extra: 'UNKNOWN_FIELD' });
+    });
+
+    it('a file-upload command gets the transport\'s file keys besides its declared input, which is still checked', async () => {
       expect(await run('bx.upload', { title: 't', stream: 's', filename: 'f', content_type: 'c', declared_size: 1 }))
         .toEqual({ keys: ['content_type', 'declared_size', 'filename', 'stream', 'title'] });
       expect(await run('bx.upload', { title: 't' })).toEqual({ keys: ['title'] });
+      const bad = await expectFwError(run('bx.upload', { title: 'x'.repeat(21), filename: 'f', extra: 1 }), 422, 'VALIDATION_FAILED');
+      expect(errorCodes(bad)).toEqual({ title: 'INVALID_TYPE', extra: 'UNKNOWN_FIELD' });
       const err = await expectFwError(run('bx.echo', { n: 1, filename: 'f' }), 422, 'VALIDATION_FAILED');
       expect(errorCodes(err)).toEqual({ filename: 'UNKNOWN_FIELD' });
     });
@@ -200,11 +240,30 @@ describe('the command pipeline', () => {
       expect(post).toMatchObject({ before: { id: lead }, after: { id: lead, note: 'n1' } });
     });
 
-    it('a result that is not a record reaches the post hook as no "after"', async () => {
+    it('a result that is not a record (a list, null, a text) reaches the post hook as no "after"', async () => {
       await run('crm.lead.bx_list', {});
       expect(seen.hooks).toHaveLength(1);
       expect(seen.hooks[0].after).toBeUndefined();
       expect(seen.hooks[0].before).toBeUndefined();
+      expect(await run('crm.lead.bx_null', {})).toBeNull();
+      expect(await run('crm.lead.bx_text', {})).toBe('done');
+      expect(seen.hooks.map((h) => [h.point, h.after])).toEqual([
+        ['post.crm.lead.bx_list', undefined], ['post.crm.lead.bx_null', undefined], ['post.crm.lead.bx_text', undefined],
+      ]);
+    });
+
+    it('a record command needs a model: one declared without is refused with 400', async () => {
+      const err = await expectFwError(run('bx.rec_nomodel', { id: lead }), 400, 'BAD_REQUEST');
+      expect(err.message).toBe('bx.rec_nomodel is a record command without a model');
+    });
+
+    it('hooks run only around model commands: those at pre/post.<app>.<verb> of a command without a model never run', async () => {
+      expect(await run('bx.free', { a: 1 })).toEqual({ got: { a: 1 } });
+      expect(seen.hooks).toEqual([]);
+    });
+
+    it('a hook declared without a handler (and nothing to track) does nothing', async () => {
+      expect(await run('crm.lead.bx_bare', {})).toEqual({ ok: true });
     });
 
     it('a record the caller cannot see is 404, and no hook runs', async () => {
@@ -252,6 +311,28 @@ describe('the command pipeline', () => {
       expect(seen.hooks.filter((h) => h.point.startsWith('track:'))).toEqual([]);
     });
 
+    it('tracked fields are compared on update only: a track_fields hook does not run on create (no before) or delete (no after)', async () => {
+      const before = (await outbox('crm.lead.field_changed')).length;
+      const l = await run('fw.create', { model: 'crm.lead', values: { name: 'Tracked on create' } });
+      await run('fw.delete', { model: 'crm.lead', id: l.id });
+      expect((await outbox('crm.lead.field_changed')).length).toBe(before);
+      expect(seen.hooks.filter((h) => h.point.startsWith('track-'))).toEqual([]);
+    });
+
+    it('a track_fields hook without a handler only emits the events (the base app\'s on res.organization code)', async () => {
+      const org = await run('fw.create', { model: 'res.organization', values: { name: 'Org tracked', code: 'ot1' } });
+      await run('fw.update', { model: 'res.organization', id: org.id, values: { code: 'ot2' } });
+      expect((await outbox('res.organization.field_changed')).map((r) => r.payload)).toEqual([
+        { field: 'code', old_value: 'ot1', new_value: 'ot2', record_id: org.id, model: 'res.organization' },
+      ]);
+    });
+
+    it('an event emitted outside any command (the env of an event handler) is recorded as coming from "unknown"', async () => {
+      const client = await tk.kernel.tenants.get(T);
+      await tk.kernel.execute(client, systemPrincipal(T), async (env) => { env.emit('bx.event', { at: 'outside' }); });
+      expect((await outbox('bx.event')).at(-1)).toMatchObject({ source: 'unknown', payload: { at: 'outside' } });
+    });
+
     it('clearing a tracked field reports null as the new value; setting it reports null as the old one', async () => {
       await run('fw.update', { model: 'crm.lead', id: lead, values: { notes: 'first' } });
       await run('fw.update', { model: 'crm.lead', id: lead, values: { notes: null } });
@@ -264,20 +345,23 @@ describe('the command pipeline', () => {
   });
 
   describe('after commit', () => {
-    it('generic writes publish changed:<model> with the operation and id; reads and failed writes publish nothing', async () => {
+    it('generic writes publish changed:<model> with the operation and id; reads and failed writes publish nothing; a batch publishes its records\' writes', async () => {
       const got: unknown[] = [];
       const stop = await tk.kernel.subscribe(T, 'changed:crm.lead', (m) => got.push(m));
       try {
         const created = await run('fw.create', { model: 'crm.lead', values: { name: 'Published' } });
         await run('fw.update', { model: 'crm.lead', id: created.id, values: { stage: 'won' } });
         await run('fw.search', { model: 'crm.lead' });
+        await run('fw.read_one', { model: 'crm.lead', id: created.id });
         await expectFwError(run('fw.update', { model: 'crm.lead', id: created.id, values: { stage: 'nope' } }), 422, 'VALIDATION_FAILED');
         await run('crm.lead.bx_touch', { id: created.id });
+        await run('fw.update_many', { model: 'crm.lead', domain: [['name', '=', 'Published']], values: { stage: 'lost' } });
         await run('fw.delete', { model: 'crm.lead', id: created.id });
         await new Promise((r) => setTimeout(r, 50));
         expect(got).toEqual([
           { model: 'crm.lead', op: 'create', id: created.id },
           { model: 'crm.lead', op: 'update', id: created.id },
+          { model: 'crm.lead', op: 'update', id: created.id }, // the fw.update the batch dispatched, nothing for the batch itself
           { model: 'crm.lead', op: 'delete', id: created.id },
         ]);
       } finally {
@@ -289,6 +373,34 @@ describe('the command pipeline', () => {
   describe('the env', () => {
     it('sudo is the system principal of the same tenant; the system\'s sudo is itself', async () => {
       expect(await run('bx.sudo', {}, userPrincipal(T))).toEqual({ kind: 'system', tenant: T, same: true });
+    });
+
+    it('env.deterministicIds is set exactly for the tenants the kernel was told to give deterministic ids', async () => {
+      expect(await run('bx.env', {})).toEqual({ deterministicIds: null });
+      tk.kernel.useDeterministicIds(T);
+      try {
+        expect(await run('bx.env', {})).toEqual({ deterministicIds: true });
+      } finally {
+        tk.kernel.deterministicIds.delete(T);
+      }
+    });
+
+    it('every run starts with an empty sink, which writes in a transaction exactly when the run does', async () => {
+      const client = await tk.kernel.tenants.get(T);
+      for (const write of [true, false]) {
+        const sink = await tk.kernel.execute(client, admin, async (_env, s) => ({ ...s }), write);
+        expect(sink).toEqual({ events: [], changes: [], current: [], afterCommit: [], rollback: [], inTransaction: write });
+      }
+    });
+
+    it('env.transaction gives its transaction 10 s to get a connection and 60 s to run (Prisma\'s defaults: 2 s and 5 s)', async () => {
+      const options: unknown[] = [];
+      const db = {
+        async $transaction<R>(fn: (tx: DbClient) => Promise<R>, o?: object) { options.push(o); return fn(db); },
+      } as unknown as RootDbClient;
+      const core: EnvCore = tk.kernel;
+      expect(await makeEnv(core, db, admin, newSink(false)).transaction(async () => 'done')).toBe('done');
+      expect(options).toEqual([{ maxWait: 10_000, timeout: 60_000 }]);
     });
   });
 });

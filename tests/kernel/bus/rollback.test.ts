@@ -34,6 +34,14 @@ const commands: CommandDecl[] = [
   },
   { name: 'rb.outside_tx_fails', transaction: false, handler: async (env) => { env.onRollback(step('outside')); fail(); } },
   { name: 'rb.nested_commit', transaction: false, handler: async (env) => env.transaction(async (tx) => { tx.onRollback(step('nested')); }) },
+  {
+    name: 'rb.savepoint_then_fail', transaction: false,
+    handler: async (env) => env.transaction(async (tx) => {
+      await tx.transaction(async (inner) => { inner.onRollback(step('savepoint')); });
+      fail();
+    }),
+  },
+  { name: 'rb.guarded_fail', effects: [], handler: async (env) => { env.onRollback(step('guarded')); fail(); } },
   { name: 'rb.outer_fails', handler: async (env) => { await env.dispatch('rb.nested_commit', {}); fail(); } },
   {
     name: 'rb.outer_survives', handler: async (env) => {
@@ -91,6 +99,7 @@ for (const provider of PROVIDERS) {
     it('a `transaction: false` command: its own transaction rolling back runs its steps, once', async () => {
       await expectFwError(run('rb.own_tx_fails'), 422, 'FIXTURE_REFUSAL');
       expect(ran).toEqual(['own']);
+      expect(logged).toEqual([]);
     });
 
     it('a step registered outside any transaction runs when the top-level command fails', async () => {
@@ -101,8 +110,19 @@ for (const provider of PROVIDERS) {
     it('a nested transaction (a savepoint) that committed: its steps run when the outer transaction rolls back', async () => {
       await expectFwError(run('rb.outer_fails'), 422, 'FIXTURE_REFUSAL');
       expect(ran).toEqual(['nested']);
+      expect(logged).toEqual([]);
       await run('rb.nested_commit');
       expect(ran).toEqual(['nested']); // on its own it commits: nothing more ran
+    });
+
+    it('a savepoint inside a command\'s own transaction that committed: its steps run when that transaction rolls back', async () => {
+      await expectFwError(run('rb.savepoint_then_fail'), 422, 'FIXTURE_REFUSAL');
+      expect(ran).toEqual(['savepoint']);
+    });
+
+    it('a command with declared effects registers its steps in the same transaction', async () => {
+      await expectFwError(run('rb.guarded_fail'), 422, 'FIXTURE_REFUSAL');
+      expect(ran).toEqual(['guarded']);
     });
 
     it('a nested transaction that rolled back runs its steps then; the outer one commits and runs none', async () => {
@@ -113,7 +133,7 @@ for (const provider of PROVIDERS) {
     it('a failing step is logged, the others still run, and the caller gets the original error', async () => {
       await expectFwError(run('rb.bad_step'), 422, 'FIXTURE_REFUSAL');
       expect(ran).toEqual(['last', 'first']);
-      expect(logged.join('\n')).toMatch(/the undo step broke/);
+      expect(logged).toEqual(['an undo step after a rollback failed {"err":"Error: the undo step broke"}']);
     });
   });
 }
