@@ -4,6 +4,7 @@ import { defineModel, f } from '../../src/kernel/declare.js';
 export default defineModel({
   key: 'qa.run.result',
   description: 'QA run result',
+  record_name: 'usecase_key',
   default_order: 'dbid asc',
   fields: {
     run_id: f.reference('qa.run', { required: true, on_delete: 'cascade', description: 'Run' }),

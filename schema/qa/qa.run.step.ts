@@ -4,6 +4,7 @@ import { defineModel, f } from '../../src/kernel/declare.js';
 export default defineModel({
   key: 'qa.run.step',
   description: 'QA run step',
+  record_name: 'kind',
   default_order: 'sequence asc',
   fields: {
     result_id: f.reference('qa.run.result', { required: true, on_delete: 'cascade', description: 'Result' }),

@@ -20,5 +20,7 @@ export default defineModel({
     is_active: f.boolean({ default: true }),
     steps: f.one2many('qa.usecase.step', 'usecase_id'),
   },
-  access: { roles: { admin: 'crud', qa: 'crud', '*': 'r' } },
+  // created by promotion or import only (qa.recording.promote, qa.usecase.import); admins and qa
+  // users may rename, deactivate, change the replay role or delete one
+  access: { roles: { admin: 'rud', qa: 'rud', '*': 'r' } },
 });

@@ -348,6 +348,10 @@ describe('view registry over app data files', () => {
     expect(ids).toEqual([
       'crm.lead.form', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
       'ir.connector.form', 'ir.connector.list',
+      'ir.module.form', 'ir.module.list',
+      'qa.run.form', 'qa.run.list', 'qa.run.result.form', 'qa.run.result.list', 'qa.run.result.search', 'qa.run.search',
+      'qa.run.step.form', 'qa.run.step.list', 'qa.run.step.search',
+      'qa.usecase.form', 'qa.usecase.list', 'qa.usecase.search', 'qa.usecase.step.form', 'qa.usecase.step.list',
       'res.organization.form', 'res.organization.list', 'res.organization.search',
       'res.user.form', 'res.user.list',
       'storage.document.form', 'storage.document.list',

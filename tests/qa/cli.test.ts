@@ -104,7 +104,7 @@ describe('fw e2e on the command line', () => {
     const r = cli(['gate', '--module', 'base']);
     expect(r.code, r.out).toBe(2);
     expect(r.stdout).toContain('never_run cli.flow — no run yet');
-    expect(r.stdout.trim().split('\n').at(-1)).toBe('gate failed: no run of base within 24 h');
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('gate failed: no run of base (never run: cli.flow)');
   }, LONG);
 
   it('replay and polish refuse to start a browser while QA_E2E_ENABLED is off (the default)', () => {

@@ -1,6 +1,8 @@
 /**
  * `action_ms` is the time of the action alone: the slow-motion pauses of a polished run, the
- * progress/narration hooks and the screenshots around a step are not counted in it.
+ * progress/narration hooks and the screenshots around a step are not counted in it. A step
+ * without a policy keeps its screenshot (`always` by default); a polished run, which films the
+ * steps, takes none.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -46,6 +48,21 @@ describe('replay timings', () => {
       expect(r.action_ms).toBeGreaterThan(0);
       expect(r.action_ms, 'the pauses around the step are not in action_ms').toBeLessThan(SLOWMO);
     }
+    await page.close();
+  }, 60_000);
+
+  it('a step without a screenshot policy keeps one (a screenshot per step); `noScreenshots` (polish) takes none', async () => {
+    const page = await browser.newPage();
+    await page.setContent('<button>Go</button>');
+    const steps = [{ kind: 'click', target: { candidates: [[{ by: 'role', value: 'button', name: 'Go' }]] } }].map((s) => checkStep(s));
+    expect(steps[0]!.screenshot).toBe('always');
+    const ctx = { baseUrl: 'http://127.0.0.1:9', variables: {}, secrets: {}, fixturesDir: dir, screenshotRoot: dir, defaultTimeoutMs: 5000 };
+    const kept = await runSteps(page, steps, { ...ctx, screenshotDir: path.join(dir, 'kept') });
+    expect(kept[0]).toMatchObject({ status: 'passed', screenshot_path: 'kept/001-click.png' });
+    expect(fs.readFileSync(path.join(dir, 'kept/001-click.png')).subarray(1, 4).toString()).toBe('PNG');
+    const filmed = await runSteps(page, steps, { ...ctx, screenshotDir: path.join(dir, 'filmed'), noScreenshots: true });
+    expect(filmed[0]).toMatchObject({ status: 'passed', screenshot_path: null });
+    expect(fs.existsSync(path.join(dir, 'filmed'))).toBe(false);
     await page.close();
   }, 60_000);
 });

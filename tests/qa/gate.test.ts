@@ -1,7 +1,8 @@
 /**
  * `fw e2e gate --module <key> --freshness-hours <n>`: exit 0 only if the latest run of every use
- * case of the module passed within the window; 1 naming the failing or stale use case; 2 when no
- * run exists in the window. Results are written as the replay writes them (system principal).
+ * case of the module passed within the window; 1 naming the failing, stale or never-run use case;
+ * 2 only when no use case of the module has any run at all (results that are all older than the
+ * window are stale: exit 1). Results are written as the replay writes them (system principal).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,10 +24,10 @@ const sys = systemPrincipal('default');
 async function usecase(key: string, module = 'base') {
   return kernel.dispatch<{ id: string }>('qa.usecase.import', { usecase_key: key, module, steps: [{ kind: 'navigate', value: { kind: 'literal', value: '/' } }] }, sys);
 }
-async function result(key: string, status: 'passed' | 'failed', hoursAgo: number) {
+async function result(key: string, status: 'passed' | 'failed', hoursAgo: number, module = key.startsWith('other.') ? 'storage' : 'base') {
   const finished = new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
   const run = await kernel.dispatch<{ id: string }>('fw.create', { model: 'qa.run', values: { sandbox_tenant: 'qa-sandbox', status, finished_at: finished } }, sys);
-  await kernel.dispatch('fw.create', { model: 'qa.run.result', values: { run_id: run.id, usecase_key: key, module: 'base', status, finished_at: finished, failed_step: status === 'failed' ? 3 : null, error: status === 'failed' ? 'step 3: no element matched' : null } }, sys);
+  await kernel.dispatch('fw.create', { model: 'qa.run.result', values: { run_id: run.id, usecase_key: key, module, status, finished_at: finished, failed_step: status === 'failed' ? 3 : null, error: status === 'failed' ? 'step 3: no element matched' : null } }, sys);
 }
 function gate(module: string, hours: number) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'e2e', 'gate', '--module', module, '--freshness-hours', String(hours)], {
@@ -49,10 +50,14 @@ afterAll(async () => {
 });
 
 describe('fw e2e gate', () => {
-  it('exits 2 when no run exists in the window', async () => {
+  it('exits 2 when no use case of the module has any run', async () => {
     const r = gate('base', 24);
     expect(r.code, r.out).toBe(2);
-    expect(r.out).toContain('gate failed: no run of base within 24 h');
+    expect(r.out).toMatch(/never_run\s+gate\.a — no run yet/);
+    expect(r.out).toContain('gate failed: no run of base (never run: gate.a, gate.b)');
+    const none = gate('crm.sales', 24);
+    expect(none.code, none.out).toBe(2);
+    expect(none.out).toContain('gate failed: no run of crm.sales (the module has no use case)');
   });
 
   it('exits 0 when the latest run of every use case passed within the window', async () => {
@@ -68,6 +73,23 @@ describe('fw e2e gate', () => {
     const r = gate('base', 1.5);
     expect(r.code, r.out).toBe(1);
     expect(r.out).toContain('gate.b (stale)');
+  });
+
+  it('exits 1, not 2, when runs exist but every one is older than the window, naming each stale use case', async () => {
+    // gate.a last ran 1 h ago, gate.b 2 h ago: a 0.5 h window finds nothing fresh, yet both ran
+    const r = gate('base', 0.5);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toMatch(/stale\s+gate\.a — last run .+ is older than 0\.5 h/);
+    expect(r.out).toMatch(/stale\s+gate\.b — last run .+ is older than 0\.5 h/);
+    expect(r.out).toContain('gate failed: gate.a (stale), gate.b (stale)');
+  });
+
+  it('exits 1 when one use case is stale and the other never ran (a run exists for the module)', async () => {
+    await usecase('other.d', 'storage');
+    await result('other.d', 'passed', 30);
+    const r = gate('storage', 24);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toContain('gate failed: other.c (never_run), other.d (stale)');
   });
 
   it('exits 1 naming the failing use case when its latest run failed', async () => {

@@ -16,7 +16,7 @@ const load = (name: string) => parsePlaywrightScript(fixture(name), name);
 
 /** A step as checkStep normalises it. */
 const S = (s: Partial<StepData> & Pick<StepData, 'kind'>): StepData => ({
-  target: null, value: null, assertion: null, timeout_ms: null, screenshot: 'on_failure', caption: null, url: null, ...s,
+  target: null, value: null, assertion: null, timeout_ms: null, screenshot: 'always', caption: null, url: null, ...s,
 });
 const on = (...chain: LocatorChain) => ({ candidates: [chain] });
 const lit = (value: string) => ({ kind: 'literal' as const, value });

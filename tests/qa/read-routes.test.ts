@@ -1,8 +1,8 @@
 /**
- * The QA read routes a person follows from a run's chatter message (`/api/qa/runs/{id}`) to the
- * screenshot of its failed step (`/api/qa/run-steps/{id}/screenshot`, served from
- * QA_E2E_TRACE_DIR only), and promotion over GraphQL. Rows are written as a replay writes them
- * (system principal); no browser is needed.
+ * The QA read routes of the API: a run with its results and their steps (`/api/qa/runs/{id}`),
+ * the screenshot of a step (`/api/qa/run-steps/{id}/screenshot`, served from QA_E2E_TRACE_DIR
+ * only; the web client's image widget fetches it with the token), and promotion over GraphQL.
+ * Rows are written as a replay writes them (system principal); no browser is needed.
  */
 import fs from 'node:fs';
 import os from 'node:os';

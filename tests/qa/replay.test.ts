@@ -2,7 +2,7 @@
  * QA replay end to end: use cases imported as data replay in Debian Chromium (playwright-core)
  * against the real web client of an in-process server, on the sandbox tenant reset before each
  * use case. Checks the qa.run / qa.run.result / qa.run.step rows written in the tenant the use
- * cases come from, the trace, the screenshots per policy, the chatter message on ir.module, a
+ * cases come from, the trace, a screenshot per step (per policy: `always` by default), the chatter message on ir.module, a
  * locator fallback, and a broken use case failing on the right step with what it tried.
  */
 import fs from 'node:fs';
@@ -35,7 +35,7 @@ function orgSteps(o: { newButton?: Rec[][]; slugField?: Rec[][]; slugTimeout?: n
     { kind: 'fill', target: { candidates: o.slugField ?? [[{ by: 'label', value: 'Workspace slug' }], [{ by: 'testid', value: 'input-code' }]] }, value: { kind: 'variable', value: 'slug' }, caption: 'Give it a slug', ...(o.slugTimeout ? { timeout_ms: o.slugTimeout } : {}) },
     { kind: 'click', target: { candidates: [[{ by: 'testid', value: 'form-save' }], [{ by: 'role', value: 'button', name: 'Save' }]] }, caption: 'Save' },
     { kind: 'assert', target: { candidates: [[{ by: 'testid', value: 'form-title' }]] }, assertion: { kind: 'text', expected: ORG_NAME }, caption: 'The form shows the new name', screenshot: 'always' },
-    { kind: 'assert', assertion: { kind: 'url', expected: '/default/action-base.action_organizations/*' } },
+    { kind: 'assert', assertion: { kind: 'url', expected: '/default/action-base.action_organizations/*' }, screenshot: 'on_failure' },
     { kind: 'click', target: { candidates: [[{ by: 'testid', value: 'breadcrumb-action' }]] }, caption: 'Back to the list' },
     { kind: 'assert', target: { candidates: [[{ by: 'testid', value: 'list-row' }, { by: 'text', value: ORG_NAME, exact: true }]] }, assertion: { kind: 'visible' }, caption: 'The list shows it' },
   ];
@@ -107,14 +107,21 @@ describe('fw e2e replay', () => {
     expect(steps[0]).toMatchObject({ matched_locator: null, attempts: 0 });
     for (const s of steps) expect(s.error).toBeNull();
 
-    // screenshots: only the step whose policy is `always` (on_failure and never took none)
-    expect(steps.filter((s) => s.screenshot_path).map((s) => s.sequence)).toEqual([8]);
+    // a screenshot per step: the default policy is `always`; step 3 says `never` and step 9
+    // `on_failure`, which a green run leaves without one
+    const frozen = await search('qa.usecase.step', [['usecase_id.key', '=', 'org.create']], 'sequence asc');
+    expect(frozen.map((s) => s.screenshot)).toEqual(['always', 'always', 'never', 'always', 'always', 'always', 'always', 'always', 'on_failure', 'always', 'always']);
+    expect(steps.filter((s) => s.screenshot_path).map((s) => s.sequence)).toEqual([1, 2, 4, 5, 6, 7, 8, 10, 11]);
     expect(steps[7].screenshot_path).toBe(`${run.id}/org.create/008-assert.png`);
-    const shot = path.join(q.traceDir, steps[7].screenshot_path);
-    expect(fs.readFileSync(shot).subarray(1, 4).toString()).toBe('PNG');
     fs.mkdirSync(path.join(process.cwd(), '.tmp/qa-replay'), { recursive: true });
-    fs.copyFileSync(shot, path.join(process.cwd(), '.tmp/qa-replay/passed-step-8.png'));
-    expect(fs.readdirSync(path.join(q.traceDir, run.id, 'org.create'))).toEqual(['008-assert.png']);
+    for (const s of steps.filter((x) => x.screenshot_path)) {
+      const shot = path.join(q.traceDir, s.screenshot_path);
+      expect(fs.readFileSync(shot).subarray(1, 4).toString()).toBe('PNG');
+    }
+    fs.copyFileSync(path.join(q.traceDir, steps[7].screenshot_path), path.join(process.cwd(), '.tmp/qa-replay/passed-step-8.png'));
+    expect(fs.readdirSync(path.join(q.traceDir, run.id, 'org.create')).sort()).toEqual([
+      '001-chapter.png', '002-click.png', '004-click.png', '005-fill.png', '006-fill.png', '007-click.png', '008-assert.png', '010-click.png', '011-assert.png',
+    ]);
 
     // the organization exists in the sandbox, created by the replay user, and not in the tenant
     const sandboxOrgs = await q.kernel.dispatch<{ items: Rec[] }>('fw.search', { model: 'res.organization', domain: [['name', '=', ORG_NAME]] }, systemPrincipal('qa-sandbox'));
@@ -127,7 +134,8 @@ describe('fw e2e replay', () => {
     const [mod] = await search('ir.module', [['name', '=', 'base']]);
     const messages = await search('ir.message', [['res_model', '=', 'ir.module'], ['res_id', '=', mod.id]]);
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatchObject({ link: `/api/qa/runs/${run.id}`, author_name: 'System', message_type: 'notification' });
+    // the link opens the run in the web client (the API route answers the same run as JSON)
+    expect(messages[0]).toMatchObject({ link: `/-/action-qa.action_runs/${run.id}`, author_name: 'System', message_type: 'notification' });
     expect(messages[0].subject).toBe('QA replay passed: 1/1 use case of base (chromium)');
     expect(messages[0].body).toContain('✓ org.create — Create an organization: passed (11 steps');
   }, LONG);

@@ -56,7 +56,17 @@ describe('QA settings', () => {
       expect(qaDoc.get(name)?.[0], `docs/qa.md: ${name}`).toBe(shown);
       // | `NAME` | kind | `default` | meaning |
       expect(configDoc.get(name)?.slice(0, 2), `docs/configuration.md: ${name}`).toEqual([spec.kind, shown]);
+      // the meaning in configuration.md is the setting's own doc (what `fw` prints for it)
+      expect(configDoc.get(name)?.[2], `docs/configuration.md: ${name}`).toBe(spec.doc);
     }
+  });
+
+  it('say the sandbox is reset before each use case of a replay, as sandbox.ts does (not once per replay)', () => {
+    const qa = APP_SETTINGS.find((t) => t.app === 'qa')!;
+    const doc = qa.table.QA_SANDBOX_TENANT_KEY!.doc;
+    expect(doc).toMatch(/before each use case of a replay/);
+    expect(rows('docs/configuration.md').get('QA_SANDBOX_TENANT_KEY')?.[2]).toMatch(/before each use case of a replay/);
+    expect(rows('docs/qa.md').get('QA_SANDBOX_TENANT_KEY')?.[1]).toMatch(/before each use case/);
   });
 
   it('refuse a bad resolution, browser or pause at boot (QA_SETTINGS_INVALID)', () => {

@@ -242,7 +242,8 @@ describe('QA recorder', () => {
     expect(steps[17].assertion).toEqual({ kind: 'text', expected: 'report.txt' });
     expect(steps[17].caption).toBe('The uploaded report is listed.');
     expect(steps[5].url).toBe('/default/action-base.action_organizations/new');
-    for (const s of steps) expect(s.screenshot).toBe('on_failure');
+    // the recorder sends no policy: every step keeps the default, a screenshot per step in replays
+    for (const s of steps) expect(s.screenshot).toBe('always');
   });
 
   it('a qa user records with Enter, pauses, types a password (never sent), finishes and promotes from the bar', async () => {

@@ -21,7 +21,8 @@ export const E2E_USAGE = `fw e2e — QA automation (ENABLE_QA_AUTOMATION=true; r
   fw e2e polish --run <run_uuid> [-t <tenant>] a narrated MP4 of a run under QA_E2E_VIDEO_DIR
   fw e2e gate --module <app> [--freshness-hours <n>] [-t <tenant>]
                                              exit 0 if every use case of the module passed within the window
-                                             (default ${DEFAULT_FRESHNESS_HOURS} h), 1 if one failed or is stale, 2 if none ran`;
+                                             (default ${DEFAULT_FRESHNESS_HOURS} h), 1 if one failed, is stale or never ran,
+                                             2 if no use case of the module has any run`;
 
 /** Exit codes of `fw e2e gate` (and of the other subcommands: 0 ok, 1 failed or refused). */
 export const GATE_EXIT = { pass: 0, fail: 1, no_runs: 2 } as const;
@@ -126,7 +127,7 @@ export async function e2e(argv: string[]): Promise<number> {
       console.log(v.verdict === 'pass'
         ? `gate passed: ${v.usecases.length} use case(s) of ${v.module} passed within ${v.freshness_hours} h`
         : v.verdict === 'no_runs'
-          ? `gate failed: no run of ${v.module} within ${v.freshness_hours} h${v.usecases.length ? '' : ' (the module has no use case)'}`
+          ? `gate failed: no run of ${v.module} (${v.usecases.length ? `never run: ${v.usecases.map((u) => u.key).join(', ')}` : 'the module has no use case'})`
           : `gate failed: ${bad.join(', ')}`);
       return GATE_EXIT[v.verdict];
     }

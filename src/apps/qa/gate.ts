@@ -7,7 +7,7 @@ import { ValidationError } from '../../kernel/errors.js';
 export const DEFAULT_FRESHNESS_HOURS = 24;
 
 export interface GateVerdict {
-  /** `pass` (exit 0), `fail` (a use case failed or is stale, exit 1), `no_runs` (exit 2). */
+  /** `pass` (exit 0), `fail` (a use case failed, is stale or never ran while others did, exit 1), `no_runs` (no use case of the module ever ran, exit 2). */
   verdict: 'pass' | 'fail' | 'no_runs';
   module: string;
   freshness_hours: number;
@@ -16,8 +16,9 @@ export interface GateVerdict {
 
 /**
  * `fw e2e gate`: passes only if the latest result of every active use case of the module passed
- * within the window. A failing or stale use case is named; a module without any result in the
- * window (or without use cases) is `no_runs`, which the CLI exits with a distinct code.
+ * within the window. A failing, stale or never-run use case is named (`fail`). Only a module none
+ * of whose use cases has any result, however old (or a module without use cases), is `no_runs`,
+ * which the CLI exits with a distinct code: results that are all too old are stale, not missing.
  */
 export const gateCommand: CommandDecl = {
   name: 'qa.gate',
@@ -42,8 +43,8 @@ export const gateCommand: CommandDecl = {
       else if (last.status !== 'passed') out.push({ ...base, status: last.status as 'failed' | 'error', reason: String(last.error ?? `step ${String(last.failed_step ?? '?')} failed`) });
       else out.push({ ...base, status: 'passed', reason: null });
     }
-    const anyFresh = out.some((u) => u.status !== 'never_run' && u.status !== 'stale');
-    const verdict = !out.length || !anyFresh ? 'no_runs' : out.every((u) => u.status === 'passed') ? 'pass' : 'fail';
+    const anyRun = out.some((u) => u.status !== 'never_run');
+    const verdict = !anyRun ? 'no_runs' : out.every((u) => u.status === 'passed') ? 'pass' : 'fail';
     return { verdict, module, freshness_hours: hours, usecases: out };
   },
 };

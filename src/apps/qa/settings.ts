@@ -13,7 +13,7 @@ const table = defineSettings('qa', {
   QA_VIDEO_FFMPEG_PATH: { kind: 'string', default: 'ffmpeg', doc: 'The ffmpeg binary (Debian\'s) that stitches screencast frames, cards and narration.' },
   QA_VIDEO_RESOLUTION: { kind: 'string', default: '1280x720', doc: 'Width x height of the browser viewport and of the video.' },
   QA_VIDEO_SLOWMO_MS: { kind: 'int', default: '700', doc: 'Pause added around each step of a polished run, so a viewer can follow.' },
-  QA_SANDBOX_TENANT_KEY: { kind: 'string', default: 'qa-sandbox', doc: 'Tenant every replay runs against; it is dropped, recreated and seeded before each replay.' },
+  QA_SANDBOX_TENANT_KEY: { kind: 'string', default: 'qa-sandbox', doc: 'Tenant every replay runs against; it is dropped, recreated and seeded before each use case of a replay.' },
 });
 
 export type QaSettings = ReturnType<typeof table> & { resolution: { width: number; height: number } };

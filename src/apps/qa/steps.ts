@@ -35,6 +35,11 @@ export const ASSERTION_KINDS = ['visible', 'hidden', 'text', 'contains_text', 'v
 export interface StepAssertion { kind: (typeof ASSERTION_KINDS)[number]; expected?: string | number }
 
 export const SCREENSHOT_POLICIES = ['always', 'on_failure', 'never'] as const;
+/**
+ * A replay keeps a screenshot of every step unless the step says otherwise (`on_failure` keeps
+ * only the failing step's, `never` none): the report shows each step as it looked.
+ */
+export const DEFAULT_SCREENSHOT_POLICY: (typeof SCREENSHOT_POLICIES)[number] = 'always';
 
 export interface StepData {
   kind: StepKind;
@@ -122,7 +127,7 @@ export function checkStep(input: Record<string, unknown>): StepData {
   if (timeout !== undefined && timeout !== null && (!Number.isInteger(timeout) || (timeout as number) < 0 || (timeout as number) > MAX_TIMEOUT_MS)) {
     issues.push({ field: 'timeout_ms', code: 'INVALID_VALUE', message: `timeout_ms is an integer from 0 to ${MAX_TIMEOUT_MS}` });
   }
-  const screenshot = input.screenshot ?? 'on_failure';
+  const screenshot = input.screenshot ?? DEFAULT_SCREENSHOT_POLICY;
   if (!(SCREENSHOT_POLICIES as readonly string[]).includes(String(screenshot))) issues.push({ field: 'screenshot', code: 'INVALID_VALUE', message: `screenshot is ${SCREENSHOT_POLICIES.join(', ')}` });
   if (input.caption !== undefined && input.caption !== null && (typeof input.caption !== 'string' || input.caption.length > 500)) {
     issues.push({ field: 'caption', code: 'INVALID_VALUE', message: 'caption is text of at most 500 characters' });
@@ -143,7 +148,7 @@ export function checkStep(input: Record<string, unknown>): StepData {
 /** The columns a step is stored in (recording steps and use-case steps share them). */
 export const stepColumns = (s: StepData) => ({
   kind: s.kind, target: s.target ?? undefined, value: s.value ?? undefined, assertion: s.assertion ?? undefined,
-  timeout_ms: s.timeout_ms ?? null, screenshot: s.screenshot ?? 'on_failure', caption: s.caption ?? null, url: s.url ?? null,
+  timeout_ms: s.timeout_ms ?? null, screenshot: s.screenshot ?? DEFAULT_SCREENSHOT_POLICY, caption: s.caption ?? null, url: s.url ?? null,
 });
 
 /** A stored row back to step data. */
@@ -151,6 +156,6 @@ export function stepOf(row: Record<string, unknown>): StepData {
   return {
     kind: row.kind as StepKind, target: (row.target as StepTarget | null) ?? null, value: (row.value as StepValue | null) ?? null,
     assertion: (row.assertion as StepAssertion | null) ?? null, timeout_ms: (row.timeout_ms as number | null) ?? null,
-    screenshot: (row.screenshot as StepData['screenshot']) ?? 'on_failure', caption: (row.caption as string | null) ?? null, url: (row.url as string | null) ?? null,
+    screenshot: (row.screenshot as StepData['screenshot']) ?? DEFAULT_SCREENSHOT_POLICY, caption: (row.caption as string | null) ?? null, url: (row.url as string | null) ?? null,
   };
 }

@@ -1,5 +1,5 @@
-import { Link, Navigate, Outlet, useNavigate, useParams } from '@tanstack/react-router';
-import { Suspense, useState } from 'react';
+import { Link, Navigate, Outlet, useNavigate, useParams, useRouter, useRouterState } from '@tanstack/react-router';
+import { Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { Button, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-components';
 import { AssistantButton } from '../ai/AssistantButton.tsx';
 import { endSession, request } from '../api/client.ts';
@@ -8,8 +8,8 @@ import { useT } from '../i18n/index.tsx';
 import { LiveBridge } from '../live/LiveBridge.tsx';
 import { RecorderButton } from '../qa/RecorderButton.tsx';
 import { ErrorBoundary } from './ErrorBoundary.tsx';
-import { useBootstrap, useMe } from './meta.ts';
-import { appOfAction, firstAction, menuDepth, orgSlug } from './nav.ts';
+import { useBootstrap, useMe, useModels } from './meta.ts';
+import { appOfAction, firstAction, menuDepth, orgSlug, visibleApps, type App } from './nav.ts';
 import { actionKeyOf, actionSegment } from './search-params.ts';
 import { currentTheme, setTheme } from './theme.ts';
 
@@ -25,13 +25,39 @@ export function Shell() {
   );
 }
 
+/** The bootstrap's apps without the entries that open a model the caller cannot read. */
+function useApps() {
+  const boot = useBootstrap();
+  const models = useModels();
+  return useMemo(() => visibleApps(boot.apps, boot.actions, (m) => models.has(m)), [boot, models]);
+}
+
+/**
+ * A link that does not know the reader's organization (one the server posts, like a QA replay's
+ * chatter message) uses `-`; once the reader's organization has a slug, the URL gets it.
+ */
+function useOrgSlugFix(slug: string | undefined, mine: string) {
+  const router = useRouter();
+  const href = useRouterState({ select: (s) => s.location.href });
+  useEffect(() => {
+    if (slug !== '-' || mine === '-') return;
+    router.history.replace(href.replace(/^\/-(?=\/|\?|#|$)/, `/${encodeURIComponent(mine)}`));
+  }, [slug, mine, href, router]);
+}
+
 function ShellFrame() {
   const t = useT();
-  const boot = useBootstrap();
+  const apps = useApps();
   const me = useMe();
   const params = useParams({ strict: false }) as { org?: string; action?: string };
+  useOrgSlugFix(params.org, orgSlug(me.organization));
   const slug = params.org ?? orgSlug(me.organization);
-  const current = appOfAction(boot.apps, params.action ? actionKeyOf(params.action) : null);
+  // an action no menu opens (a record reached from a line or a link of another record) keeps the
+  // sidebar on the app the person came from
+  const found = appOfAction(apps, params.action ? actionKeyOf(params.action) : null);
+  const last = useRef<App | undefined>(undefined);
+  if (found || !params.action) last.current = found;
+  const current = found ?? (last.current && apps.some((a) => a.key === last.current!.key) ? last.current : undefined);
   return (
     <div className="shell">
       <a className="skip-link" href="#main">{t('shell.skip')}</a>
@@ -40,7 +66,7 @@ function ShellFrame() {
           <span className="brand-mark" aria-hidden="true" /> {t('app.name')}
         </Link>
         <ul className="nav-apps">
-          {boot.apps.map((app) => {
+          {apps.map((app) => {
             const act = firstAction(app);
             return (
               <li key={app.key}>
@@ -128,15 +154,15 @@ export function GoHome() {
 
 export function Home() {
   const t = useT();
-  const boot = useBootstrap();
+  const apps = useApps();
   const { org } = useParams({ strict: false }) as { org: string };
   const navigate = useNavigate();
   return (
     <section className="home">
       <h1>{t('home.title')}</h1>
-      {boot.apps.length === 0 && <p>{t('home.empty')}</p>}
+      {apps.length === 0 && <p>{t('home.empty')}</p>}
       <div className="app-tiles">
-        {boot.apps.map((app) => {
+        {apps.map((app) => {
           const act = firstAction(app);
           return act ? (
             <Button key={app.key} className="app-tile" data-testid={`tile-${app.key}`}

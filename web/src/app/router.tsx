@@ -6,6 +6,7 @@ import { ErrorPanel } from './ErrorBoundary.tsx';
 import { bootstrapQuery, meQuery, planQuery, prefetchSession } from './meta.ts';
 import { viewIdsOf, viewTypeOf } from './nav.ts';
 import { preloadView } from '../views/registry.ts';
+import { mutationsQuery } from '../model/access.ts';
 import { actionKeyOf, validateViewSearch, type ViewSearch } from './search-params.ts';
 import { Shell, GoHome, Home } from './Shell.tsx';
 
@@ -53,6 +54,8 @@ async function loadView(queryClient: QueryClient, actionParam: string, view: str
   const type = viewTypeOf(action, view, record);
   await Promise.all([
     preloadView(type, action.model_key),
+    // which models can be written: a read-only form renders without a Save that then goes away
+    queryClient.ensureQueryData(mutationsQuery),
     ...[ids[type], ids.search].filter(Boolean).map((id) => queryClient.ensureQueryData(planQuery(id))),
   ]);
 }

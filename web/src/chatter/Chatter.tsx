@@ -1,4 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from '@tanstack/react-router';
 import { useId, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { request } from '../api/client.ts';
@@ -88,9 +89,18 @@ function Thread({ model, recordId }: { model: string; recordId: string }) {
   );
 }
 
+/** A path of this client (not the API): followed without reloading the page. */
+const inApp = (href: string) => href.startsWith('/') && !/^\/(api|graphql|health|assets)(\/|$|\?)/.test(href);
+
 function Message({ m }: { m: ChatterMessage }) {
   const t = useT();
+  const router = useRouter();
   const href = safeHref(m.link);
+  const follow = (e: React.MouseEvent<HTMLAnchorElement>) => {
+    if (!href || !inApp(href) || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    router.history.push(href);
+  };
   const author = m.author_name || t(m.message_type === 'notification' ? 'chatter.system' : 'chatter.unknown');
   return (
     <li className={`chatter-msg chatter-${m.message_type}`} data-testid="chatter-message" data-type={m.message_type}>
@@ -104,7 +114,7 @@ function Message({ m }: { m: ChatterMessage }) {
       </div>
       {m.subject && <p className="chatter-subject" data-testid="chatter-subject">{m.subject}</p>}
       <p className="chatter-body" data-testid="chatter-body">{m.body}</p>
-      {href && <a className="chatter-link small" href={href} data-testid="chatter-link">{t('chatter.link')}</a>}
+      {href && <a className="chatter-link small" href={href} onClick={follow} data-testid="chatter-link">{t('chatter.link')}</a>}
     </li>
   );
 }

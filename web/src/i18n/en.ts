@@ -75,6 +75,7 @@ export const en = {
   'form.command_done': '{name}: done.',
   'form.save_first': 'Save the record first.',
   'form.record_saved_with_parent': 'Lines are saved with the record.',
+  'form.readonly': 'Read-only',
   'reference.search': 'Search {model}',
   'reference.clear': 'Clear',
   'reference.no_results': 'No match',
@@ -243,6 +244,10 @@ export const en = {
   'error.validation': 'Some fields need attention.',
   'error.generic': '{message}',
   'widget.filesize': '{value, number} bytes',
+  'image.loading': '{label} (loading)',
+  'image.missing': 'No image',
+  'image.failed': 'The image could not be loaded.',
+  'image.open': 'Open full size',
 } as const;
 
 export type MessageId = keyof typeof en;

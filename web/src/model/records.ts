@@ -30,6 +30,14 @@ export function modelOf(models: Models, key: string): ModelInfo {
   return m;
 }
 
+/**
+ * `id` and the record name: what shows a record. A model without a name field is named by its
+ * uuid (`record_uuid`), which GraphQL serves as `id`.
+ */
+export function nameSelection(m: ModelInfo): string {
+  return m.record_name === 'id' || m.record_name === 'record_uuid' ? 'id' : `id ${ident(m.record_name)}`;
+}
+
 /** The selection of some fields: a Reference selects the target's id and record name. */
 export function selection(fields: readonly FieldInfo[], models: Models, nested: Record<string, readonly FieldInfo[]> = {}): string {
   const parts = ['id'];
@@ -37,7 +45,7 @@ export function selection(fields: readonly FieldInfo[], models: Models, nested: 
     if (f.name === 'id' || parts.includes(f.name)) continue;
     if (f.type === 'reference') {
       const target = f.relation ? models.get(f.relation) : undefined;
-      parts.push(`${ident(f.name)} { id${target && target.record_name !== 'id' ? ` ${ident(target.record_name)}` : ''} }`);
+      parts.push(`${ident(f.name)} { ${target ? nameSelection(target) : 'id'} }`);
     } else if (f.type === 'one2many') {
       const cols = nested[f.name];
       if (cols) parts.push(`${ident(f.name)} { ${selection(cols, models)} }`);

@@ -4,7 +4,7 @@ import { Button, ComboBox, Input, ListBox, ListBoxItem, Popover } from 'react-ar
 import { request } from '../api/client.ts';
 import { useModels } from '../app/meta.ts';
 import { useT } from '../i18n/index.tsx';
-import { displayName, nameSearchWhere, rowsDocument, type Row } from '../model/records.ts';
+import { displayName, nameSearchWhere, nameSelection, rowsDocument, type Row } from '../model/records.ts';
 import { recordsKey } from '../model/useRecords.ts';
 import type { InputProps } from './inputs.tsx';
 
@@ -21,7 +21,7 @@ export function ReferencePicker({ field, id, value, onChange, invalid, described
   const shown = text ?? displayName(target, current);
   const results = useQuery({
     queryKey: recordsKey(field.relation ?? '', 'name_search', text ?? ''),
-    queryFn: async () => (await request<{ rows: Row[] }, Record<string, unknown>>(rowsDocument(target!, `id ${target!.record_name}`), {
+    queryFn: async () => (await request<{ rows: Row[] }, Record<string, unknown>>(rowsDocument(target!, nameSelection(target!)), {
       where: nameSearchWhere(target!, text ?? ''), limit: 8, offset: 0,
     })).rows,
     enabled: !!target && text !== null,

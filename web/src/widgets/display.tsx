@@ -1,9 +1,21 @@
 import type { ReactNode } from 'react';
 import { FormattedDate, FormattedNumber } from 'react-intl';
 import { displayName, type FieldInfo, type Models } from '../model/records.ts';
+import { image } from './image.tsx';
 
-/** How a value is shown in a list cell, a kanban card or a read-only form field. */
-export type DisplayWidget = (p: { field: FieldInfo; value: unknown; models: Models }) => ReactNode;
+/**
+ * How a value is shown in a list cell, a kanban card or a read-only form field. `record` is the
+ * row the value belongs to (when the caller has it), `arg` what follows the widget's name in the
+ * view: `widget="image:/api/…/{id}/…"` is the widget `image` with that argument.
+ */
+export type DisplayWidget = (p: { field: FieldInfo; value: unknown; models: Models; record?: { id?: unknown } & Record<string, unknown>; arg?: string }) => ReactNode;
+
+/** `widget="name:argument"` → `["name", "argument"]`; a plain name has no argument. */
+export function widgetParts(widget: string | null | undefined): [string | null, string | undefined] {
+  if (!widget) return [null, undefined];
+  const i = widget.indexOf(':');
+  return i < 0 ? [widget, undefined] : [widget.slice(0, i), widget.slice(i + 1)];
+}
 
 const empty = <span className="muted">—</span>;
 const isEmpty = (v: unknown) => v === null || v === undefined || v === '';
@@ -35,20 +47,37 @@ const reference: DisplayWidget = ({ field, value, models }) => {
   const rec = typeof value === 'object' ? (value as Record<string, unknown>) : { id: String(value) };
   return displayName(field.relation ? models.get(field.relation) : undefined, rec);
 };
-const json: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : <code className="json">{JSON.stringify(value)}</code>);
+/**
+ * JSON on as few lines as reads well: what fits in `width` characters stays on one line, longer
+ * lists and objects put one member per line (a form shows the block, a list cell folds it).
+ */
+export function prettyJson(value: unknown, width = 96, indent = ''): string {
+  const flat = JSON.stringify(value) ?? String(value);
+  if (flat.length + indent.length <= width || value === null || typeof value !== 'object') return flat;
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (!value.length) return '[]';
+    return `[\n${value.map((v) => inner + prettyJson(v, width, inner)).join(',\n')}\n${indent}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (!entries.length) return '{}';
+  return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${prettyJson(v, width, inner)}`).join(',\n')}\n${indent}}`;
+}
+const json: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : <code className="json">{prettyJson(value)}</code>);
 const one2many: DisplayWidget = ({ value }) => (Array.isArray(value) ? String(value.length) : empty);
 
 /** The widget named by the view wins; else the field type's; else plain text. */
 export const displayWidgets: { byWidget: Record<string, DisplayWidget>; byType: Record<string, DisplayWidget> } = {
-  byWidget: { badge, date, money, filesize, datetime },
+  byWidget: { badge, date, money, filesize, datetime, image },
   byType: { char: text, text, integer: number, float: number, boolean, datetime, json, uuid: text, enum: badge, reference, one2many },
 };
 
 export function displayWidgetFor(field: FieldInfo): DisplayWidget {
-  return (field.widget && displayWidgets.byWidget[field.widget]) || displayWidgets.byType[field.type] || text;
+  const [name] = widgetParts(field.widget);
+  return (name && displayWidgets.byWidget[name]) || displayWidgets.byType[field.type] || text;
 }
 
-export function Display({ field, value, models }: { field: FieldInfo; value: unknown; models: Models }) {
+export function Display({ field, value, models, record }: { field: FieldInfo; value: unknown; models: Models; record?: { id?: unknown } & Record<string, unknown> }) {
   const W = displayWidgetFor(field);
-  return <>{W({ field, value, models })}</>;
+  return <>{W({ field, value, models, record, arg: widgetParts(field.widget)[1] })}</>;
 }

@@ -49,7 +49,8 @@ export const inputWidgets: { byWidget: Record<string, InputWidget>; byType: Reco
 };
 
 export function inputWidgetFor(field: FieldInfo): InputWidget {
-  return (field.widget && inputWidgets.byWidget[field.widget]) || inputWidgets.byType[field.type] || text;
+  const name = field.widget?.split(':', 1)[0];
+  return (name && inputWidgets.byWidget[name]) || inputWidgets.byType[field.type] || text;
 }
 
 function toLocalInput(iso: string): string {

@@ -182,8 +182,9 @@ async function film(kernel: Kernel, deps: PolishDeps, o: {
         variables,
         secrets: secretsOf(creds),
         fixturesDir: path.resolve(opts.fixturesDir ?? DEFAULT_FIXTURES_DIR),
-        // screenshots of a polish are not kept with the run's
+        // the video films every step: a screenshot would only freeze the screencast for a moment
         screenshotDir: path.join(o.work, 'screenshots'),
+        noScreenshots: true,
         defaultTimeoutMs: opts.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
         slowMoMs: qs.QA_VIDEO_SLOWMO_MS,
         hooks: {

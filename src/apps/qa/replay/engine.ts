@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Locator, Page } from 'playwright-core';
-import type { LocatorChain, StepAssertion, StepData, StepValue } from '../steps.js';
+import { DEFAULT_SCREENSHOT_POLICY, type LocatorChain, type StepAssertion, type StepData, type StepValue } from '../steps.js';
 import { chainToString, describeTried, matches, resolveTarget, StepFailure, toLocator, type ResolvedTarget, type TriedLocator } from './locate.js';
 
 /**
@@ -36,6 +36,8 @@ export interface StepRunContext {
   screenshotDir: string;
   /** `screenshot_path` is stored relative to this folder (QA_E2E_TRACE_DIR); default screenshotDir. */
   screenshotRoot?: string;
+  /** Take no screenshot whatever the steps' policies (a polished video films the steps instead). */
+  noScreenshots?: boolean;
   defaultTimeoutMs: number;
   /** A pause before and after each step (polished videos); not part of `action_ms`. */
   slowMoMs?: number;
@@ -410,8 +412,8 @@ export async function runSteps(page: Page, steps: StepData[], ctx: StepRunContex
     const failure = error instanceof ActionFailure ? error : null;
     const matched = outcome?.matched ?? failure?.matched ?? null;
     const tried = step.target ? (matched?.tried ?? (error instanceof StepFailure ? error.tried : [])) : null;
-    const policy = step.screenshot ?? 'on_failure';
-    const shot = policy === 'always' || (policy === 'on_failure' && error) ? await screenshot(page, ctx, i + 1, step.kind) : null;
+    const policy = step.screenshot ?? DEFAULT_SCREENSHOT_POLICY;
+    const shot = !ctx.noScreenshots && (policy === 'always' || (policy === 'on_failure' && error)) ? await screenshot(page, ctx, i + 1, step.kind) : null;
     const result: StepResult = {
       ...base,
       status: error ? 'failed' : 'passed',

@@ -279,6 +279,14 @@ async function launch(browserName: string, qs: QaSettings): Promise<Browser> {
   }
 }
 
+/**
+ * Where the chatter message of a replay points: the run in the web client (its results, their
+ * steps and screenshots), which a browser opens with the reader's session. `-` stands for the
+ * organization, which the server does not know for the reader (the client puts the reader's
+ * slug in its place). The same run as JSON is `GET /api/qa/runs/{id}` (bearer token).
+ */
+export const runLink = (runId: string) => `/-/action-qa.action_runs/${runId}`;
+
 async function postChatter(kernel: Kernel, sys: Principal, run: RunOutcome, log: (l: string) => void): Promise<void> {
   const byModule = new Map<string, UsecaseOutcome[]>();
   for (const r of run.results) byModule.set(r.module, [...(byModule.get(r.module) ?? []), r]);
@@ -300,7 +308,7 @@ async function postChatter(kernel: Kernel, sys: Principal, run: RunOutcome, log:
         subject: `QA replay ${verdict}: ${passed}/${results.length} use case${results.length === 1 ? '' : 's'} of ${module} (${run.browser})`,
         body: [`Run ${run.id} on ${run.browser} (${secs(run.duration_ms)}):`, ...lines].join('\n'),
         message_type: 'notification',
-        link: `/api/qa/runs/${run.id}`,
+        link: runLink(run.id),
       }, sys);
     } catch (err) {
       log(`  (chatter message on ${module} not posted: ${errMsg(err)})`);

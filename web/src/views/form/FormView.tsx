@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link, useBlocker, useNavigate } from '@tanstack/react-router';
+import { Link, useBlocker, useNavigate, useParams } from '@tanstack/react-router';
 import { useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
 import { Controller, useForm, type UseFormReturn } from 'react-hook-form';
 import { Button, Dialog, Heading, Modal, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
@@ -8,11 +8,13 @@ import { ApiError } from '../../api/errors.ts';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { Chatter } from '../../chatter/Chatter.tsx';
 import { errorMessage } from '../../app/errors.ts';
-import { asFields, useModels, type FormPlan, type PlanButton } from '../../app/meta.ts';
+import { asFields, useBootstrap, useModels, type FormPlan, type PlanButton } from '../../app/meta.ts';
+import { formActionOf } from '../../app/nav.ts';
 import { actionSegment } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
 import { watchModel } from '../../live/hub.ts';
+import { anyWritable, useWritable } from '../../model/access.ts';
 import { createDocument, defaultsOf, displayName, modelOf, oneDocument, selection, toInput, updateDocument, type FieldInfo, type Row } from '../../model/records.ts';
 import { recordsKey, useInvalidateModel } from '../../model/useRecords.ts';
 import { Display } from '../../widgets/display.tsx';
@@ -31,7 +33,9 @@ interface Conflict { expected: number; actual: number; input: Values }
  * The form view of a render plan: header (statusbar, command buttons), sheet (groups, notebook
  * pages, fields through the widget registry, One2Many lines), the chatter slot. Create, edit,
  * save and discard with a guard against leaving unsaved changes; a save against a revision that
- * changed elsewhere asks whether to reload or overwrite.
+ * changed elsewhere asks whether to reload or overwrite. A record nobody may write (the schema
+ * has no update mutation for its model, or the plan no writable field) is shown read-only: no
+ * Save or Discard, values through the display widgets, lines that open their own record.
  */
 /** A model's own form (connectors) may replace some fields of the plan with its extension. */
 export interface FormCustomisation { extension?: ComponentType<FormExtensionProps>; hiddenFields?: readonly string[] }
@@ -43,6 +47,8 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
   const m = modelOf(models, plan.model);
   const isNew = !recordId || recordId === 'new';
   const fields = asFields(plan.fields);
+  const can = useWritable(m);
+  const readOnly = !anyWritable(fields) || !(isNew ? can.create : can.update);
   const nested = useMemo(() => Object.fromEntries(plan.nodes.filter((n) => n.list && n.field).map((n) => [n.field!.name, n.list!.columns as readonly FieldInfo[]])), [plan.nodes]);
   const sel = useMemo(() => selection(fields, models, nested), [fields, models, nested]);
   const key = recordsKey(m.key, 'one', sel, recordId);
@@ -151,7 +157,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
   const statusField = plan.header?.statusbar?.field;
   const status = statusField ? form.watch(statusField) : undefined;
   return (
-    <form className="view view-form" onSubmit={form.handleSubmit((v) => save(v))} noValidate data-testid="form-view">
+    <form className="view view-form" onSubmit={form.handleSubmit((v) => { if (!readOnly) void save(v); })} noValidate data-testid="form-view" data-readonly={readOnly || undefined}>
       <div className="control-panel">
         <div className="cp-row">
           <nav aria-label="Breadcrumb" className="breadcrumb">
@@ -160,10 +166,14 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
             <span data-testid="form-title">{title}</span>
           </nav>
           <div className="cp-spacer" />
-          {dirty && <span className="dirty-mark" data-testid="dirty-mark">•</span>}
-          <Button type="submit" className="btn btn-primary" isDisabled={saving} data-testid="form-save">{t('common.save')}</Button>
-          <Button className="btn" isDisabled={!dirty || saving} data-testid="form-discard"
-            onPress={() => load(record.data ?? {})}>{t('common.discard')}</Button>
+          {readOnly ? <span className="badge" data-testid="form-readonly">{t('form.readonly')}</span> : (
+            <>
+              {dirty && <span className="dirty-mark" data-testid="dirty-mark">•</span>}
+              <Button type="submit" className="btn btn-primary" isDisabled={saving} data-testid="form-save">{t('common.save')}</Button>
+              <Button className="btn" isDisabled={!dirty || saving} data-testid="form-discard"
+                onPress={() => load(record.data ?? {})}>{t('common.discard')}</Button>
+            </>
+          )}
         </div>
       </div>
       {remote && (
@@ -190,7 +200,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
       )}
       <div className="sheet">
         {buildTree(plan.nodes, hiddenFields).map((n) => (
-          <FormNodeView key={n.node.index} tree={n} form={form} recordId={isNew ? null : recordId!} onButton={runButton}
+          <FormNodeView key={n.node.index} tree={n} form={form} recordId={isNew ? null : recordId!} readOnly={readOnly} onButton={runButton}
             onLines={(name, c) => { lines.current[name] = c; setLinesDirty((x) => x + 1); }} />
         ))}
       </div>
@@ -220,12 +230,12 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
   );
 }
 
-function FormNodeView({ tree, form, recordId, onButton, onLines }: {
-  tree: TreeNode; form: UseFormReturn<Values>; recordId: string | null; onButton: (b: PlanButton) => void;
+function FormNodeView({ tree, form, recordId, readOnly, onButton, onLines }: {
+  tree: TreeNode; form: UseFormReturn<Values>; recordId: string | null; readOnly: boolean; onButton: (b: PlanButton) => void;
   onLines: (field: string, c: LineChanges) => void;
 }) {
   const { node, children } = tree;
-  const kids = children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} onButton={onButton} onLines={onLines} />);
+  const kids = children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} readOnly={readOnly} onButton={onButton} onLines={onLines} />);
   switch (node.kind) {
     case 'group':
       return (
@@ -242,7 +252,7 @@ function FormNodeView({ tree, form, recordId, onButton, onLines }: {
           </TabList>
           {children.map((p) => (
             <TabPanel key={p.node.index} id={String(p.node.index)} className="tabpanel">
-              {p.children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} onButton={onButton} onLines={onLines} />)}
+              {p.children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} readOnly={readOnly} onButton={onButton} onLines={onLines} />)}
             </TabPanel>
           ))}
         </Tabs>
@@ -252,35 +262,48 @@ function FormNodeView({ tree, form, recordId, onButton, onLines }: {
     case 'button':
       return node.button ? <Button className="btn" onPress={() => onButton(node.button!)}>{node.button.string}</Button> : null;
     case 'field':
-      return node.field ? <FieldRow field={node.field as FieldInfo} form={form} list={node.list} recordId={recordId} onLines={onLines} /> : null;
+      return node.field ? <FieldRow field={node.field as FieldInfo} form={form} list={node.list} recordId={recordId} readOnly={readOnly} onLines={onLines} /> : null;
     default:
       return <>{kids}</>;
   }
 }
 
-function FieldRow({ field, form, list, recordId, onLines }: {
-  field: FieldInfo; form: UseFormReturn<Values>; list: FormPlan['nodes'][number]['list']; recordId: string | null;
+function FieldRow({ field, form, list, recordId, readOnly, onLines }: {
+  field: FieldInfo; form: UseFormReturn<Values>; list: FormPlan['nodes'][number]['list']; recordId: string | null; readOnly: boolean;
   onLines: (field: string, c: LineChanges) => void;
 }) {
   const t = useT();
   const models = useModels();
+  const boot = useBootstrap();
+  const { org } = useParams({ strict: false }) as { org: string };
   const id = `f-${field.name}`;
   const err = form.formState.errors[field.name]?.message as string | undefined;
   if (field.type === 'one2many') {
     return (
       <div className="field field-wide" data-testid={`field-${field.name}`}>
         <span className="label" id={`${id}-label`}>{field.label}</span>
-        <OneToMany field={field} list={list} rows={(form.watch(field.name) as Row[] | undefined) ?? []} recordId={recordId} onChange={(c) => onLines(field.name, c)} />
+        <OneToMany field={field} list={list} rows={(form.watch(field.name) as Row[] | undefined) ?? []} recordId={recordId} readOnly={readOnly} onChange={(c) => onLines(field.name, c)} />
       </div>
     );
   }
   const Input = inputWidgetFor(field);
+  // only a value shown is watched (watching an input would render the whole form on each keystroke)
+  const value = field.readonly || readOnly ? form.watch(field.name) : undefined;
+  // a Reference shown read-only opens its record, when an action shows the target model in a form
+  const ref = field.type === 'reference' && value && typeof value === 'object' ? (value as Row) : null;
+  const target = ref && field.relation ? formActionOf(boot.actions, field.relation) : undefined;
+  const wide = field.type === 'text' || field.type === 'json' || field.widget?.startsWith('image');
+  const shown = <Display field={field} value={value} models={models} record={recordId ? { id: recordId } : undefined} />;
   return (
-    <div className={`field${field.type === 'text' || field.type === 'json' ? ' field-wide' : ''}`} data-testid={`field-${field.name}`}>
-      <label htmlFor={id} className="label">{field.label}{field.required && <span aria-hidden="true" className="req"> *</span>}</label>
+    <div className={`field${wide ? ' field-wide' : ''}`} data-testid={`field-${field.name}`}>
+      <label htmlFor={id} className="label">{field.label}{field.required && !readOnly && <span aria-hidden="true" className="req"> *</span>}</label>
       <div className="value">
-        {field.readonly ? (
-          <span id={id}><Display field={field} value={form.watch(field.name)} models={models} /></span>
+        {field.readonly || readOnly ? (
+          <span id={id} className={`shown shown-${field.type}`}>
+            {ref && target ? (
+              <Link to="/$org/$action/$record" params={{ org, action: actionSegment(target.key), record: ref.id }} search={{}} data-testid={`link-${field.name}`}>{shown}</Link>
+            ) : shown}
+          </span>
         ) : (
           <Controller name={field.name} control={form.control}
             rules={{ validate: (v) => !field.required || field.type === 'boolean' || (v !== null && v !== undefined && v !== '') || t('form.required', { label: field.label }) }}

@@ -1,8 +1,12 @@
+import { useNavigate, useParams } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { request } from '../../api/client.ts';
-import { useModels, type FormNode } from '../../app/meta.ts';
+import { useBootstrap, useModels, type FormNode } from '../../app/meta.ts';
+import { formActionOf } from '../../app/nav.ts';
+import { actionSegment } from '../../app/search-params.ts';
 import { useT } from '../../i18n/index.tsx';
+import { anyWritable, useWritable } from '../../model/access.ts';
 import { createDocument, defaultsOf, deleteDocument, toInput, updateDocument, type FieldInfo, type Models, type Row } from '../../model/records.ts';
 import { Display } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
@@ -15,15 +19,25 @@ type Plan = FormNode['list'];
 /**
  * A One2Many field as an inline list: the nested list's columns; lines are added, edited and
  * removed in place when the caller may write the line model, and written after the parent on Save
- * (a new line gets the plan's `inverse` Reference set to the parent).
+ * (a new line gets the plan's `inverse` Reference set to the parent). Lines that cannot be edited
+ * (a read-only form, a line model without mutations, no writable column) open their own record
+ * when an action shows the line model in a form.
  */
-export function OneToMany({ field, list, rows, recordId, onChange }: {
-  field: FieldInfo; list: Plan; rows: Row[]; recordId: string | null; onChange: (c: LineChanges) => void;
+export function OneToMany({ field, list, rows, recordId, readOnly = false, onChange }: {
+  field: FieldInfo; list: Plan; rows: Row[]; recordId: string | null; readOnly?: boolean; onChange: (c: LineChanges) => void;
 }) {
   const t = useT();
   const models = useModels();
+  const boot = useBootstrap();
+  const navigate = useNavigate();
+  const { org } = useParams({ strict: false }) as { org: string };
   const columns = (list?.columns ?? []) as readonly FieldInfo[];
-  const editable = !!list?.inverse && models.has(list.model);
+  const can = useWritable(list ? models.get(list.model) : undefined);
+  const editable = !readOnly && !!list?.inverse && models.has(list.model) && anyWritable(columns) && can.create && can.update && can.delete;
+  const opener = !editable && list && models.has(list.model) ? formActionOf(boot.actions, list.model) : undefined;
+  const open = (row: Row) => {
+    if (opener && !row.id.startsWith('new-')) void navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(opener.key), record: row.id }, search: {} });
+  };
   const [lines, setLines] = useState<Row[]>(rows);
   const [changes, setChanges] = useState<LineChanges>({ added: [], changed: new Map(), removed: new Set() });
   useEffect(() => { setLines(rows); setChanges({ added: [], changed: new Map(), removed: new Set() }); }, [rows]);
@@ -61,14 +75,17 @@ export function OneToMany({ field, list, rows, recordId, onChange }: {
         <thead><tr>{columns.map((c) => <th key={c.name}>{c.label}</th>)}{editable && <th><span className="sr-only">{t('common.remove')}</span></th>}</tr></thead>
         <tbody>
           {lines.map((row) => (
-            <tr key={row.id} data-testid="o2m-row">
+            <tr key={row.id} data-testid="o2m-row" {...(opener ? {
+              tabIndex: 0, className: 'o2m-open', onClick: () => open(row),
+              onKeyDown: (e: React.KeyboardEvent) => { if (e.key === 'Enter' && e.target === e.currentTarget) open(row); },
+            } : {})}>
               {columns.map((c) => {
                 const Input = inputWidgetFor(c);
                 return (
                   <td key={c.name}>
                     {editable && !c.readonly && c.type !== 'one2many'
                       ? Input({ field: c, id: `${field.name}-${row.id}-${c.name}`, testId: `o2m-${field.name}-${c.name}`, ariaLabel: c.label, value: row[c.name], onChange: (v) => edit(row, c.name, v), onBlur: () => {}, invalid: false })
-                      : <Display field={c} value={row[c.name]} models={models} />}
+                      : <Display field={c} value={row[c.name]} models={models} record={row} />}
                   </td>
                 );
               })}

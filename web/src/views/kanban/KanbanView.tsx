@@ -108,7 +108,7 @@ function Card({ row, cardFields, onOpen, groupField }: { row: Row; cardFields: r
       onClick={() => onOpen(row.id)} onKeyDown={(e) => { listeners?.onKeyDown?.(e); if (e.key === 'Enter' && !e.defaultPrevented) onOpen(row.id); }}>
       {cardFields.map((f, i) => (
         <div key={f.name} className={i === 0 ? 'card-title' : 'card-line'}>
-          {i > 0 && <span className="muted">{f.label}: </span>}<Display field={f} value={row[f.name]} models={models} />
+          {i > 0 && <span className="muted">{f.label}: </span>}<Display field={f} value={row[f.name]} models={models} record={row} />
         </div>
       ))}
     </article>

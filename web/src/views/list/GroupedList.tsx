@@ -4,7 +4,7 @@ import { useModels } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
 import { andWhere, type Where } from '../../model/domain.ts';
 import type { FieldInfo, ModelInfo } from '../../model/records.ts';
-import { displayName } from '../../model/records.ts';
+import { displayName, nameSelection } from '../../model/records.ts';
 import { useBlock, useGroups } from '../../model/useRecords.ts';
 import { Display } from '../../widgets/display.tsx';
 
@@ -21,7 +21,7 @@ export function GroupedList({ model, groupBy, fields, columns, where, sel, order
   const target = field?.relation ? models.get(field.relation) : undefined;
   // the names of Reference groups: one query for the ids of every group
   const ids = (groups.data ?? []).map((g) => g.key[groupBy]).filter((v): v is string => typeof v === 'string');
-  const names = useBlock(target ?? model, `id ${target?.record_name ?? 'id'}`, { id: { in: ids } }, undefined, 0, Math.max(ids.length, 1), !!target && ids.length > 0);
+  const names = useBlock(target ?? model, target ? nameSelection(target) : 'id', { id: { in: ids } }, undefined, 0, Math.max(ids.length, 1), !!target && ids.length > 0);
   const label = (v: unknown) => {
     if (v === null || v === undefined) return t('list.group_none');
     if (target) return displayName(target, names.data?.find((r) => r.id === v) ?? { id: String(v) });
@@ -62,7 +62,7 @@ function GroupRows({ model, where, sel, order, columns, onOpen, count }: {
       <tbody>
         {(rows.data ?? []).map((r) => (
           <tr key={r.id} tabIndex={0} data-testid="list-row" onClick={() => onOpen(r.id)} onKeyDown={(e) => { if (e.key === 'Enter') onOpen(r.id); }}>
-            {columns.map((f) => <td key={f.name}><Display field={f} value={r[f.name]} models={models} /></td>)}
+            {columns.map((f) => <td key={f.name}><Display field={f} value={r[f.name]} models={models} record={r} /></td>)}
           </tr>
         ))}
       </tbody>

@@ -8,6 +8,7 @@ import { asFields, useModels, type ListPlan } from '../../app/meta.ts';
 import { actionSegment } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
+import { anyWritable, useWritable } from '../../model/access.ts';
 import { deleteManyDocument, modelOf, orderBy, selection } from '../../model/records.ts';
 import { useCount, useInvalidateModel } from '../../model/useRecords.ts';
 import { ControlPanel } from '../ControlPanel.tsx';
@@ -28,6 +29,9 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
   const models = useModels();
   const m = modelOf(models, plan.model);
   const fields = asFields(plan.fields);
+  // New only when the model can be created at all (and the view has something to type); bulk
+  // delete only when it can be deleted
+  const can = useWritable(m);
   const [visible, setVisible] = useColumnVisibility(plan.view_id, fields);
   const columns = useMemo(() => plan.columns.map((c) => fields.find((f) => f.name === c)!).filter((f) => f && visible[f.name] !== false), [plan.columns, fields, visible]);
   const sel = useMemo(() => selection(fields, models), [fields, models]);
@@ -55,8 +59,8 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
 
   return (
     <div className="view view-list">
-      <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="list">
-        {selected.size > 0 && (
+      <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="list" canCreate={can.create && anyWritable(fields)}>
+        {selected.size > 0 && can.delete && (
           <>
             <span className="muted" data-testid="selected-count">{t('list.selected', { count: selected.size })}</span>
             <Button className="btn btn-danger" onPress={() => setConfirm(true)} data-testid="delete-selected">{t('list.delete_selected')}</Button>

@@ -133,7 +133,7 @@ const RecordRow = memo(function RecordRow({ index, rec, columns, models, model, 
         <input type="checkbox" checked={checked} aria-label={t('list.select_row', { name: displayName(model, rec) })}
           onClick={(e) => e.stopPropagation()} onChange={(e) => onCheck(rec.id, e.target.checked)} />
       </td>
-      {columns.map((f) => <td key={f.name} className={f.type === 'integer' || f.type === 'float' ? 'num' : undefined}><Display field={f} value={rec[f.name]} models={models} /></td>)}
+      {columns.map((f) => <td key={f.name} className={f.type === 'integer' || f.type === 'float' ? 'num' : undefined}><Display field={f} value={rec[f.name]} models={models} record={rec} /></td>)}
     </tr>
   );
 });

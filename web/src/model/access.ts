@@ -1,0 +1,45 @@
+import { useQuery } from '@tanstack/react-query';
+import { request } from '../api/client.ts';
+import { graphql } from '../gql/index.ts';
+import type { FieldInfo, ModelInfo } from './records.ts';
+
+/**
+ * What the client may offer to write. The server leaves out of its schema every mutation no role
+ * may run (a replay's runs and results, the installed apps), so the schema's mutation names say
+ * which models can be created, updated or deleted at all; the bootstrap lists every name either
+ * way. The names are read once per session with an introspection query; a server that refuses
+ * introspection (GRAPHQL_INTROSPECTION=false) leaves the answer unknown, and the client then
+ * offers what the render plan allows and shows the server's refusal.
+ */
+const MutationFieldsDocument = graphql(`
+  query MutationFields { __type(name: "Mutation") { fields { name } } }
+`);
+
+export const mutationsQuery = {
+  queryKey: ['schema', 'mutations'] as const,
+  queryFn: async (): Promise<ReadonlySet<string> | null> => {
+    try {
+      const r = await request(MutationFieldsDocument);
+      return r.__type?.fields ? new Set(r.__type.fields.map((f) => f.name)) : null;
+    } catch {
+      return null;
+    }
+  },
+  staleTime: Infinity,
+};
+
+export interface Writable { create: boolean; update: boolean; delete: boolean }
+const ALL: Writable = { create: true, update: true, delete: true };
+
+/** Whether the schema has the model's create, update and delete mutations (all true while unknown). */
+export function useWritable(m: ModelInfo | undefined): Writable {
+  const names = useQuery(mutationsQuery).data;
+  if (!m || !names) return ALL;
+  return { create: names.has(m.names.create), update: names.has(m.names.update), delete: names.has(m.names.delete) };
+}
+
+/** A field a person can type into (One2Many lines are edited through their own list). */
+export const isWritable = (f: FieldInfo) => !f.readonly && f.type !== 'one2many';
+
+/** Whether a view of these fields has anything to type into (else it only shows records). */
+export const anyWritable = (fields: readonly FieldInfo[]) => fields.some(isWritable);
