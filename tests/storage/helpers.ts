@@ -75,16 +75,39 @@ export function openFiles(under?: string): number {
   }).length;
 }
 
+/**
+ * The entries under `dir` (relative paths), walked one folder at a time: the server removes
+ * objects and prunes their empty folders after a commit while a test polls, so an entry that
+ * vanishes during the walk is skipped (a recursive readdir + stat failed with ENOENT then).
+ */
+function entriesUnder(dir: string, rel = ''): Array<{ rel: string; dir: boolean; empty: boolean }> {
+  let list: fs.Dirent[];
+  try {
+    list = fs.readdirSync(path.join(dir, rel), { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const out: Array<{ rel: string; dir: boolean; empty: boolean }> = [];
+  for (const e of list) {
+    const r = rel ? path.join(rel, e.name) : e.name;
+    if (e.isDirectory()) {
+      const inner = entriesUnder(dir, r);
+      out.push({ rel: r, dir: true, empty: inner.length === 0 }, ...inner);
+    } else {
+      out.push({ rel: r, dir: false, empty: false });
+    }
+  }
+  return out;
+}
+
 export function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+  return entriesUnder(dir).filter((e) => !e.dir).map((e) => e.rel).sort();
 }
 
 /** Every folder under `dir` (relative paths) that holds nothing at all. */
 export function emptyDirsUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[])
-    .filter((f) => fs.statSync(path.join(dir, f)).isDirectory() && fs.readdirSync(path.join(dir, f)).length === 0).sort();
+  return entriesUnder(dir).filter((e) => e.dir && e.empty).map((e) => e.rel).sort();
 }
 
 /** Polls `check` until it returns true, or fails after `ms`. */
