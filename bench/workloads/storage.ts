@@ -98,7 +98,9 @@ export async function storageWorkload(b: Bench): Promise<void> {
   b.log(`workload 6: storage server (ACTIVE_MODULES=${STORAGE_MODULES})`);
   let server;
   try {
-    server = await startFw(b.ctx, 'storage', { ACTIVE_MODULES: STORAGE_MODULES });
+    // the 50 MiB file is the largest version the spec allows (STORAGE_MAX_FILE_SIZE_BYTES); the
+    // HTTP upload limit defaults to 25 MiB, so it is raised to that size for this server
+    server = await startFw(b.ctx, 'storage', { ACTIVE_MODULES: STORAGE_MODULES, STORAGE_MAX_UPLOAD_BYTES: String(50 * 1024 * 1024) });
   } catch (err) {
     const why = (err as Error).message.split('\n').filter(Boolean).pop() ?? String(err);
     b.raw.w6 = { error: (err as Error).message };
