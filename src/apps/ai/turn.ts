@@ -13,7 +13,7 @@ import { parseToolArguments, type ChatMessage, type ToolCall } from './provider/
 import { resolveProvider } from './providers.js';
 import { aiSettings } from './settings.js';
 import { forModel, isProposal } from './tools/call.js';
-import { catalogueFor, offeredModels, type CatalogueEntry } from './tools/catalogue.js';
+import { catalogueFor, modelArgumentProblem, type CatalogueEntry } from './tools/catalogue.js';
 import type { Proposal } from './writes/proposals.js';
 
 type Rec = Record<string, unknown>;
@@ -207,13 +207,8 @@ async function callTool(env: Env, call: ToolCall, offered: ReadonlyMap<string, C
   const args = parseToolArguments(call.arguments);
   if (!args.ok) return fail('AI_TOOL_ARGUMENTS_INVALID', args.error);
   // the schema the model was given is narrowed to this caller's models: hold the call to it
-  const models = offeredModels(entry);
-  const model = args.value.model;
-  if (models && (typeof model !== 'string' || !models.includes(model))) {
-    return fail('AI_TOOL_ARGUMENTS_INVALID', typeof model === 'string'
-      ? `tool ${call.name} cannot be used on model "${model}"; use one of the models its schema lists`
-      : `tool ${call.name} needs the argument "model"`);
-  }
+  const problem = modelArgumentProblem(entry, args.value);
+  if (problem) return fail('AI_TOOL_ARGUMENTS_INVALID', problem);
   let result: unknown;
   try {
     // the pre/post.ai.tool_call hooks run in ai.call_tool, the one path of turns and MCP

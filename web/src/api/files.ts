@@ -26,11 +26,16 @@ export async function uploadFile(path: string, file: File, query: Record<string,
   });
 }
 
-export async function downloadFile(path: string, fallbackName: string): Promise<void> {
+/** A GET of one of our binary routes with the bearer token (downloads, authorised images). */
+export async function fetchWithToken(path: string): Promise<Response> {
   const token = await accessToken();
+  return fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+}
+
+export async function downloadFile(path: string, fallbackName: string): Promise<void> {
   let res: Response;
   try {
-    res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    res = await fetchWithToken(path);
   } catch (err) {
     throw new ApiError(NETWORK_ERROR, String(err), 0);
   }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { accessToken } from '../api/client.ts';
+import { fetchWithToken } from '../api/files.ts';
 import { useT } from '../i18n/index.tsx';
 import type { DisplayWidget } from './display.tsx';
 
@@ -31,8 +31,7 @@ function load(url: string): Promise<Loaded> {
   let p = cache.get(url);
   if (!p) {
     p = (async (): Promise<Loaded> => {
-      const token = await accessToken();
-      const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+      const res = await fetchWithToken(url);
       if (res.status === 404) return { status: 'missing' };
       if (!res.ok || !(res.headers.get('content-type') ?? '').startsWith('image/')) return { status: 'failed' };
       return { status: 'loaded', blob: await res.blob() };

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { FieldInfo } from '../model/records.ts';
+import { widgetParts } from './display.tsx';
 import { ReferencePicker } from './ReferencePicker.tsx';
 
 /** An editable field: value in, value out; `id` ties it to its label, `invalid` to its error. */
@@ -49,7 +50,7 @@ export const inputWidgets: { byWidget: Record<string, InputWidget>; byType: Reco
 };
 
 export function inputWidgetFor(field: FieldInfo): InputWidget {
-  const name = field.widget?.split(':', 1)[0];
+  const [name] = widgetParts(field.widget);
   return (name && inputWidgets.byWidget[name]) || inputWidgets.byType[field.type] || text;
 }
 

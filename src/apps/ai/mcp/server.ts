@@ -4,7 +4,7 @@ import type { Principal } from '../../../kernel/env.js';
 import { toErrorBody } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { turnContext, type TurnContext } from '../context.js';
-import { catalogueFor, offeredModels, type CatalogueEntry } from '../tools/catalogue.js';
+import { catalogueFor, modelArgumentProblem, type CatalogueEntry } from '../tools/catalogue.js';
 
 /**
  * What MCP clients are told of every tool we offer. Only tools the boot proved read-only (their
@@ -73,11 +73,8 @@ export async function callTool(kernel: Kernel, principal: Principal, name: strin
   try {
     const entry = (await catalogueFor(kernel, principal, { readOnly: true })).find((t) => t.name === name);
     if (!entry || !entry.read_only) return failure('AI_TOOL_UNKNOWN', `there is no tool "${name}" in your read-only catalogue`);
-    const offered = offeredModels(entry);
-    if (offered && (typeof args.model !== 'string' || !offered.includes(args.model))) {
-      const problem = typeof args.model === 'string' ? `cannot be used on model "${args.model}"` : 'needs the argument "model"';
-      return failure('AI_TOOL_ARGUMENTS_INVALID', `tool ${name} ${problem}; the models it offers you: ${offered.join(', ')}`, { tool: name, field: 'model' });
-    }
+    const problem = modelArgumentProblem(entry, args);
+    if (problem) return failure('AI_TOOL_ARGUMENTS_INVALID', problem, { tool: name, field: 'model' });
     // ai.call_tool runs the pre/post.ai.tool_call hooks around the carrier, exactly as in turns
     const result = await turnContext.run(MCP_CONTEXT, () => kernel.dispatch('ai.call_tool', { tool: name, arguments: args }, principal));
     return success(result);

@@ -69,9 +69,20 @@ export async function catalogueFor(kernel: Kernel, principal: Principal, opts: C
  * no model. Turns and MCP refuse a call naming any other model, so the narrowing is enforced, not
  * only advertised (the AI layer's own bookkeeping models are never a generic tool's target).
  */
-export function offeredModels(entry: CatalogueEntry): string[] | null {
+function offeredModels(entry: CatalogueEntry): string[] | null {
   const model = (entry.input_schema.properties as Record<string, Record<string, unknown>> | undefined)?.model;
   return Array.isArray(model?.enum) ? (model.enum as unknown[]).map(String) : null;
+}
+
+/**
+ * Why a call of `entry` with `args` names a model outside the caller's narrowed enum (the
+ * AI_TOOL_ARGUMENTS_INVALID message), or null when it may run. Turns and MCP both check with it.
+ */
+export function modelArgumentProblem(entry: CatalogueEntry, args: Record<string, unknown>): string | null {
+  const offered = offeredModels(entry);
+  if (!offered || (typeof args.model === 'string' && offered.includes(args.model))) return null;
+  const problem = typeof args.model === 'string' ? `cannot be used on model "${args.model}"` : 'needs the argument "model"';
+  return `tool ${entry.name} ${problem}; the models it offers you: ${offered.join(', ')}`;
 }
 
 function withModelEnum(schema: Record<string, unknown>, models: string[]): Record<string, unknown> {

@@ -17,7 +17,7 @@ import { watchModel } from '../../live/hub.ts';
 import { anyWritable, useWritable } from '../../model/access.ts';
 import { createDocument, defaultsOf, displayName, modelOf, oneDocument, selection, toInput, updateDocument, type FieldInfo, type Row } from '../../model/records.ts';
 import { recordsKey, useInvalidateModel } from '../../model/useRecords.ts';
-import { Display } from '../../widgets/display.tsx';
+import { Display, widgetParts } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
 import type { ViewProps } from '../registry.ts';
 import { filePayload, isFileButton, pickFile, runCommand } from './commands.ts';
@@ -292,7 +292,7 @@ function FieldRow({ field, form, list, recordId, readOnly, onLines }: {
   // a Reference shown read-only opens its record, when an action shows the target model in a form
   const ref = field.type === 'reference' && value && typeof value === 'object' ? (value as Row) : null;
   const target = ref && field.relation ? formActionOf(boot.actions, field.relation) : undefined;
-  const wide = field.type === 'text' || field.type === 'json' || field.widget?.startsWith('image');
+  const wide = field.type === 'text' || field.type === 'json' || widgetParts(field.widget)[0] === 'image';
   const shown = <Display field={field} value={value} models={models} record={recordId ? { id: recordId } : undefined} />;
   return (
     <div className={`field${wide ? ' field-wide' : ''}`} data-testid={`field-${field.name}`}>
