@@ -159,10 +159,12 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
       t.field({ type: scalarType(m, f), required: create && f.required && f.default === undefined, description: f.description }),
     ]));
     const createCmd = m.createCommand ? registry.command(m.createCommand) : null;
-    const createInput = b.inputType(n.createInput, {
-      fields: (t: AnyRef) => inputFields(t, createCmd?.inputFields ? [...createCmd.inputFields.values()] : writable, true),
-    });
-    const updateInput = b.inputType(n.updateInput, { fields: (t: AnyRef) => inputFields(t, writable, false) });
+    const createFields = createCmd?.inputFields ? [...createCmd.inputFields.values()] : writable;
+    // GraphQL has no empty input object: a model with nothing to write (every field read-only,
+    // automatic or computed) gets a create without `input` (a record of its defaults), no
+    // createMany and no update (docs/api.md, "Models with nothing to write")
+    const createInput = createFields.length ? b.inputType(n.createInput, { fields: (t: AnyRef) => inputFields(t, createFields, true) }) : null;
+    const updateInput = writable.length ? b.inputType(n.updateInput, { fields: (t: AnyRef) => inputFields(t, writable, false) }) : null;
 
     const object = objects.get(m.key);
     const where = wheres.get(m.key);
@@ -231,23 +233,26 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
       if (allowed(letter)) (b as AnyRef).mutationField(name, field);
     };
     mutation(n.create, (t) => t.field({
-      type: object, nullable: false, args: { input: t.arg({ type: createInput, required: true }) },
-      resolve: (_r: unknown, a: Args, ctx: GqlContext) => (createCmd
-        ? ctx.kernel.dispatch(createCmd.name, a.input as Rec, ctx.principal)
-        : ctx.kernel.dispatch('fw.create', { model: m.key, values: a.input }, ctx.principal)),
+      type: object, nullable: false, args: createInput ? { input: t.arg({ type: createInput, required: true }) } : {},
+      resolve: (_r: unknown, a: Args, ctx: GqlContext) => {
+        const input = (a.input ?? {}) as Rec;
+        return createCmd
+          ? ctx.kernel.dispatch(createCmd.name, input, ctx.principal)
+          : ctx.kernel.dispatch('fw.create', { model: m.key, values: input }, ctx.principal);
+      },
     }));
-    mutation(n.createMany, (t) => t.field({
+    if (createInput) mutation(n.createMany, (t) => t.field({
       type: [object], nullable: false, args: { inputs: t.arg({ type: [createInput], required: true }) },
       resolve: (_r: unknown, a: Args, ctx: GqlContext) =>
         ctx.kernel.dispatch('fw.create_many', { model: m.key, values: a.inputs }, ctx.principal),
     }));
-    mutation(n.update, (t) => t.field({
+    if (updateInput) mutation(n.update, (t) => t.field({
       type: object, nullable: false,
       args: { id: t.arg.id({ required: true }), input: t.arg({ type: updateInput, required: true }), revision: t.arg.int() },
       resolve: (_r: unknown, a: Args, ctx: GqlContext) =>
         ctx.kernel.dispatch('fw.update', { model: m.key, id: a.id, values: a.input, revision: a.revision ?? undefined }, ctx.principal),
     }));
-    mutation(n.updateMany, (t) => t.field({
+    if (updateInput) mutation(n.updateMany, (t) => t.field({
       type: common.BatchResult, nullable: false,
       args: { where: t.arg({ type: where, required: true }), input: t.arg({ type: updateInput, required: true }) },
       resolve: (_r: unknown, a: Args, ctx: GqlContext) => ctx.kernel.dispatch('fw.update_many', {
