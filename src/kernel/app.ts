@@ -23,7 +23,7 @@ export interface CommandDecl {
   model?: string;
   /** Access operation the caller needs on `model`; default `update`. */
   op?: AccessOp;
-  /** When true the payload's `id` names one record; record rules must let the caller see it. */
+  /** When true the payload's `id` names one record; record rules must let the caller see it. Needs a model. */
   record?: boolean;
   /** Anonymous callers may run it (login, refresh); everything else needs an authenticated principal. */
   public?: boolean;
@@ -176,6 +176,13 @@ export interface AppModule {
   manifest: AppManifest;
   commands?: CommandDecl[];
   hooks?: HookDecl[];
+  /**
+   * Hook points this app runs itself (`runPreHooks`/`runPostHooks` with a model and op of its own,
+   * e.g. `pre.ai.tool_call`), so that any app may hook them. Every other hook point must name a
+   * loaded model and an operation that runs hooks on it, or the boot stops (a mistyped point
+   * would otherwise never run).
+   */
+  hookPoints?: string[];
   eventHandlers?: EventHandlerDecl[];
   /** Run once per tenant per app version, in load order, as the system principal. */
   seed?: SeedFn;

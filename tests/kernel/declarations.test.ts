@@ -254,6 +254,40 @@ describe('commands, hooks and handlers', () => {
     bootFails([foundation([], { hooks })], /hook point "before.res.country.create" must read pre.<model>.<op>/);
   });
 
+  it('a hook point that never runs is refused: unknown model, unknown operation, or a model-less name no app declares', () => {
+    bootFails([foundation([], { hooks: [{ point: 'pre.res.contry.create' }] })],
+      /hook point "pre.res.contry.create" never runs: no loaded model is named res.contry and no app declares it in hookPoints/);
+    bootFails([foundation([], { hooks: [{ point: 'post.res.country.archive' }] })],
+      /hook point "post.res.country.archive" never runs: model res.country has no operation "archive"/);
+    // a command without a model runs no hooks, so pre.<app>.<verb> of it is refused too
+    bootFails([foundation([], { commands: [{ name: 'fixture.free', handler: noop }], hooks: [{ point: 'pre.fixture.free' }] })],
+      /hook point "pre.fixture.free" never runs/);
+  });
+
+  it('hook points that run are accepted: create, update and delete of a model, the verb of its commands, and points an app declares', () => {
+    const reg = createRegistry([
+      foundation([], {
+        commands: [{ name: 'res.country.archive', handler: noop }],
+        hookPoints: ['pre.fixture.sync'],
+      }),
+      fixtureApp('other_base', {
+        hooks: ['pre.res.country.create', 'post.res.country.update', 'pre.res.country.delete', 'post.res.country.archive', 'pre.fixture.sync']
+          .map((point) => ({ point })),
+      }),
+    ]);
+    expect(reg.hooksAt('post.res.country.archive').map((h) => h.app)).toEqual(['other_base']);
+    expect(reg.hooksAt('pre.fixture.sync').map((h) => h.app)).toEqual(['other_base']);
+  });
+
+  it('a declared hook point must read pre.<name>.<op> or post.<name>.<op>', () => {
+    bootFails([foundation([], { hookPoints: ['around.fixture.sync'] })], /declared hook point "around.fixture.sync" must read pre.<name>.<op>/);
+  });
+
+  it('a record command (record: true) without a model is refused', () => {
+    bootFails([foundation([], { commands: [{ name: 'fixture.touch', record: true, handler: noop }] })],
+      /command fixture.touch is a record command \(record: true\) without a model/);
+  });
+
   it('track_fields needs a post hook on a loaded model and stored fields', () => {
     bootFails([foundation([], { hooks: [{ point: 'pre.res.country.update', track_fields: ['code'] }] })], /track_fields needs a post hook/);
     bootFails([foundation([], { hooks: [{ point: 'post.res.nobody.update', track_fields: ['code'] }] })], /track_fields needs a post hook on a loaded model/);

@@ -24,6 +24,9 @@ export const app = defineApp({
   manifest,
   commands: [...aiCommands, ...recordTools, bindToolsCommand, callToolCommand, reserveCommand, settleCommand, resolveProviderCommand],
   hooks: [...invocationHooks, ...providerConfigHooks, ...skillPackHooks],
+  // run by the app itself: each provider call (turn.ts), each tool call (tools/call.ts), each
+  // tool binding per tenant (tools/catalogue.ts, a veto leaves the tool unbound)
+  hookPoints: ['pre.ai.invocation', 'post.ai.invocation', 'pre.ai.tool_call', 'post.ai.tool_call', 'pre.ir.tool.registry.bind'],
   deriveCommands: carrierCommands,
   subscriptions: [{
     name: 'aiConversationEvents',

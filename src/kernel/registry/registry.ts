@@ -88,7 +88,10 @@ export class Registry {
         commands.set(c.name, resolved);
       }
     }
-    for (const c of commands.values()) checkEffects(c, commands, models);
+    for (const c of commands.values()) {
+      if (c.record && !c.model) throw new BootError(`app ${c.app}: command ${c.name} is a record command (record: true) without a model`);
+      checkEffects(c, commands, models);
+    }
     this.commands = commands;
     this.outputTypes = checkOutputs(commands, models);
     for (const m of models.values()) {
@@ -97,10 +100,11 @@ export class Registry {
       }
     }
 
+    const points = hookPoints(apps, models, commands);
     const hooks = new Map<string, ResolvedHook[]>();
     for (const app of apps) {
       for (const h of app.module.hooks ?? []) {
-        const m = /^(pre|post)\.(.+)\.([a-z_]+)$/.exec(h.point);
+        const m = HOOK_POINT.exec(h.point);
         if (!m) throw new BootError(`app ${app.name}: hook point "${h.point}" must read pre.<model>.<op> or post.<model>.<op>`);
         if (h.track_fields?.length) {
           const model = models.get(m[2]);
@@ -108,6 +112,11 @@ export class Registry {
           for (const f of h.track_fields) {
             if (!model.fields.get(f)?.stored) throw new BootError(`app ${app.name}: ${h.point} tracks unknown field ${f}`);
           }
+        }
+        if (!points.has(h.point)) {
+          throw new BootError(`app ${app.name}: hook point "${h.point}" never runs: ${models.has(m[2])
+            ? `model ${m[2]} has no operation "${m[3]}" (create, update, delete or the verb of one of its commands)`
+            : `no loaded model is named ${m[2]} and no app declares it in hookPoints`}`);
         }
         const list = hooks.get(h.point) ?? [];
         list.push({ ...h, app: app.name });
@@ -150,6 +159,27 @@ export class Registry {
   handlersFor(event: string): readonly EventHandlerDecl[] {
     return this.handlers.get(event) ?? [];
   }
+}
+
+const HOOK_POINT = /^(pre|post)\.(.+)\.([a-z_]+)$/;
+
+/**
+ * Every hook point that runs: create, update and delete of each model (the generic record
+ * commands), the verb of each command on a model (the bus runs `pre/post.<model>.<verb>` around
+ * it), and the points apps declare because they run them themselves.
+ */
+function hookPoints(apps: LoadedApp[], models: ReadonlyMap<string, ResolvedModel>, commands: ReadonlyMap<string, ResolvedCommand>): Set<string> {
+  const points = new Set<string>();
+  const add = (model: string, op: string) => { points.add(`pre.${model}.${op}`); points.add(`post.${model}.${op}`); };
+  for (const m of models.keys()) for (const op of ['create', 'update', 'delete']) add(m, op);
+  for (const c of commands.values()) if (c.model) add(c.model, c.name.slice(c.name.lastIndexOf('.') + 1));
+  for (const app of apps) {
+    for (const p of app.module.hookPoints ?? []) {
+      if (!HOOK_POINT.test(p)) throw new BootError(`app ${app.name}: declared hook point "${p}" must read pre.<name>.<op> or post.<name>.<op>`);
+      points.add(p);
+    }
+  }
+  return points;
 }
 
 /** A command named `<model key>.<verb>` belongs to that model unless it says otherwise. */

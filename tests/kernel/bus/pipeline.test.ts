@@ -77,7 +77,6 @@ const commands: CommandDecl[] = [
   { name: 'bx.sudo', mutates: false, async handler(env) { const s = env.sudo(); return { kind: s.principal.kind, tenant: s.tenant, same: s.sudo() === s }; } },
   { name: 'bx.env', mutates: false, async handler(env) { return { deterministicIds: env.deterministicIds ?? null }; } },
   { name: 'bx.level', mutates: false, input: { level: f.integer({ required: true, default: 1 }) }, async handler(_env, p) { return { ...p }; } },
-  { name: 'bx.rec_nomodel', mutates: false, record: true, async handler() { return {}; } },
   { name: 'crm.lead.bx_null', op: 'read', mutates: false, async handler() { return null; } },
   { name: 'crm.lead.bx_text', op: 'read', mutates: false, async handler() { return 'done'; } },
   { name: 'crm.lead.bx_bare', op: 'read', mutates: false, async handler() { return { ok: true }; } },
@@ -96,9 +95,6 @@ const hooks: HookDecl[] = [
   { point: 'post.crm.lead.delete', track_fields: ['name'], handler: record('track-delete:name') },
   { point: 'post.crm.lead.bx_null', handler: record('post.crm.lead.bx_null') },
   { point: 'post.crm.lead.bx_text', handler: record('post.crm.lead.bx_text') },
-  // bx.free has no model: hooks at pre/post.<app>.<verb> never run
-  { point: 'pre.bx.free', handler: record('pre.bx.free') },
-  { point: 'post.bx.free', handler: record('post.bx.free') },
   // declared without a handler and nothing to track
   { point: 'pre.crm.lead.bx_bare' },
   { point: 'post.crm.lead.bx_bare' },
@@ -252,12 +248,7 @@ describe('the command pipeline', () => {
       ]);
     });
 
-    it('a record command needs a model: one declared without is refused with 400', async () => {
-      const err = await expectFwError(run('bx.rec_nomodel', { id: lead }), 400, 'BAD_REQUEST');
-      expect(err.message).toBe('bx.rec_nomodel is a record command without a model');
-    });
-
-    it('hooks run only around model commands: those at pre/post.<app>.<verb> of a command without a model never run', async () => {
+    it('a command without a model runs no hooks', async () => {
       expect(await run('bx.free', { a: 1 })).toEqual({ got: { a: 1 } });
       expect(seen.hooks).toEqual([]);
     });
