@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { EventHandlerDecl } from './app.js';
 import { crudCommands } from './commands/crud.js';
 import { makeEnv, newSink, runCommand, runRollback, type EnvCore, type Sink } from './bus/pipeline.js';
 import { TenantDatabases } from './db/tenants.js';
@@ -107,13 +108,17 @@ export class Kernel implements EnvCore {
     return this.execute(client, principal, (env, sink) => runCommand(env, sink, command, payload), cmd.transaction ?? cmd.mutates) as Promise<T>;
   }
 
-  /** Runs `fn` with an env on `client`: in a transaction when it writes, with events and change notices handled. */
-  execute<T>(client: RootDbClient, principal: Principal, fn: (env: Env, sink: Sink) => Promise<T>, write = true): Promise<T> {
-    return this.tenants.hold(client, () => this.executeHeld(client, principal, fn, write));
+  /**
+   * Runs `fn` with an env on `client`: in a transaction when it writes, with events and change
+   * notices handled. `origin` is the source recorded for events `fn` emits outside any command
+   * (else "unknown").
+   */
+  execute<T>(client: RootDbClient, principal: Principal, fn: (env: Env, sink: Sink) => Promise<T>, write = true, origin?: string): Promise<T> {
+    return this.tenants.hold(client, () => this.executeHeld(client, principal, fn, write, origin));
   }
 
-  private async executeHeld<T>(client: RootDbClient, principal: Principal, fn: (env: Env, sink: Sink) => Promise<T>, write: boolean): Promise<T> {
-    const sink = newSink(write);
+  private async executeHeld<T>(client: RootDbClient, principal: Principal, fn: (env: Env, sink: Sink) => Promise<T>, write: boolean, origin?: string): Promise<T> {
+    const sink = newSink(write, origin);
     const tenant = principal.tenant_id;
     let result: T;
     let wrote = 0;
@@ -154,9 +159,9 @@ export class Kernel implements EnvCore {
     return this.pubsub.subscribe(channelOf(tenant, topic), handler);
   }
 
-  private async deliverEvent(tenant: string, event: FwEvent, handler: (env: Env, e: FwEvent) => Promise<void>): Promise<void> {
+  private async deliverEvent(tenant: string, event: FwEvent, handler: EventHandlerDecl): Promise<void> {
     const client = await this.tenants.get(tenant);
-    await this.execute(client, systemPrincipal(tenant), (env) => handler(env, event));
+    await this.execute(client, systemPrincipal(tenant), (env) => handler.handler(env, event), true, `handler:${handler.id}`);
   }
 
   /** Plain reads of the kernel itself on a tenant's reader (no Prisma client needed). */
@@ -190,7 +195,7 @@ export class Kernel implements EnvCore {
         } else {
           await m.create({ data: { record_uuid: crypto.randomUUID(), name: app.name, version } });
         }
-      });
+      }, true, `seed:${app.name}`);
     }
   }
 

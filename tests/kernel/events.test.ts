@@ -52,9 +52,15 @@ const handlers: EventHandlerDecl[] = [
   },
   { id: 'event_fixture.only_matching', event: 'event_fixture.kind', filter: { kind: 'match' }, handler: async (_env, e) => { seen.filtered.push(e); } },
   { id: 'event_fixture.code_changed', event: 'res.organization.field_changed', filter: { field: 'code' }, handler: async (_env, e) => { seen.codeChanges.push(e); } },
+  // emits the next event of a chain itself, outside any command
+  { id: 'event_fixture.relay', event: 'event_fixture.relay', handler: async (env, e) => { env.emit('event_fixture.ping', { tag: e.payload.tag, relayed: true }); } },
 ];
 
-const app = fixtureApp('event_fixture', { commands: [emitCommand], eventHandlers: handlers });
+const app = fixtureApp('event_fixture', {
+  commands: [emitCommand], eventHandlers: handlers,
+  // a seed that emits: its event is recorded as coming from seed:<app>
+  seed: async (env) => { env.emit('event_fixture.ping', { tag: 'seeded' }); },
+});
 
 describe.each(PROVIDERS)('events on %s', (provider) => {
   let tk: TestKernel;
@@ -117,6 +123,19 @@ describe.each(PROVIDERS)('events on %s', (provider) => {
     const mine = () => seen.pings.filter((e) => e.payload.tag === tag);
     await waitFor(() => mine().length === 17, 'all 17 pings');
     expect(mine().map((e) => e.payload.seq)).toEqual(Array.from({ length: 17 }, (_, i) => i + 1));
+  });
+
+  it('an event a handler emits is recorded as coming from that handler (handler:<id>), and delivered', async () => {
+    const tag = run('relay');
+    await emit([{ name: 'event_fixture.relay', payload: { tag } }]);
+    const e = await waitFor(() => seen.pings.find((x) => x.payload.tag === tag), 'the relayed ping');
+    expect(e).toMatchObject({ payload: { tag, relayed: true }, source: 'handler:event_fixture.relay' });
+    expect((await outbox([['event_uuid', '=', e.id]]))[0]).toMatchObject({ source: 'handler:event_fixture.relay' });
+  });
+
+  it('an event an app\'s seed emits is recorded as coming from seed:<app>', async () => {
+    const rows = (await outbox([['name', '=', 'event_fixture.ping']])).filter((r) => (r.payload as { tag?: string }).tag === 'seeded');
+    expect(rows.map((r) => r.source)).toEqual(['seed:event_fixture']);
   });
 
   it('a handler filter selects payloads: only matching events get a delivery (and an outbox row)', async () => {

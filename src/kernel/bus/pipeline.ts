@@ -16,7 +16,7 @@ export interface RecordChange { model: string; op: 'create' | 'update' | 'delete
 export interface Sink {
   events: EmittedEvent[];
   changes: RecordChange[];
-  /** Command currently running, recorded as the source of events. */
+  /** Command currently running (or the sink's origin below them), recorded as the source of events. */
   current: string[];
   afterCommit: Array<() => void>;
   /** Undo steps of the transaction this sink's envs write in (Env.onRollback). */
@@ -35,7 +35,12 @@ export interface EnvCore {
   log(level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void;
 }
 
-export const newSink = (inTransaction: boolean): Sink => ({ events: [], changes: [], current: [], afterCommit: [], rollback: [], inTransaction });
+/**
+ * `origin` names what runs when no command does, recorded as the source of the events it emits
+ * directly: `handler:<event handler id>` for an event handler, `seed:<app>` for an app's seed.
+ */
+export const newSink = (inTransaction: boolean, origin?: string): Sink =>
+  ({ events: [], changes: [], current: origin ? [origin] : [], afterCommit: [], rollback: [], inTransaction });
 
 /**
  * Runs the undo steps of a transaction that rolled back, newest first, each awaited; a failing

@@ -1,3 +1,4 @@
+import type { EventHandlerDecl } from '../app.js';
 import type { FwEvent, RootDbClient } from '../env.js';
 import type { Registry } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
@@ -10,7 +11,7 @@ export interface WorkerHost {
   /** Runs `fn` with the tenant's client held open for its whole duration. */
   withClient<T>(tenant: string, fn: (db: RootDbClient) => Promise<T>): Promise<T>;
   /** Runs a handler as the system principal of the tenant; events it emits are written on success. */
-  deliver(tenant: string, event: FwEvent, handler: (env: import('../env.js').Env, e: FwEvent) => Promise<void>): Promise<void>;
+  deliver(tenant: string, event: FwEvent, handler: EventHandlerDecl): Promise<void>;
   log(level: 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void;
 }
 
@@ -106,7 +107,7 @@ export class EventWorker {
     };
     try {
       if (!handler) throw new Error(`no handler "${d.handler}" is registered (app not active?)`);
-      await this.host.deliver(tenant, event, handler.handler);
+      await this.host.deliver(tenant, event, handler);
       await markDone(db, registry, d);
     } catch (err) {
       const outcome = await markFailed(db, registry, d, err, {

@@ -318,8 +318,14 @@ describe('the command pipeline', () => {
       ]);
     });
 
-    it('an event emitted outside any command (the env of an event handler) is recorded as coming from "unknown"', async () => {
+    it('an event emitted outside any command is recorded as coming from the origin of the run (e.g. handler:<id>), else "unknown"; commands it dispatches record their own name', async () => {
       const client = await tk.kernel.tenants.get(T);
+      await tk.kernel.execute(client, systemPrincipal(T), async (env) => {
+        env.emit('bx.event', { at: 'handler' });
+        await env.dispatch('crm.lead.bx_touch', { id: lead });
+      }, true, 'handler:bx.on_something');
+      expect((await outbox('bx.event')).at(-1)).toMatchObject({ source: 'handler:bx.on_something', payload: { at: 'handler' } });
+      expect((await outbox('bx.touched')).at(-1)).toMatchObject({ source: 'crm.lead.bx_touch', payload: { id: lead } });
       await tk.kernel.execute(client, systemPrincipal(T), async (env) => { env.emit('bx.event', { at: 'outside' }); });
       expect((await outbox('bx.event')).at(-1)).toMatchObject({ source: 'unknown', payload: { at: 'outside' } });
     });
