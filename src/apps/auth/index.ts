@@ -190,8 +190,9 @@ function authRoutes(server: FastifyInstance, { kernel }: RouteContext): void {
   server.post('/api/auth/refresh', pub, async (req) => {
     const { refresh_token: token, retry_key } = bodyOf(req.body);
     const principal = { ...anonymousPrincipal(tenantOfRefreshToken(token)), client: req.principal.client };
-    // a token naming a tenant that does not exist is just an unknown token: 401 like any refused refresh
-    return kernel.dispatch('auth.refresh', { refresh_token: token, ...(retry_key === undefined ? {} : { retry_key }) }, principal).catch((err: unknown) => {
+    // a token naming a tenant that does not exist is just an unknown token: 401 like any refused refresh.
+    // An absent retry_key (undefined) is left out by the command's input check.
+    return kernel.dispatch('auth.refresh', { refresh_token: token, retry_key }, principal).catch((err: unknown) => {
       throw err instanceof FwError && err.code === 'UNKNOWN_TENANT' ? new InvalidTokenError('unknown refresh token') : err;
     });
   });

@@ -43,7 +43,7 @@ export class LoginThrottle {
     );
     const [ce, ci] = await Promise.all([settle(this.byEmail.consume(emailKey)), ip ? settle(this.byIp.consume(ip)) : null]);
     for (const c of [ce, ci]) if (c && !c.ok) throw this.refusal(c.r.msBeforeNext);
-    const failures = Math.max(ce?.r.consumedPoints ?? 1, ci?.r.consumedPoints ?? 1) - 1;
+    const failures = Math.max(ce.r.consumedPoints, ci?.r.consumedPoints ?? 1) - 1;
     if (failures > this.slowAfter) await sleep(Math.min(3000, 250 * (failures - this.slowAfter)));
   }
 
