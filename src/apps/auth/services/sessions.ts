@@ -181,7 +181,9 @@ export class SessionService {
       where: { family_id: familyId, revoked: false },
       data: { revoked: true, revoked_reason: reason, revoked_at: new Date() },
     });
-    // an already-rotated row keeps its reason, but the family is dead either way
+    // an already-rotated row keeps its reason, but the family is dead either way: none of its
+    // rotations may be retried any more (a retry issues a successor, which would revive it)
+    await this.sessions(db).updateMany({ where: { family_id: familyId, rotation_key_hash: { not: null } }, data: { rotation_key_hash: null } });
     this.forgetSession(tenant, familyId);
     return r.count;
   }
@@ -191,6 +193,7 @@ export class SessionService {
       where: { user_id: userId, revoked: false },
       data: { revoked: true, revoked_reason: reason, revoked_at: new Date() },
     });
+    await this.sessions(db).updateMany({ where: { user_id: userId, rotation_key_hash: { not: null } }, data: { rotation_key_hash: null } });
     this.forgetUser(tenant, userId);
     return r.count;
   }
@@ -242,8 +245,8 @@ export class SessionService {
       tenant: principal.tenant_id,
       sid: principal.sid,
       userId: principal.user_id,
+      // only called while watched: stop() clears the timer and leaves this.watchers as it sets `done`
       check: () => {
-        if (done) return;
         this.authenticate(token).then((now) => {
           if (now.role !== principal.role || now.organization_id !== principal.organization_id) end('the user\'s role or organization changed');
         }, (err: unknown) => {
@@ -287,9 +290,10 @@ export class SessionService {
       const system = systemPrincipal(tenantKey);
       const search = (model: string, domain: unknown[], fields: string[]) =>
         this.kernel.dispatch<{ items: Record<string, unknown>[] }>('fw.search', { model, domain, fields, limit: 1 }, system).then((r) => r.items[0]);
+      // whether a live row exists is all that counts: no fields asked for (the record id alone comes back)
       const live = await search('ir.session', [
         ['family_id', '=', claims.sid], ['user_id', '=', claims.sub], ['revoked', '=', false], ['expires_at', '>', new Date().toISOString()],
-      ], ['dbid']);
+      ], []);
       if (!live) throw new InvalidTokenError('the session has ended');
       const user = await search('res.user', [['record_uuid', '=', claims.sub]], ['is_active', 'role', 'organization']);
       if (!user?.is_active) throw new InvalidTokenError('the user is inactive');
