@@ -175,6 +175,18 @@ const hooks: HookDecl[] = [
       }
     },
   },
+  {
+    // a deleted user's logins end with it: the session rows name the user by uuid, so nothing
+    // cascades, and a session cached in this process would otherwise work on for a while
+    point: 'post.res.user.delete',
+    async handler(ctx) {
+      if (!ctx.before) return;
+      const { sessions } = await svc(ctx.env);
+      const id = ctx.before.id as string;
+      await sessions.revokeAllForUser(ctx.env.sudo().db, ctx.env.tenant, id, 'user_deleted');
+      ctx.env.afterCommit(() => sessions.forgetUser(ctx.env.tenant, id));
+    },
+  },
 ];
 
 function authRoutes(server: FastifyInstance, { kernel }: RouteContext): void {
