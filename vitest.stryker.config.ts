@@ -13,7 +13,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import type { RunnerTask } from 'vitest';
+import { BaseSequencer, type Reporter, type TestSpecification, type Vitest } from 'vitest/node';
 import base from './vitest.config.ts';
 
 /**
@@ -31,6 +32,39 @@ class QuickestFirst extends BaseSequencer {
     return [...files].map((s) => ({ s, i: info(s) })).sort((a, b) =>
       Number(b.i.failed) - Number(a.i.failed) || a.i.duration - b.i.duration || a.i.size - b.i.size,
     ).map(({ s }) => s);
+  }
+}
+
+/**
+ * Stryker's vitest runner counts a mutant as killed only when a test failed. A mutant that breaks
+ * a file's top-level `beforeAll` (a kernel that no longer boots) fails the file while vitest
+ * marks its tests skipped; the runner then looks for a failed suite above each test, but vitest 4
+ * gives top-level tests no suite, so such a mutant was counted as survived. This reporter marks
+ * the skipped tests of a file that failed on its own (an error outside any test) as failed with
+ * that error. In a mutant run nothing else can fail a file: the dry run passed without mutants.
+ */
+export class FileErrorsFailTheirTests implements Reporter {
+  private vitest?: Vitest;
+
+  onInit(vitest: Vitest): void {
+    this.vitest = vitest;
+  }
+
+  /** Runs before the Stryker runner reads the results (it reads them once the run has ended). */
+  onTestRunEnd(): void {
+    for (const file of this.vitest?.state.getFiles() ?? []) {
+      const error = file.result?.state === 'fail' ? file.result.errors?.[0] : undefined;
+      if (error) failSkipped(file.tasks, error);
+    }
+  }
+}
+
+type TaskError = NonNullable<NonNullable<RunnerTask['result']>['errors']>[number];
+
+function failSkipped(tasks: readonly RunnerTask[], error: TaskError): void {
+  for (const t of tasks) {
+    if (t.type === 'suite') failSkipped(t.tasks, error);
+    else if (t.result?.state === 'skip') t.result = { ...t.result, state: 'fail', errors: [error] };
   }
 }
 
@@ -54,6 +88,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     expect: { poll: { timeout: 10_000 } },
     sequence: { sequencer: QuickestFirst },
+    reporters: ['default', new FileErrorsFailTheirTests()],
     // one module graph for all the files of a run: importing the kernel again for every file
     // doubled the time of a run (the tests do not depend on fresh modules; mutants are switched
     // at run time, and the mutants that only run while modules load are ignored, see
