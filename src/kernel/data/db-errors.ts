@@ -43,8 +43,8 @@ function fieldsOfIndex(model: ResolvedModel, index: string | undefined): string[
   const prefix = `${model.names.table}_`;
   if (!index?.startsWith(prefix) || !index.endsWith('_key')) return undefined;
   const rest = index.slice(prefix.length, -'_key'.length);
-  if (model.fields.has(rest)) return [rest];
-  // a compound key: the longest field names first, so names containing "_" are matched whole
+  // one field or a compound key: the longest field names first, so names containing "_" are
+  // matched whole (a field that is the whole rest is found before any shorter one)
   const names = [...model.fields.keys()].sort((a, b) => b.length - a.length);
   const out: string[] = [];
   let left = rest;

@@ -1,5 +1,5 @@
 import { DbNull } from '@prisma/client/runtime/client';
-import type { Domain } from '../declare.js';
+import type { Domain, FieldType } from '../declare.js';
 import { BadRequest } from '../errors.js';
 import type { ResolvedField, ResolvedModel } from '../registry/model.js';
 import { relationFieldName } from '../registry/names.js';
@@ -52,7 +52,7 @@ export const OPERATORS_BY_TYPE: Readonly<Record<string, readonly DomainOperator[
   reference: [...EQUALITY, 'any'],
   one2many: ['any'],
   json: ['=', '!='],
-};
+} satisfies Record<FieldType, readonly DomainOperator[]>;
 
 const invalid = (message: string, details?: Record<string, unknown>) => new BadRequest(message, details, 'INVALID_DOMAIN');
 
@@ -314,7 +314,8 @@ function leaf(model: ResolvedModel, path: string, op: string, rawValue: unknown,
   if (!(DOMAIN_OPERATORS as readonly string[]).includes(op)) {
     throw invalid(`unknown operator "${op}" on "${full}"; use one of ${DOMAIN_OPERATORS.join(', ')}`, { field: full, operator: op });
   }
-  const allowed = OPERATORS_BY_TYPE[field.type] ?? [];
+  // every field type has its entry (the table `satisfies` Record<FieldType, …>)
+  const allowed = OPERATORS_BY_TYPE[field.type];
   if (!allowed.includes(op as DomainOperator)) {
     const hint = field.type === 'one2many' ? `; filter on one of its fields (${full}.<field>) or use "any"`
       : field.type === 'enum' && (ORDERING as readonly string[]).includes(op) ? '; Enum values have no order, use "in"'

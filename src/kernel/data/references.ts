@@ -23,7 +23,9 @@ export function inboundReferences(env: Env, target: string): Array<{ model: Reso
   const out: Array<{ model: ResolvedModel; field: string; onDelete: OnDelete }> = [];
   for (const model of env.registry.models.values()) {
     for (const f of model.fields.values()) {
-      if (f.type === 'reference' && f.stored && f.target === target) out.push({ model, field: f.name, onDelete: f.onDelete ?? 'restrict' });
+      // a Reference is always stored; its on_delete is resolved when the model loads (the default
+      // here only satisfies the type: an equivalent mutant)
+      if (f.type === 'reference' && f.target === target) out.push({ model, field: f.name, onDelete: f.onDelete ?? 'restrict' });
     }
   }
   return out;

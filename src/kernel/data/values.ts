@@ -30,9 +30,8 @@ function jsonHasNul(value: unknown): boolean {
     const v = stack.pop();
     if (typeof v === 'string') {
       if (v.includes(NUL)) return true;
-    } else if (Array.isArray(v)) {
-      for (const x of v) stack.push(x);
     } else if (v !== null && typeof v === 'object') {
+      // an array's keys are its indexes, which hold no NUL
       for (const [k, x] of Object.entries(v)) {
         if (k.includes(NUL)) return true;
         stack.push(x);
@@ -60,8 +59,8 @@ export function coerceScalar(field: ResolvedField, v: unknown, purpose: 'write' 
       return v;
     case 'integer':
       if (!Number.isInteger(v)) throw new Error(`expected an integer, got ${JSON.stringify(v)}`);
-      if (writing && field.min !== undefined && (v as number) < field.min) throw new Error(`must be ≥ ${field.min}`);
-      if (writing && field.max !== undefined && (v as number) > field.max) throw new Error(`must be ≤ ${field.max}`);
+      if (writing && (v as number) < (field.min ?? -Infinity)) throw new Error(`must be ≥ ${field.min}`);
+      if (writing && (v as number) > (field.max ?? Infinity)) throw new Error(`must be ≤ ${field.max}`);
       if (Math.abs(v as number) > 2 ** 31 - 1) throw new Error('out of the 32-bit integer range');
       return v;
     case 'float':

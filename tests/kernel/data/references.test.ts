@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countReferences, inboundReferences, referencedError } from '../../../src/kernel/data/references.ts';
-import type { OnDelete } from '../../../src/kernel/declare.ts';
+import { defineModel, f, type OnDelete } from '../../../src/kernel/declare.ts';
+import { createRegistry } from '../../../src/kernel/kernel.ts';
 import { adminPrincipal, bootTestKernel, fixtureApp, userPrincipal, type TestKernel } from '../../helpers/kernel.ts';
 
 const T = 'refs';
@@ -58,6 +59,18 @@ describe('references to a record', () => {
     expect(await run<string[]>('refs_fixture.inbound', { model: 'crm.lead' })).toEqual([]);
   });
 
+  it('a One2Many whose target is the model is not a reference to it (only Reference fields are listed)', async () => {
+    const users = tk.kernel.registry.model('res.organization').fields.get('users')!;
+    expect([users.type, users.target]).toEqual(['one2many', 'res.user']);
+    const inbound = await run<string[]>('refs_fixture.inbound', { model: 'res.user' });
+    expect(inbound.some((r) => r.startsWith('res.organization.users'))).toBe(false);
+    for (const r of inbound) {
+      const [field] = r.split(':');
+      const key = field.slice(0, field.lastIndexOf('.'));
+      expect(tk.kernel.registry.model(key).fields.get(field.slice(key.length + 1))!.type, r).toBe('reference');
+    }
+  });
+
   it('only the references with one of the asked on_delete kinds and at least one record are counted', async () => {
     expect(await run('refs_fixture.count', { model: 'res.organization', id: org, kinds: ['cascade', 'set null'] })).toEqual(expect.arrayContaining([
       { model: 'crm.lead', field: 'organization', on_delete: 'cascade', count: 3 },
@@ -92,5 +105,18 @@ describe('references to a record', () => {
       .toBe(`${model.description} o-2 is still referred to by 1 a.x (f) and 2 b.y (g); move them`);
     expect(referencedError(model, { id: 'o-3' }, refs).message)
       .toBe(`${model.description} o-3 is still referred to by 1 a.x (f), 2 b.y (g) and 3 c.z (h); delete them or point them elsewhere first`);
+  });
+
+  it('a record name that is not text (an Integer record_name) is not quoted: the record is named by its id', () => {
+    const numbered = createRegistry([fixtureApp('refs_numbered', {
+      models: [defineModel({ key: 'refsn.ticket', description: 'Ticket', record_name: 'number', fields: { number: f.integer({ required: true }) } })],
+    })]).model('refsn.ticket');
+    const refs = [{ model: 'a.x', field: 'f', on_delete: 'restrict' as const, count: 2 }];
+    const err = referencedError(numbered, { id: 't-1', number: 42 }, refs);
+    expect({ status: err.status, code: err.code, message: err.message, details: err.details }).toEqual({
+      status: 409, code: 'RECORD_REFERENCED',
+      message: 'Ticket t-1 is still referred to by 2 a.x (f); delete them or point them elsewhere first',
+      details: { model: 'refsn.ticket', id: 't-1', references: refs },
+    });
   });
 });

@@ -79,16 +79,13 @@ export function compileCount(registry: Registry, model: ResolvedModel, where: Wh
 /** Turns rows (arrays, in `fields` order) into records: `id` from record_uuid, then every field. */
 export function recordBuilder(fields: ResolvedField[], dialect: Dialect): (row: unknown[]) => Record<string, unknown> {
   const plan = fields.map((f) => ({ name: f.name === 'record_uuid' ? 'id' : f.name, decode: decoderOf(f, dialect) }));
-  // `id` first, as toRecord puts it
-  const idIndex = plan.findIndex((p) => p.name === 'id');
-  const order = [idIndex, ...plan.map((_, i) => i).filter((i) => i !== idIndex)];
   return (row) => {
-    const out: Record<string, unknown> = {};
-    for (const i of order) {
-      const p = plan[i];
+    // `id` first, as toRecord puts it: the key is placed here, its value set in the loop
+    const out: Record<string, unknown> = { id: null };
+    plan.forEach((p, i) => {
       const v = row[i];
       out[p.name] = v === null || v === undefined || !p.decode ? (v ?? null) : p.decode(v);
-    }
+    });
     return out;
   };
 }

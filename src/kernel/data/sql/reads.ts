@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Reader } from '../../db/readers/types.js';
-import type { ResolvedField, ResolvedModel } from '../../registry/model.js';
+import type { ResolvedModel } from '../../registry/model.js';
 import type { Registry } from '../../registry/registry.js';
 import type { Where } from '../domain.js';
 import { compileCount, compileSearch, recordBuilder, type CompiledSql, type SearchQuery } from './compile.js';
@@ -8,49 +8,41 @@ import type { Dialect } from './values.js';
 
 export interface SqlReadContext { registry: Registry; dialect: Dialect; reader: Reader }
 
-const builders = new WeakMap<ResolvedModel, Map<string, ReturnType<typeof recordBuilder>>>();
-
-function builderFor(model: ResolvedModel, fields: ResolvedField[], dialect: Dialect) {
-  let byFields = builders.get(model);
-  if (!byFields) builders.set(model, (byFields = new Map()));
-  const key = `${dialect}:${fields.map((f) => f.name).join(',')}`;
-  let b = byFields.get(key);
-  if (!b) byFields.set(key, (b = recordBuilder(fields, dialect)));
-  return b;
-}
-
 /*
  * Compiled statements by the query itself (model, where with its values, order, page, fields):
  * the same list page or filter is asked again and again, and building plus compiling it costs
  * more than running it on SQLite. A plain JSON key is unambiguous because every value in a
  * `where` was coerced by its field's type (a datetime field always holds a Date, a text field
- * text), and the field name is part of the key. Bounded; a miss only costs a compile.
+ * text), and the field name is part of the key. A search's entry also holds the function that
+ * turns its rows into records, which depends only on the fields read (part of its key).
+ * Bounded; a miss only costs a compile. Searches and counts have caches of their own.
  */
-const compiledBy = new WeakMap<Registry, LRUCache<string, CompiledSql>>();
+interface CompiledSearch extends CompiledSql { build: ReturnType<typeof recordBuilder> }
 
-function keyOf(kind: string, ctx: SqlReadContext, model: ResolvedModel, parts: unknown): string {
-  return `${kind}|${ctx.dialect}|${model.key}|${JSON.stringify(parts)}`;
+/** One bounded cache per registry; `memo` answers the cached entry or, on a miss, compiles and keeps it. */
+function cacheOf<T extends object>() {
+  const byRegistry = new WeakMap<Registry, LRUCache<string, T, () => T>>();
+  return (ctx: SqlReadContext, model: ResolvedModel, parts: unknown, compile: () => T): T => {
+    let cache = byRegistry.get(ctx.registry);
+    if (!cache) byRegistry.set(ctx.registry, (cache = new LRUCache({ max: 2_000, memoMethod: (_key, _stale, { context }) => context() })));
+    return cache.memo(`${ctx.dialect}|${model.key}|${JSON.stringify(parts)}`, { context: compile });
+  };
 }
-
-function cached(registry: Registry, key: string, compile: () => CompiledSql): CompiledSql {
-  let compiled = compiledBy.get(registry);
-  if (!compiled) compiledBy.set(registry, (compiled = new LRUCache({ max: 2_000 })));
-  let c = compiled.get(key);
-  if (!c) compiled.set(key, (c = compile()));
-  return c;
-}
+const searches = cacheOf<CompiledSearch>();
+const counts = cacheOf<CompiledSql>();
 
 /** Records (as clients see them) matching `query`, read straight from SQL. */
 export async function searchRecords(ctx: SqlReadContext, model: ResolvedModel, query: SearchQuery): Promise<Record<string, unknown>[]> {
-  const key = keyOf('search', ctx, model, [query.where, query.orderBy, query.take, query.skip, query.fields.map((f) => f.name)]);
-  const c = cached(ctx.registry, key, () => compileSearch(ctx.registry, model, query, ctx.dialect));
+  const c = searches(ctx, model, [query.where, query.orderBy, query.take, query.skip, query.fields.map((f) => f.name)], () => ({
+    ...compileSearch(ctx.registry, model, query, ctx.dialect),
+    build: recordBuilder(query.fields, ctx.dialect),
+  }));
   const rows = await ctx.reader.rows(c.sql, c.params);
-  const build = builderFor(model, query.fields, ctx.dialect);
-  return rows.map(build);
+  return rows.map(c.build);
 }
 
 export async function countRecords(ctx: SqlReadContext, model: ResolvedModel, where: Where): Promise<number> {
-  const c = cached(ctx.registry, keyOf('count', ctx, model, where), () => compileCount(ctx.registry, model, where, ctx.dialect));
+  const c = counts(ctx, model, where, () => compileCount(ctx.registry, model, where, ctx.dialect));
   const rows = await ctx.reader.rows(c.sql, c.params);
   return Number(rows[0][0]);
 }
