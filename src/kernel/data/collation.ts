@@ -101,10 +101,12 @@ interface Element { primary: number[] | null; secondary: [number, number]; terti
 const elementsOf = new Map<string, Element[]>();
 
 function computeElements(w: Weights, c: string): Element[] {
-  // the first letter of an expansion (æ → a e, ß → s s) weighs like an accent
-  const parts: Array<[string, number | undefined]> = EXPANSIONS[c]
-    ? [...EXPANSIONS[c]].map((x, i) => [x, i === 0 ? 0xfe : undefined])
-    : w.atomic.has(c) ? [[c, undefined]] : [...c.normalize('NFKD')].map((x) => [x, undefined]);
+  // the first letter of an expansion (æ → a e, ß → s s) weighs like an accent; a character that
+  // decomposes into one (ǽ → æ ́) expands that piece too, as ICU does
+  const parts = (EXPANSIONS[c] || w.atomic.has(c) ? [c] : [...c.normalize('NFKD')])
+    .flatMap((x): Array<[string, number | undefined]> => (EXPANSIONS[x]
+      ? [...EXPANSIONS[x]].map((y, i) => [y, i === 0 ? 0xfe : undefined])
+      : [[x, undefined]]));
   const out: Element[] = [];
   for (const [x, accentWeight] of parts) {
     if (IGNORABLE.test(x)) continue;
@@ -153,7 +155,8 @@ export function sortKey(text: string): Buffer {
       for (const x of e) elements.push(x);
     }
   } else for (const c of text.normalize('NFC')) add(c);
-  const bytes = Buffer.byteLength(text, 'utf8');
+  // UTF-8, Buffer's default encoding
+  const bytes = Buffer.byteLength(text);
   const key = Buffer.allocUnsafe(elements.length * 9 + 3 + bytes);
   let at = 0;
   for (const e of elements) if (e.primary) for (const b of e.primary) key[at++] = b;
@@ -165,7 +168,7 @@ export function sortKey(text: string): Buffer {
   key[at++] = 0;
   for (const e of elements) if (e.tertiary) key[at++] = e.tertiary;
   key[at++] = 0;
-  at += key.write(text, at, 'utf8');
+  at += key.write(text, at);
   return key.subarray(0, at);
 }
 
@@ -175,11 +178,21 @@ export function sqliteSortKey(value: unknown): Buffer | null {
 }
 
 const root = new Intl.Collator('und');
-const utf8 = (s: string) => Buffer.from(s, 'utf8');
 
-/** Compares two non-null texts as the engine's ORDER BY does. */
+/**
+ * Compares two non-null texts as the engine's ORDER BY does. A comparator serves one sort: on
+ * SQLite it keeps one key per distinct text for its lifetime, not one per comparison.
+ */
 export function textComparator(dialect: Dialect): (a: string, b: string) => number {
-  if (dialect === 'sqlite') return (a, b) => Buffer.compare(sortKey(a), sortKey(b));
-  // a deterministic ICU collation breaks ties by bytes, as PostgreSQL does
-  return (a, b) => root.compare(a, b) || Buffer.compare(utf8(a), utf8(b));
+  if (dialect === 'sqlite') {
+    const keys = new Map<string, Buffer>();
+    const keyOf = (s: string) => {
+      let k = keys.get(s);
+      if (!k) keys.set(s, (k = sortKey(s)));
+      return k;
+    };
+    return (a, b) => Buffer.compare(keyOf(a), keyOf(b));
+  }
+  // a deterministic ICU collation breaks ties by (UTF-8) bytes, as PostgreSQL does
+  return (a, b) => root.compare(a, b) || Buffer.compare(Buffer.from(a), Buffer.from(b));
 }

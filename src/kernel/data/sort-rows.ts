@@ -4,23 +4,26 @@
  * ordered read inside a transaction and read_group's groups are sorted here.
  */
 import type { ResolvedModel } from '../registry/model.js';
-import { COLLATED_TYPES, sortKey, textComparator } from './collation.js';
+import { COLLATED_TYPES, textComparator } from './collation.js';
 import type { Dialect } from './sql/values.js';
 
 type Row = Record<string, unknown>;
 export type OrderItem = Record<string, 'asc' | 'desc'>;
 
+/** Whether `field` is sorted by the collation (a name that is no field is not). */
+const collated = (model: ResolvedModel, field: string): boolean => COLLATED_TYPES.has(model.fields.get(field)?.type ?? '');
+
 /** Whether `order` names a text field, i.e. needs the collation. */
 export function ordersByText(model: ResolvedModel, order: OrderItem[]): boolean {
-  return order.some((o) => COLLATED_TYPES.has(model.fields.get(Object.keys(o)[0])?.type ?? ''));
+  return order.some((o) => collated(model, Object.keys(o)[0]));
 }
 
 const natural = (a: unknown, b: unknown): number => {
   if (a instanceof Date && b instanceof Date) return a.getTime() - b.getTime();
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
-  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
-  // ids and enum values: by their bytes, as the reader orders them
+  // ids and enum values: by their bytes, as the reader orders them; booleans too, as 'false'
+  // sorts before 'true' just as false (0) before true (1)
   return Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
 };
 
@@ -29,21 +32,12 @@ const natural = (a: unknown, b: unknown): number => {
  * default: first in ascending order on SQLite, last on PostgreSQL.
  */
 export function rowComparator(model: ResolvedModel, order: OrderItem[], dialect: Dialect): (a: Row, b: Row) => number {
-  // one key per distinct text for the whole sort, not one per comparison
-  const keys = new Map<string, Buffer>();
-  const text = dialect === 'sqlite'
-    ? (a: string, b: string) => {
-      let ka = keys.get(a);
-      if (!ka) keys.set(a, (ka = sortKey(a)));
-      let kb = keys.get(b);
-      if (!kb) keys.set(b, (kb = sortKey(b)));
-      return Buffer.compare(ka, kb);
-    }
-    : textComparator(dialect);
+  // one comparator for the whole sort: on SQLite it keys each distinct text once
+  const text = textComparator(dialect);
   const nullFirst = dialect === 'sqlite' ? -1 : 1;
   const items = order.map((o) => {
     const [field, dir] = Object.entries(o)[0];
-    const compare = COLLATED_TYPES.has(model.fields.get(field)?.type ?? '') ? (a: unknown, b: unknown) => text(String(a), String(b)) : natural;
+    const compare = collated(model, field) ? (a: unknown, b: unknown) => text(String(a), String(b)) : natural;
     return { field, sign: dir === 'desc' ? -1 : 1, compare };
   });
   return (a, b) => {
