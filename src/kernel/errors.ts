@@ -50,7 +50,9 @@ export class StaleRevision extends Conflict {
 
 export class UniqueViolation extends Conflict {
   constructor(model: string, fields: string[]) {
-    super(`${model}: a record with the same ${fields.join(', ')} already exists`, { model, fields }, 'UNIQUE_VIOLATION');
+    // a driver may report the clash without naming the columns
+    const what = fields.length ? `the same ${fields.join(', ')}` : 'the same unique values';
+    super(`${model}: a record with ${what} already exists`, { model, fields }, 'UNIQUE_VIOLATION');
   }
 }
 

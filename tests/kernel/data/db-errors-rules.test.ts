@@ -35,10 +35,10 @@ function mapped(err: unknown): FwError {
 const pgIndex = (index: string) => ({ meta: { driverAdapterError: { cause: { kind: 'UniqueConstraintViolation', constraint: { index } } } } });
 
 describe('unique violations', () => {
-  it('a P2002 without meta or cause is 409 UNIQUE_VIOLATION naming no field', () => {
+  it('a P2002 without meta or cause is 409 UNIQUE_VIOLATION naming no field: "the same unique values"', () => {
     const err = mapped({ code: 'P2002' });
     expect({ status: err.status, code: err.code, message: err.message, details: err.details }).toEqual({
-      status: 409, code: 'UNIQUE_VIOLATION', message: 'dber.item: a record with the same  already exists', details: { model: 'dber.item', fields: [] },
+      status: 409, code: 'UNIQUE_VIOLATION', message: 'dber.item: a record with the same unique values already exists', details: { model: 'dber.item', fields: [] },
     });
   });
 
