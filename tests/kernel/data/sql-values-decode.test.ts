@@ -34,6 +34,12 @@ describe('SQLite date-time text, in a process whose time zone is not UTC', () =>
     expect(fromSqlite('2026-01-02 03:04:05.678')).toBe('2026-01-02T03:04:05.678Z');
   });
 
+  it('ISO text without a zone ("YYYY-MM-DDTHH:MM[:SS[.fff]]", written by another tool) is UTC too, not the process\'s local time', () => {
+    expect(fromSqlite('2026-01-02T03:04:05')).toBe('2026-01-02T03:04:05.000Z');
+    expect(fromSqlite('2026-01-02T03:04:05.678')).toBe('2026-01-02T03:04:05.678Z');
+    expect(fromSqlite('2026-01-02T03:04')).toBe('2026-01-02T03:04:00.000Z');
+  });
+
   it('ISO text with another offset, or without a fraction, is the instant it names', () => {
     // the adapter's length (29 characters), but not its +00:00
     expect(fromSqlite('2026-01-02T03:04:05.678+01:00')).toBe('2026-01-02T02:04:05.678Z');

@@ -22,9 +22,12 @@ const isoFromSqlite = (v: unknown): unknown => {
   if (typeof v !== 'string') return v;
   // the adapter's format, `2026-01-02T03:04:05.678+00:00`, becomes `…678Z` without a Date
   if (v.length === 29 && v.endsWith('+00:00')) return `${v.slice(0, 23)}Z`;
-  const d = new Date(v.includes('T') || !v.includes(' ') ? v : `${v.replace(' ', 'T')}Z`);
+  // a date-time without a zone (SQLite's CURRENT_TIMESTAMP, text another tool wrote) is UTC,
+  // whatever the process's time zone; anything else names its own instant
+  const d = new Date(NO_ZONE.test(v) ? `${v.replace(' ', 'T')}Z` : v);
   return Number.isNaN(d.getTime()) ? v : d.toISOString();
 };
+const NO_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 
 const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
 const PG_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?\+00$/;
