@@ -95,6 +95,10 @@ const hooks: HookDecl[] = [
   { point: 'post.crm.lead.delete', track_fields: ['name'], handler: record('track-delete:name') },
   { point: 'post.crm.lead.bx_null', handler: record('post.crm.lead.bx_null') },
   { point: 'post.crm.lead.bx_text', handler: record('post.crm.lead.bx_text') },
+  // points the app declares (it would run them itself): named like the model-less bx.free, yet
+  // the bus never runs them around that command
+  { point: 'pre.bx.free', handler: record('pre.bx.free') },
+  { point: 'post.bx.free', handler: record('post.bx.free') },
   // declared without a handler and nothing to track
   { point: 'pre.crm.lead.bx_bare' },
   { point: 'post.crm.lead.bx_bare' },
@@ -103,6 +107,7 @@ const hooks: HookDecl[] = [
 const app = fixtureApp('bx', {
   commands,
   hooks,
+  hookPoints: ['pre.bx.free', 'post.bx.free'],
   eventHandlers: [
     { id: 'bx.on_event', event: 'bx.event', handler: async () => {} },
     { id: 'bx.on_touched', event: 'bx.touched', handler: async () => {} },
@@ -248,7 +253,7 @@ describe('the command pipeline', () => {
       ]);
     });
 
-    it('a command without a model runs no hooks', async () => {
+    it('a command without a model runs no hooks, not even at declared points named like it (pre/post.bx.free)', async () => {
       expect(await run('bx.free', { a: 1 })).toEqual({ got: { a: 1 } });
       expect(seen.hooks).toEqual([]);
     });
