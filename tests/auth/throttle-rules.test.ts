@@ -9,32 +9,11 @@
  * The throttle on its own, as tests/auth/throttle.test.ts checks it; no server needed.
  */
 import { describe, expect, it } from 'vitest';
-import { LoginThrottle } from '../../src/apps/auth/services/throttle.ts';
-import { Throttled } from '../../src/kernel/errors.ts';
-import { loadSettings } from '../../src/kernel/settings.ts';
+import type { LoginThrottle } from '../../src/apps/auth/services/throttle.ts';
+import { fail, makeThrottle, refused } from './throttle-helpers.ts';
 
-const throttle = (env: Record<string, string> = {}) => new LoginThrottle(loadSettings({
-  LOG_LEVEL: 'silent',
-  LOGIN_MAX_FAILURES_PER_EMAIL: '2',
-  LOGIN_MAX_FAILURES_PER_IP: '3',
-  LOGIN_FAILURE_WINDOW_SECONDS: '900',
-  LOGIN_BLOCK_SECONDS: '600',
-  LOGIN_SLOWDOWN_AFTER: '1000',
-  ...env,
-}));
-
-/** A failed attempt as auth.login runs it: reserve, then report the failure. */
-const fail = async (t: LoginThrottle, email: string, ip: string | null) => {
-  await t.before(email, ip);
-  await t.failed(email, ip);
-};
-
-async function refused(p: Promise<unknown>): Promise<Throttled> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err, 'the attempt should be refused').toBeInstanceOf(Throttled);
-  expect(err).toMatchObject({ status: 429, code: 'THROTTLED', message: 'too many failed logins; try again later' });
-  return err as Throttled;
-}
+const throttle = (env: Record<string, string> = {}) =>
+  makeThrottle({ LOGIN_MAX_FAILURES_PER_EMAIL: '2', LOGIN_MAX_FAILURES_PER_IP: '3', ...env });
 
 /** The address still has all LOGIN_MAX_FAILURES_PER_IP (3) failures left: three are allowed, the fourth is refused. */
 async function expectFullAddressAllowance(t: LoginThrottle, ip: string): Promise<void> {

@@ -5,32 +5,11 @@
  * same rules through POST /api/auth/login.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LoginThrottle } from '../../src/apps/auth/services/throttle.ts';
 import { Throttled } from '../../src/kernel/errors.ts';
-import { loadSettings } from '../../src/kernel/settings.ts';
+import { fail, makeThrottle, refused } from './throttle-helpers.ts';
 
-const throttle = (env: Record<string, string> = {}) => new LoginThrottle(loadSettings({
-  LOG_LEVEL: 'silent',
-  LOGIN_MAX_FAILURES_PER_EMAIL: '3',
-  LOGIN_MAX_FAILURES_PER_IP: '5',
-  LOGIN_FAILURE_WINDOW_SECONDS: '900',
-  LOGIN_BLOCK_SECONDS: '600',
-  // no slow-down unless a test asks for it
-  LOGIN_SLOWDOWN_AFTER: '1000',
-  ...env,
-}));
-
-/** A failed attempt as auth.login runs it: reserve, then report the failure. */
-const fail = async (t: LoginThrottle, email: string, ip: string | null) => {
-  await t.before(email, ip);
-  await t.failed(email, ip);
-};
-
-async function refused(p: Promise<unknown>): Promise<Throttled> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err, 'the attempt should be refused').toBeInstanceOf(Throttled);
-  return err as Throttled;
-}
+const throttle = (env: Record<string, string> = {}) =>
+  makeThrottle({ LOGIN_MAX_FAILURES_PER_EMAIL: '3', LOGIN_MAX_FAILURES_PER_IP: '5', ...env });
 
 /** The slow-down delays `before` asked for, without waiting them out (other timers run as usual). */
 function recordDelays(): number[] {
