@@ -149,6 +149,37 @@ describe('a refresh by a user who is not active', () => {
 });
 
 describe('retries: edge cases', () => {
+  it('ending one login (logout) or all of another user\'s (revoke-all) leaves the retries of other logins alone', async () => {
+    const pair = await t.loginAdmin();
+    // the answer to this rotation is "lost": its retry must still work after the others end
+    expect((await refresh(pair.refresh_token, KEY)).status).toBe(200);
+    const other = await t.login((await newUser()).email, PASSWORD);
+    expect((await t.request('POST', '/api/auth/logout', { token: other.access_token })).status).toBe(200);
+    const third = await newUser();
+    const thirds = await t.login(third.email, PASSWORD);
+    expect((await t.request('POST', '/api/command/ir.session.revoke_all', { token: admin, body: { user_id: third.id } })).body).toEqual({ revoked: 1 });
+    expectError(await t.request('GET', '/api/auth/me', { token: thirds.access_token }), 401, 'TOKEN_INVALID');
+    const retried = await refresh(pair.refresh_token, KEY);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(await family(sidOf(pair.access_token))).toEqual(['rotated', 'superseded', 'live']);
+  });
+
+  it('a rotation that claimed its token but never issued the successor (the process stopped between the two writes) is completed by its retry', async () => {
+    const pair = await t.loginAdmin();
+    const sid = sidOf(pair.access_token);
+    // the claim as rotate() writes it, and nothing after it
+    const sessions = await delegate('ir.session');
+    const claimed = await sessions.updateMany({
+      where: { refresh_token_hash: sha256(pair.refresh_token), revoked: false },
+      data: { revoked: true, revoked_reason: 'rotated', revoked_at: new Date(), rotation_key_hash: sha256(KEY) },
+    });
+    expect(claimed.count).toBe(1);
+    const retried = await refresh(pair.refresh_token, KEY);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(sidOf(retried.body.access_token)).toBe(sid);
+    expect(await family(sid)).toEqual(['rotated', 'live']);
+  });
+
   it('a rotation refused because the user is inactive ends the login: its retry is refused, even once the user is active again', async () => {
     const u = await newUser();
     const pair = await t.login(u.email, PASSWORD);
