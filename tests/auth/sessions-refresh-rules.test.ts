@@ -138,6 +138,15 @@ describe('a refresh by a user who is not active', () => {
     expect(await family(sidOf(pair.access_token))).toEqual(['user_deleted']);
   });
 
+  it('nobody deletes their own user: 409 SELF_DELETE "you cannot delete your own user; another admin can", and the session goes on', async () => {
+    const pair = await t.loginAdmin();
+    const me = (await t.request('GET', '/api/auth/me', { token: pair.access_token })).body.id as string;
+    const del = await t.request('DELETE', `/api/data/res.user/${me}`, { token: pair.access_token });
+    expectError(del, 409, 'SELF_DELETE');
+    expect(del.body.error.message).toBe('you cannot delete your own user; another admin can');
+    expect((await t.request('GET', `/api/data/res.user/${me}`, { token: pair.access_token })).status).toBe(200);
+  });
+
   it('a user row removed behind the API (another tool) refuses its tokens with TOKEN_INVALID "the user is inactive"', async () => {
     const u = await newUser();
     const pair = await t.login(u.email, PASSWORD);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { defineApp, type CommandDecl, type HookDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
-import { AccessDenied, ValidationError } from '../../kernel/errors.js';
+import { AccessDenied, Conflict, ValidationError } from '../../kernel/errors.js';
 import manifest from './manifest.js';
 import { postMessage } from './messages.js';
 import { beforeOrganizationDelete } from './organizations.js';
@@ -126,6 +126,15 @@ const hooks: HookDecl[] = [
   { point: 'pre.res.user.create', handler: (ctx) => normaliseEmail(ctx.payload) },
   { point: 'pre.res.user.update', handler: (ctx) => normaliseEmail(ctx.payload) },
   { point: 'pre.res.organization.delete', handler: beforeOrganizationDelete },
+  {
+    // deleting yourself ends your own sessions at once and can leave a tenant without an admin
+    point: 'pre.res.user.delete',
+    handler(ctx) {
+      if (ctx.env.principal.kind === 'user' && ctx.before?.id === ctx.env.principal.user_id) {
+        throw new Conflict('you cannot delete your own user; another admin can', { model: 'res.user' }, 'SELF_DELETE');
+      }
+    },
+  },
   // the spec's tracked field: a changed slug emits res.organization.field_changed
   { point: 'post.res.organization.update', track_fields: ['code'] },
 ];
