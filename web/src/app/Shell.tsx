@@ -1,6 +1,6 @@
 import { Link, Navigate, Outlet, useNavigate, useParams, useRouter, useRouterState } from '@tanstack/react-router';
 import { Suspense, useEffect, useMemo, useRef, useState } from 'react';
-import { Button, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-components';
+import { Button, Dialog, Menu, MenuItem, MenuTrigger, Modal, ModalOverlay, Popover } from 'react-aria-components';
 import { AssistantButton } from '../ai/AssistantButton.tsx';
 import { endSession, request } from '../api/client.ts';
 import { graphql } from '../gql/index.ts';
@@ -62,46 +62,16 @@ function ShellFrame() {
     <div className="shell">
       <a className="skip-link" href="#main">{t('shell.skip')}</a>
       <nav className="sidebar" aria-label={t('shell.apps')}>
-        <Link to="/$org" params={{ org: slug }} className="brand" data-testid="home-link">
-          <span className="brand-mark" aria-hidden="true" /> {t('app.name')}
-        </Link>
-        <ul className="nav-apps">
-          {apps.map((app) => {
-            const act = firstAction(app);
-            return (
-              <li key={app.key}>
-                {act ? (
-                  <Link to="/$org/$action" params={{ org: slug, action: actionSegment(act) }} search={{}}
-                    className={`nav-app${current?.key === app.key ? ' active' : ''}`} data-testid={`app-${app.key}`}>
-                    {app.name}
-                  </Link>
-                ) : <span className="nav-app">{app.name}</span>}
-                {current?.key === app.key && app.menus.length > 0 && (
-                  <ul className="nav-menus">
-                    {app.menus.map((m) => (
-                      <li key={m.key} style={{ paddingInlineStart: `${menuDepth(app.menus, m) * 0.75}rem` }}>
-                        {m.action ? (
-                          <Link to="/$org/$action" params={{ org: slug, action: actionSegment(m.action) }} search={{}}
-                            activeProps={{ className: 'active', 'aria-current': 'page' }} className="nav-menu" data-testid={`menu-${m.key}`}>
-                            {m.name}
-                          </Link>
-                        ) : <span className="nav-heading">{m.name}</span>}
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </li>
-            );
-          })}
-        </ul>
+        <NavTree apps={apps} current={current} slug={slug} />
       </nav>
       <div className="main-col">
         <header className="topbar">
+          <NavDrawer apps={apps} current={current} slug={slug} name={me.name} email={me.email} />
           <div className="topbar-title">{current?.name ?? ''}</div>
           <RecorderButton />
           <AssistantButton />
-          <ThemeToggle />
-          <UserMenu name={me.name} email={me.email} />
+          <div className="wide-only"><ThemeToggle /></div>
+          <div className="wide-only"><UserMenu name={me.name} email={me.email} /></div>
         </header>
         <main id="main" className="content" tabIndex={-1}>
           <ErrorBoundary>
@@ -116,12 +86,91 @@ function ShellFrame() {
   );
 }
 
-function ThemeToggle() {
+/** The apps and, for the current one, its menus: the sidebar's content, and the phone drawer's. */
+function NavTree({ apps, current, slug }: { apps: App[]; current: App | undefined; slug: string }) {
+  const t = useT();
+  return (
+    <>
+      <Link to="/$org" params={{ org: slug }} className="brand" data-testid="home-link">
+        <span className="brand-mark" aria-hidden="true" /> {t('app.name')}
+      </Link>
+      <ul className="nav-apps">
+        {apps.map((app) => {
+          const act = firstAction(app);
+          return (
+            <li key={app.key}>
+              {act ? (
+                <Link to="/$org/$action" params={{ org: slug, action: actionSegment(act) }} search={{}}
+                  className={`nav-app${current?.key === app.key ? ' active' : ''}`} data-testid={`app-${app.key}`}>
+                  {app.name}
+                </Link>
+              ) : <span className="nav-app">{app.name}</span>}
+              {current?.key === app.key && app.menus.length > 0 && (
+                <ul className="nav-menus">
+                  {app.menus.map((m) => (
+                    <li key={m.key} style={{ paddingInlineStart: `${menuDepth(app.menus, m) * 0.75}rem` }}>
+                      {m.action ? (
+                        <Link to="/$org/$action" params={{ org: slug, action: actionSegment(m.action) }} search={{}}
+                          activeProps={{ className: 'active', 'aria-current': 'page' }} className="nav-menu" data-testid={`menu-${m.key}`}>
+                          {m.name}
+                        </Link>
+                      ) : <span className="nav-heading">{m.name}</span>}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}
+
+/**
+ * Below the phone breakpoint the sidebar and the account controls move into a drawer opened from
+ * the top bar's menu button: apps and menus, the theme and the account (CSS hides the button on
+ * wider screens). Following a link closes it; Escape and a tap outside too (react-aria's modal).
+ */
+function NavDrawer({ apps, current, slug, name, email }: { apps: App[]; current: App | undefined; slug: string; name: string; email: string }) {
+  const t = useT();
+  const [open, setOpen] = useState(false);
+  const href = useRouterState({ select: (s) => s.location.href });
+  useEffect(() => { setOpen(false); }, [href]);
+  return (
+    <>
+      <Button className="btn btn-ghost nav-toggle" aria-label={t('shell.menu')} aria-expanded={open} data-testid="nav-toggle" onPress={() => setOpen(true)}>
+        <span aria-hidden="true">☰</span>
+      </Button>
+      <ModalOverlay className="drawer-overlay" isOpen={open} onOpenChange={setOpen} isDismissable>
+        <Modal className="drawer">
+          <Dialog className="drawer-dialog" aria-label={t('shell.apps')} data-testid="nav-drawer">
+            <nav aria-label={t('shell.apps')}>
+              <NavTree apps={apps} current={current} slug={slug} />
+            </nav>
+            <div className="drawer-account">
+              <div className="drawer-user"><strong>{name}</strong><span className="muted small">{email}</span></div>
+              <ThemeToggle testId="drawer-theme-toggle" />
+              <Button className="btn" data-testid="drawer-logout" onPress={() => void signOut()}>{t('shell.logout')}</Button>
+            </div>
+          </Dialog>
+        </Modal>
+      </ModalOverlay>
+    </>
+  );
+}
+
+async function signOut() {
+  try { await request(LogoutDocument); } catch { /* the session ends here either way */ }
+  endSession(); // every tab, this one included, reloads at /login (main.tsx)
+}
+
+function ThemeToggle({ testId = 'theme-toggle' }: { testId?: string }) {
   const t = useT();
   const [theme, set] = useState(currentTheme());
   const next = theme === 'dark' ? 'light' : 'dark';
   return (
-    <Button className="btn btn-ghost" data-testid="theme-toggle" onPress={() => { setTheme(next); set(next); }}>
+    <Button className="btn btn-ghost" data-testid={testId} onPress={() => { setTheme(next); set(next); }}>
       {t(next === 'dark' ? 'shell.theme.dark' : 'shell.theme.light')}
     </Button>
   );
@@ -129,15 +178,11 @@ function ThemeToggle() {
 
 function UserMenu({ name, email }: { name: string; email: string }) {
   const t = useT();
-  async function logout() {
-    try { await request(LogoutDocument); } catch { /* the session ends here either way */ }
-    endSession(); // every tab, this one included, reloads at /login (main.tsx)
-  }
   return (
     <MenuTrigger>
       <Button className="btn btn-ghost user-button" aria-label={`${name} (${t('shell.user')})`} data-testid="user-menu">{name}</Button>
       <Popover className="popover">
-        <Menu className="menu" onAction={(key) => { if (key === 'logout') void logout(); }}>
+        <Menu className="menu" onAction={(key) => { if (key === 'logout') void signOut(); }}>
           <MenuItem id="email" isDisabled className="menu-item muted">{email}</MenuItem>
           <MenuItem id="logout" className="menu-item" data-testid="logout">{t('shell.logout')}</MenuItem>
         </Menu>

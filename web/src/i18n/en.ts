@@ -18,6 +18,7 @@ export const en = {
   'shell.user': 'Account',
   'shell.home': 'Home',
   'shell.skip': 'Skip to content',
+  'shell.menu': 'Menu',
   'home.title': 'Apps',
   'home.empty': 'No app is available to you yet.',
   'action.unknown': 'This action does not exist or is not available to you.',
