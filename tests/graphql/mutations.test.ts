@@ -113,9 +113,11 @@ describe('batch mutations', () => {
     expect(count.resOrganizationCount).toBe(0);
   });
 
-  it('resOrganizationUpdateMany(where, input) changes every match and returns the count', async () => {
-    const data = await gqlOk(ts, 'mutation { resOrganizationUpdateMany(where: { code: { startsWith: "batch-" } }, input: { is_active: false }) { count } }', {}, { token });
-    expect(data.resOrganizationUpdateMany).toEqual({ count: 3 });
+  it('resOrganizationUpdateMany(where, input) changes every match and returns the count and the ids it changed', async () => {
+    const data = await gqlOk(ts, 'mutation { resOrganizationUpdateMany(where: { code: { startsWith: "batch-" } }, input: { is_active: false }) { count ids } }', {}, { token });
+    expect(data.resOrganizationUpdateMany.count).toBe(3);
+    const matching = await gqlOk(ts, 'query { resOrganizations(where: { code: { startsWith: "batch-" } }) { id } }', {}, { token });
+    expect([...data.resOrganizationUpdateMany.ids].sort()).toEqual(matching.resOrganizations.map((r: { id: string }) => r.id).sort());
     const left = await gqlOk(ts, '{ resOrganizations(where: { code: { startsWith: "batch-" } }) { is_active revision } }', {}, { token });
     expect(left.resOrganizations).toEqual(Array(3).fill({ is_active: false, revision: 2 }));
   });

@@ -415,11 +415,12 @@ describe.each(PROVIDERS)('fw.* commands on %s', (provider) => {
       expect(await w('fw.count', { model: 'crm.lead', domain: [['notes', '=', 'batch']] })).toEqual({ count: 2 });
     });
 
-    it('fw.update_many and fw.delete_many act on every record matching the domain', async () => {
-      await w('fw.create_many', { model: 'crm.lead', values: [{ name: 'Many 1', notes: 'many' }, { name: 'Many 2', notes: 'many' }] });
-      expect(await w('fw.update_many', { model: 'crm.lead', domain: [['notes', '=', 'many']], values: { stage: 'lost' } })).toEqual({ count: 2 });
+    it('fw.update_many and fw.delete_many act on every record matching the domain, and name the records they touched', async () => {
+      const made = await w<Rec[]>('fw.create_many', { model: 'crm.lead', values: [{ name: 'Many 1', notes: 'many' }, { name: 'Many 2', notes: 'many' }] });
+      const ids = made.map((r) => r.id);
+      expect(await w('fw.update_many', { model: 'crm.lead', domain: [['notes', '=', 'many']], values: { stage: 'lost' } })).toEqual({ count: 2, ids });
       expect(await w('fw.count', { model: 'crm.lead', domain: [['notes', '=', 'many'], ['stage', '=', 'lost']] })).toEqual({ count: 2 });
-      expect(await w('fw.delete_many', { model: 'crm.lead', domain: [['notes', '=', 'many']] })).toEqual({ count: 2 });
+      expect(await w('fw.delete_many', { model: 'crm.lead', domain: [['notes', '=', 'many']] })).toEqual({ count: 2, ids });
       expect(await w('fw.count', { model: 'crm.lead', domain: [['notes', '=', 'many']] })).toEqual({ count: 0 });
     });
   });

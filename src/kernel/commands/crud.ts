@@ -214,7 +214,8 @@ const batchCommands: CommandDecl[] = [
       const model = targetModel(env, payload, 'update');
       const ids = await idsMatching(env, model, payload.domain, 'update');
       for (const id of ids) await env.dispatch('fw.update', { model: model.key, id, values: payload.values });
-      return { count: ids.length };
+      // the ids let a client undo exactly this change (the web client's bulk archive)
+      return { count: ids.length, ids };
     },
   },
   {
@@ -225,7 +226,7 @@ const batchCommands: CommandDecl[] = [
       const model = targetModel(env, payload, 'delete');
       const ids = await idsMatching(env, model, payload.domain, 'delete');
       for (const id of ids) await env.dispatch('fw.delete', { model: model.key, id });
-      return { count: ids.length };
+      return { count: ids.length, ids };
     },
   },
 ];

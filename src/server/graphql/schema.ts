@@ -507,7 +507,12 @@ function commonTypes(b: Builder) {
         aggregates: t.field({ type: 'JSON', resolve: (g: Rec) => g.aggregates }),
       }),
     }),
-    BatchResult: b.objectRef<Rec>('BatchResult').implement({ fields: (t: AnyRef) => ({ count: t.exposeInt('count') }) }),
+    BatchResult: b.objectRef<Rec>('BatchResult').implement({
+      fields: (t: AnyRef) => ({
+        count: t.exposeInt('count'),
+        ids: t.exposeIDList('ids', { nullable: false, description: 'The records changed or deleted, in the order they were written' }),
+      }),
+    }),
     DeleteResult: b.objectRef<Rec>('DeleteResult').implement({
       fields: (t: AnyRef) => ({ id: t.exposeID('id'), deleted: t.exposeBoolean('deleted') }),
     }),

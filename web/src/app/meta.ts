@@ -18,7 +18,7 @@ export const BootstrapDocument = graphql(`
       views { view_id version title type model app }
       models {
         key description record_name name_search_fields
-        names { typeName one many count groupBy create update delete deleteMany changed whereInput orderByInput createInput updateInput groupByField }
+        names { typeName one many count groupBy create update updateMany delete deleteMany changed whereInput orderByInput createInput updateInput groupByField }
       }
     }
   }

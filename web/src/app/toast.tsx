@@ -1,17 +1,20 @@
 import { useSyncExternalStore } from 'react';
 
 /** Short notices in one polite live region (screen readers announce them). */
-export interface Toast { id: number; text: string; tone: 'info' | 'error' }
+export interface Toast { id: number; text: string; tone: 'info' | 'error'; action?: ToastAction }
+/** A button on the notice (Undo): pressing it runs `run` and dismisses the notice. */
+export interface ToastAction { label: string; run: () => void; testId?: string }
 let toasts: Toast[] = [];
 let seq = 0;
 const subs = new Set<() => void>();
 const emit = () => subs.forEach((s) => s());
 
-export function toast(text: string, tone: Toast['tone'] = 'info'): void {
+export function toast(text: string, tone: Toast['tone'] = 'info', action?: ToastAction): void {
   const id = ++seq;
-  toasts = [...toasts, { id, text, tone }];
+  toasts = [...toasts, { id, text, tone, action }];
   emit();
-  setTimeout(() => dismiss(id), tone === 'error' ? 8000 : 4000);
+  // a notice with an action stays long enough to reach it
+  setTimeout(() => dismiss(id), tone === 'error' || action ? 10_000 : 4000);
 }
 function dismiss(id: number) {
   toasts = toasts.filter((x) => x.id !== id);
@@ -25,6 +28,10 @@ export function Toaster() {
       {list.map((x) => (
         <div key={x.id} className={`toast toast-${x.tone}`} role={x.tone === 'error' ? 'alert' : undefined} data-testid={`toast-${x.tone}`}>
           <span>{x.text}</span>
+          {x.action && (
+            <button type="button" className="btn btn-ghost toast-action" data-testid={x.action.testId}
+              onClick={() => { dismiss(x.id); x.action!.run(); }}>{x.action.label}</button>
+          )}
           <button type="button" className="btn-icon" aria-label="Dismiss" onClick={() => dismiss(x.id)}>×</button>
         </div>
       ))}

@@ -5,7 +5,7 @@
  */
 export interface ModelNames {
   typeName: string; one: string; many: string; count: string; groupBy: string;
-  create: string; update: string; delete: string; deleteMany: string; changed: string;
+  create: string; update: string; updateMany: string; delete: string; deleteMany: string; changed: string;
   whereInput: string; orderByInput: string; createInput: string; updateInput: string; groupByField: string;
 }
 export interface ModelInfo { key: string; description: string; record_name: string; name_search_fields: string[]; names: ModelNames }
@@ -89,7 +89,13 @@ export const deleteDocument = (m: ModelInfo) =>
   `mutation Delete($id: ID!) { result: ${m.names.delete}(id: $id) { id deleted } }`;
 
 export const deleteManyDocument = (m: ModelInfo) =>
-  `mutation DeleteMany($where: ${m.names.whereInput}!) { result: ${m.names.deleteMany}(where: $where) { count } }`;
+  `mutation DeleteMany($where: ${m.names.whereInput}!) { result: ${m.names.deleteMany}(where: $where) { count ids } }`;
+
+export const updateManyDocument = (m: ModelInfo) =>
+  `mutation UpdateMany($where: ${m.names.whereInput}!, $input: ${m.names.updateInput}!) { result: ${m.names.updateMany}(where: $where, input: $input) { count ids } }`;
+
+/** The input fields of a type (a model's update input: what a bulk action may set), from the schema. */
+export const inputFieldsDocument = 'query InputFields($name: String!) { type: __type(name: $name) { inputFields { name } } }';
 
 export const groupDocument = (m: ModelInfo) =>
   `query Groups($by: [${m.names.groupByField}!]!, $where: ${m.names.whereInput}) { groups: ${m.names.groupBy}(by: $by, where: $where) { key count } }`;

@@ -1,5 +1,6 @@
+import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Button, Dialog, Heading, Modal } from 'react-aria-components';
 import { request } from '../../api/client.ts';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
@@ -9,7 +10,8 @@ import { actionSegment } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
 import { anyWritable, useWritable } from '../../model/access.ts';
-import { deleteManyDocument, modelOf, orderBy, selection } from '../../model/records.ts';
+import type { Where } from '../../model/domain.ts';
+import { deleteManyDocument, inputFieldsDocument, modelOf, orderBy, rowsDocument, selection, updateManyDocument, type ModelInfo, type Row } from '../../model/records.ts';
 import { useCount, useInvalidateModel } from '../../model/useRecords.ts';
 import { ControlPanel } from '../ControlPanel.tsx';
 import type { ViewProps } from '../registry.ts';
@@ -18,10 +20,30 @@ import { GroupedList } from './GroupedList.tsx';
 import { Pager } from './Pager.tsx';
 import { RecordTable } from './RecordTable.tsx';
 
+/** Whether a model's records can be archived: its update input has `is_active` (read from the schema). */
+function useArchivable(m: ModelInfo, enabled: boolean): boolean {
+  const r = useQuery({
+    queryKey: ['schema', 'input-fields', m.names.updateInput],
+    queryFn: async () => (await request<{ type: { inputFields: Array<{ name: string }> } | null }, { name: string }>(inputFieldsDocument, { name: m.names.updateInput })).type,
+    staleTime: Infinity,
+    enabled,
+  });
+  return !!r.data?.inputFields.some((f) => f.name === 'is_active');
+}
+
+/**
+ * What is selected: some records by id, or every record matching the search (`all`, acted on by
+ * the server through the search's `where`, never by ids the client happened to load).
+ */
+interface Selection { ids: Set<string>; all: boolean }
+const NONE: Selection = { ids: new Set(), all: false };
+
 /**
  * The list view of a render plan: the plan's columns (optional ones toggled and remembered per
- * user), sort by header, a pager over the total, selection with bulk delete, group-by from the
- * search view. Rows are virtualised and fetched in blocks, so a page of 10,000 rows scrolls.
+ * user), sort by header, a pager over the total, selection with bulk delete and archive (with
+ * undo), group-by from the search view. Rows are virtualised and fetched in blocks, so a page of
+ * 10,000 rows scrolls. "Select all" selects the page (every row of it, drawn or not), then offers
+ * every record matching the search; the confirmation states how many records an action touches.
  */
 export default function ListView({ plan, action, search, searchPlan, where, org }: ViewProps<ListPlan>) {
   const t = useT();
@@ -39,18 +61,66 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
   const limit = search.limit ?? plan.limit ?? 80;
   const page = search.page ?? 1;
   const total = useCount(m, where);
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [chosen, setChosen] = useState<Selection>(NONE);
+  // the ids of the current page, once "select all" asked for them
+  const [pageIds, setPageIds] = useState<string[] | null>(null);
   const [confirm, setConfirm] = useState(false);
   const invalidate = useInvalidateModel();
+  const archivable = useArchivable(m, can.update);
+  const offset = (page - 1) * limit;
+  const pageCount = Math.max(0, Math.min(limit, (total.data ?? 0) - offset));
+  // another search, page or grouping is another set of records: the selection does not carry over
+  const scope = JSON.stringify([where, page, limit, order, search.group_by]);
+  useEffect(() => { setChosen(NONE); setPageIds(null); }, [scope]);
+  const count = chosen.all ? total.data ?? 0 : chosen.ids.size;
+  const targetWhere = (): Where => (chosen.all ? where : { id: { in: [...chosen.ids] } });
+  const selected = chosen.all && pageIds ? new Set(pageIds) : chosen.ids;
+  const setSelected = (ids: Set<string>) => setChosen({ ids, all: false });
+  const pageSelected = !!pageIds && pageIds.length > 0 && pageIds.every((id) => selected.has(id));
+
+  async function selectPage(on: boolean) {
+    if (!on) { setChosen(NONE); return; }
+    try {
+      const r = await request<{ rows: Row[] }, Record<string, unknown>>(rowsDocument(m, 'id'), { where, orderBy: orderBy(order), limit: pageCount, offset });
+      const ids = r.rows.map((x) => x.id);
+      setPageIds(ids);
+      setChosen({ ids: new Set(ids), all: false });
+    } catch (err) {
+      toast(errorMessage(t, err), 'error');
+    }
+  }
   const go = (patch: Record<string, unknown>) => navigate({ to: '.', search: (s: Record<string, unknown>) => ({ ...s, ...patch }) } as never);
   const open = (id: string) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {} });
 
   async function deleteSelected() {
     setConfirm(false);
     try {
-      const r = await request<{ result: { count: number } }, { where: unknown }>(deleteManyDocument(m), { where: { id: { in: [...selected] } } });
+      const r = await request<{ result: { count: number } }, { where: unknown }>(deleteManyDocument(m), { where: targetWhere() });
       toast(t('list.deleted', { count: r.result.count }));
-      setSelected(new Set());
+      setChosen(NONE);
+    } catch (err) {
+      toast(errorMessage(t, err), 'error');
+    }
+    await invalidate(m.key);
+  }
+
+  /** Sets `is_active` on the records of `target`; returns the ids it changed. */
+  const setActive = async (target: Where, active: boolean) =>
+    (await request<{ result: { count: number; ids: string[] } }, Record<string, unknown>>(updateManyDocument(m), {
+      where: { AND: [target, { is_active: { eq: !active } }] }, input: { is_active: active },
+    })).result;
+
+  async function archiveSelected() {
+    try {
+      const r = await setActive(targetWhere(), false);
+      setChosen(NONE);
+      // undo restores exactly the records this archived, whatever the search shows now
+      toast(t('list.archived', { count: r.count }), 'info', {
+        label: t('common.undo'), testId: 'undo-archive',
+        run: () => void setActive({ id: { in: r.ids } }, true)
+          .then((u) => toast(t('list.unarchived', { count: u.count })), (err) => toast(errorMessage(t, err), 'error'))
+          .finally(() => void invalidate(m.key)),
+      });
     } catch (err) {
       toast(errorMessage(t, err), 'error');
     }
@@ -60,10 +130,11 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
   return (
     <div className="view view-list">
       <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="list" canCreate={can.create && anyWritable(fields)}>
-        {selected.size > 0 && can.delete && (
+        {count > 0 && (can.delete || archivable) && (
           <>
-            <span className="muted" data-testid="selected-count">{t('list.selected', { count: selected.size })}</span>
-            <Button className="btn btn-danger" onPress={() => setConfirm(true)} data-testid="delete-selected">{t('list.delete_selected')}</Button>
+            <span className="muted" data-testid="selected-count">{t('list.selected', { count })}</span>
+            {archivable && <Button className="btn" onPress={() => void archiveSelected()} data-testid="archive-selected">{t('list.archive_selected')}</Button>}
+            {can.delete && <Button className="btn btn-danger" onPress={() => setConfirm(true)} data-testid="delete-selected">{t('list.delete_selected')}</Button>}
           </>
         )}
       </ControlPanel>
@@ -73,21 +144,36 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
           <Pager page={page} limit={limit} total={total.data} />
         )}
       </div>
+      {pageSelected && !chosen.all && (total.data ?? 0) > pageIds!.length && (
+        <div className="banner" data-testid="select-all-banner">
+          <span>{t('list.page_selected', { count: pageIds!.length })}</span>
+          <Button className="btn btn-ghost link-button" onPress={() => setChosen({ ids: new Set(), all: true })} data-testid="select-all-matching">
+            {t('list.select_all_matching', { count: total.data ?? 0 })}
+          </Button>
+        </div>
+      )}
+      {chosen.all && (
+        <div className="banner" data-testid="select-all-banner">
+          <span>{t('list.all_selected', { count: total.data ?? 0 })}</span>
+          <Button className="btn btn-ghost link-button" onPress={() => setChosen(NONE)} data-testid="clear-selection">{t('list.clear_selection')}</Button>
+        </div>
+      )}
       {total.error ? (
         <ErrorPanel error={total.error} retry={() => void total.refetch()} />
       ) : search.group_by ? (
         <GroupedList model={m} groupBy={search.group_by} fields={fields} columns={columns} where={where} sel={sel} order={orderBy(order)} onOpen={open} />
       ) : (
         <RecordTable
-          model={m} columns={columns} sel={sel} where={where} order={order} offset={(page - 1) * limit}
-          count={Math.max(0, Math.min(limit, (total.data ?? 0) - (page - 1) * limit))}
+          model={m} columns={columns} sel={sel} where={where} order={order} offset={offset}
+          count={pageCount}
           loadingTotal={total.isPending} filtered={Object.keys(where).length > 0}
           onSort={(o) => go({ order: o, page: undefined })} onOpen={open} selected={selected} setSelected={setSelected}
+          pageSelected={pageSelected || chosen.all} onSelectPage={(on) => void selectPage(on)}
         />
       )}
       <Modal isOpen={confirm} onOpenChange={setConfirm} isDismissable className="modal">
         <Dialog role="alertdialog" className="dialog">
-          <Heading slot="title">{t('list.confirm_delete', { count: selected.size })}</Heading>
+          <Heading slot="title">{t('list.confirm_delete', { count })}</Heading>
           <div className="dialog-actions">
             <Button className="btn" onPress={() => setConfirm(false)}>{t('common.cancel')}</Button>
             <Button className="btn btn-danger" onPress={deleteSelected} data-testid="confirm-delete" autoFocus>{t('common.delete')}</Button>

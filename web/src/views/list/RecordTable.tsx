@@ -18,13 +18,15 @@ interface Props {
   offset: number; count: number; loadingTotal: boolean; filtered: boolean;
   onSort: (order: string | undefined) => void; onOpen: (id: string) => void;
   selected: Set<string>; setSelected: (s: Set<string>) => void;
+  /** the header box: ticked when every record of the page is selected; ticking it selects the page */
+  pageSelected: boolean; onSelectPage: (on: boolean) => void;
 }
 
 /**
  * A window of `count` records from `offset`, rendered virtually: only the rows on screen exist in
  * the DOM, and the blocks of 500 they fall in are fetched when first seen.
  */
-export function RecordTable({ model, columns, sel, where, order, offset, count, loadingTotal, filtered, onSort, onOpen, selected, setSelected }: Props) {
+export function RecordTable({ model, columns, sel, where, order, offset, count, loadingTotal, filtered, onSort, onOpen, selected, setSelected, pageSelected, onSelectPage }: Props) {
   const t = useT();
   const models = useModels();
   const scroller = useRef<HTMLDivElement>(null);
@@ -54,7 +56,6 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
     return undefined;
   };
   const visibleRows = items.map((v) => rowAt(v.index));
-  const visibleIds = visibleRows.filter((r): r is Row => !!r).map((r) => r.id);
   const [sortField, sortDir] = (order ?? '').split(',')[0].trim().split(/\s+/);
 
   // stable handlers, so memoised rows are not rendered again when the parent is
@@ -66,7 +67,6 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
     latest.current.setSelected(next);
   }, []);
   const open = useCallback((id: string) => latest.current.onOpen(id), []);
-  const allChecked = visibleIds.length > 0 && visibleIds.every((id) => selected.has(id));
 
   const failed = results.find((r) => r.error);
   if (failed) return <ErrorPanel error={failed.error} retry={() => { for (const r of results) if (r.error) void r.refetch(); }} />;
@@ -81,8 +81,8 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
         <thead>
           <tr>
             <th className="col-select">
-              <input type="checkbox" checked={allChecked} aria-label={t('list.select_all')} data-testid="select-all"
-                onChange={(e) => { const s = new Set(selected); for (const id of visibleIds) { if (e.target.checked) s.add(id); else s.delete(id); } setSelected(s); }} />
+              <input type="checkbox" checked={pageSelected} aria-label={t('list.select_page')} data-testid="select-all"
+                onChange={(e) => onSelectPage(e.target.checked)} />
             </th>
             {columns.map((f) => {
               const dir = sortField === f.name ? (sortDir?.toLowerCase() === 'desc' ? 'descending' : 'ascending') : undefined;
