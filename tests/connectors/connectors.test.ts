@@ -199,7 +199,16 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('connectors on %s', (provi
       expect((await post(c.id, 'test')).body).toEqual(expect.objectContaining({ success: false, status: 'error' }));
       hook.status = 200;
       await post(c.id, 'import-config', { json_data: { url: 'http://127.0.0.1:9/hook' } });
-      expect((await post(c.id, 'test')).body).toEqual(expect.objectContaining({ success: false, status: 'error' }));
+      // the reason in people's words (fetch itself says "fetch failed: bad port"), the driver's words in details
+      const blocked = (await post(c.id, 'test')).body;
+      expect(blocked).toEqual(expect.objectContaining({ success: false, status: 'error' }));
+      expect(blocked.message).toMatch(/^could not connect: this port is blocked for web requests/);
+      expect(blocked.details.cause).toMatch(/bad port/);
+      // a port nobody listens on: refused, said so
+      const net = await import('node:net');
+      const closed = await new Promise<number>((resolve) => { const srv = net.createServer().listen(0, '127.0.0.1', () => { const { port } = srv.address() as { port: number }; srv.close(() => resolve(port)); }); });
+      await post(c.id, 'import-config', { json_data: { url: `http://127.0.0.1:${closed}/hook` } });
+      expect((await post(c.id, 'test')).body.message).toBe('could not connect: nothing answers at that address (connection refused)');
 
       const instance = createWebhookProvider().from_config({ url: hook.url }, { settings: ts.kernel.settings, tenant: 'default' });
       await instance.send({ text: 'deploy finished' });

@@ -81,6 +81,8 @@ describe.each(CASES)('upload limits on $provider when $label', ({ provider, sett
     const body = 'text' in res ? JSON.parse(res.text) : res.body;
     expect(res.status, JSON.stringify(body)).toBe(413);
     expect(body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { limit: SMALL, setting } });
+    // a size people read, the setting's name left to details (a person cannot change it)
+    expect(body.error.message).toBe('the file is larger than 256 KB, the most this server accepts');
   };
 
   it('every upload route accepts a body of exactly the smaller limit', async () => {

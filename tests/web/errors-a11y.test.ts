@@ -111,6 +111,35 @@ describe('errors are sentences', () => {
     expect(await page.evaluate(() => localStorage.getItem('fw.session'))).not.toBeNull();
     await page.getByTestId('form-discard').click();
   });
+
+  it('a record or an action that does not exist is "Not found" with a way home, never a server error', async () => {
+    for (const url of [
+      actionUrl('default', 'crm.action_leads', '00000000-0000-4000-8000-000000000000'), // no such record
+      actionUrl('default', 'crm.action_leads', 'not-an-id'), // a mistyped URL
+      actionUrl('default', 'crm.action_nothing_here'), // no such action
+    ]) {
+      await page.goto(url);
+      const panel = page.getByTestId('not-found');
+      await panel.waitFor();
+      expect(await panel.getByRole('heading').textContent(), url).toBe('Not found');
+      expect(await page.getByTestId('error-panel').count(), url).toBe(0);
+      expect(await page.locator('body').innerText()).not.toContain('unexpected error');
+    }
+    await shot(page, 'not-found', { dark: true });
+    await page.getByTestId('not-found-home').click();
+    await expect.poll(() => page.getByTestId('not-found').count()).toBe(0);
+  });
+
+  it('a value out of range is said beside the field, in words, without the field key', async () => {
+    await page.goto(actionUrl('default', 'crm.action_leads', leadIds[2]));
+    await expect.poll(() => page.getByTestId('input-name').inputValue()).toBe('Initech upsell');
+    await page.getByTestId('input-expected_revenue').fill('-5');
+    await page.getByTestId('form-save').click();
+    const err = page.getByTestId('field-expected_revenue').getByTestId('error-expected_revenue');
+    await expect.poll(() => err.textContent()).toBe('Must be at least 0.');
+    expect(await page.locator('body').innerText()).not.toMatch(/expected_revenue|≥/);
+    await page.getByTestId('form-discard').click();
+  });
 });
 
 describe('accessibility (axe-core: no serious or critical violations)', () => {

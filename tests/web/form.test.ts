@@ -107,7 +107,7 @@ describe('form view', () => {
     await page.getByTestId('input-name').fill('x'.repeat(201)); // char(200): the server answers TOO_LONG
     await page.getByTestId('form-save').click();
     const err = page.getByTestId('field-name').getByTestId('error-name');
-    await expect.poll(() => err.textContent()).toBe('"name": longer than 200 characters');
+    await expect.poll(() => err.textContent()).toBe('Longer than 200 characters.'); // the reason beside the label, not the field key
     expect(await page.getByTestId('input-name').getAttribute('aria-invalid')).toBe('true');
     await expect.poll(() => toastText(page, 'error')).toBe('Some fields need attention.');
     expect(path(page)).toBe('/default/action-crm.action_leads/new');
@@ -118,7 +118,7 @@ describe('form view', () => {
     await page.getByTestId('input-name').fill('Too likely');
     await page.getByTestId('input-probability').fill('3');
     await page.getByTestId('form-save').click();
-    await expect.poll(() => page.getByTestId('field-probability').getByTestId('error-probability').textContent()).toBe('probability must lie between 0 and 1');
+    await expect.poll(() => page.getByTestId('field-probability').getByTestId('error-probability').textContent()).toBe('Probability must lie between 0 and 1.');
   });
 
   it('asks before leaving a dirty form: Stay keeps the edit, Discard leaves without saving', async () => {

@@ -10,6 +10,7 @@ import type { GetResult, ObjectReference, StorageBackend } from './backends/type
 import { checkDocumentFolder } from './folders.js';
 import { backendFor, uploadTarget } from './router.js';
 import { uploadLimit } from './settings.js';
+import { formatBytes } from '../../kernel/bytes.js';
 
 type Rec = Record<string, unknown>;
 
@@ -45,7 +46,8 @@ function organizationOf(env: Env): string | null {
 /** The one refusal of an upload over the limit, whether it was declared or counted while streaming. */
 function uploadTooLarge(env: Env): PayloadTooLarge {
   const { limit, setting } = uploadLimit(env.settings);
-  return new PayloadTooLarge(`the upload is larger than ${limit} bytes (${setting})`, { limit, setting });
+  // the setting's name is for administrators: it stays in `details`, the sentence is for people
+  return new PayloadTooLarge(`the file is larger than ${formatBytes(limit)}, the most this server accepts`, { limit, setting });
 }
 
 /** 413 before any byte is stored, when the transport already says the upload is too large. */

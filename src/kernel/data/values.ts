@@ -59,8 +59,8 @@ export function coerceScalar(field: ResolvedField, v: unknown, purpose: 'write' 
       return v;
     case 'integer':
       if (!Number.isInteger(v)) throw new Error(`expected an integer, got ${JSON.stringify(v)}`);
-      if (writing && (v as number) < (field.min ?? -Infinity)) throw new Error(`must be ≥ ${field.min}`);
-      if (writing && (v as number) > (field.max ?? Infinity)) throw new Error(`must be ≤ ${field.max}`);
+      if (writing && (v as number) < (field.min ?? -Infinity)) throw new Error(`must be at least ${field.min}`);
+      if (writing && (v as number) > (field.max ?? Infinity)) throw new Error(`must be at most ${field.max}`);
       if (Math.abs(v as number) > 2 ** 31 - 1) throw new Error('out of the 32-bit integer range');
       return v;
     case 'float':
@@ -94,7 +94,19 @@ export function coerceScalar(field: ResolvedField, v: unknown, purpose: 'write' 
   }
 }
 
-export interface FieldProblem { field: string; code: string; message: string }
+/**
+ * One field's problem. `message` names the field by its key (for logs and API clients that
+ * match on it); `label` and `reason` let a client say it in people's words ("Expected revenue
+ * must be at least 0") without parsing the message.
+ */
+/** A value problem as the end of a sentence about the field ("must be an integer"), without the value echoed back. */
+function reasonOf(message: string): string {
+  const expected = /^expected (.+?), got /s.exec(message);
+  if (expected) return `must be ${expected[1]}`;
+  return message.startsWith('longer') ? `is ${message}` : message;
+}
+
+export interface FieldProblem { field: string; code: string; message: string; label?: string; reason?: string }
 
 /**
  * Values of a create or update turned into Prisma data. Every problem is collected so a client
@@ -111,6 +123,8 @@ export function toWriteData(
   }
   const problems: FieldProblem[] = [];
   const data: Record<string, unknown> = {};
+  const problem = (field: ResolvedField, code: string, message: string, reason: string) =>
+    problems.push({ field: field.name, code, message, label: field.description || field.name, reason });
   for (const [name, v] of Object.entries(values)) {
     const field = model.fields.get(name);
     if (!field || (field.private && !opts.allowReadonly)) {
@@ -118,15 +132,15 @@ export function toWriteData(
       continue;
     }
     if (field.auto || field.type === 'one2many' || (field.readonly && !opts.allowReadonly)) {
-      problems.push({ field: name, code: 'READONLY_FIELD', message: `"${name}" is read-only` });
+      problem(field, 'READONLY_FIELD', `"${name}" is read-only`, 'is read-only');
       continue;
     }
     if (opts.canWrite && !opts.canWrite(field)) {
-      problems.push({ field: name, code: 'FIELD_ACCESS_DENIED', message: `you may not write "${name}"` });
+      problem(field, 'FIELD_ACCESS_DENIED', `you may not write "${name}"`, 'may not be changed by you');
       continue;
     }
     if (v === null || v === undefined) {
-      if (field.notNull) problems.push({ field: name, code: 'REQUIRED', message: `"${name}" is required` });
+      if (field.notNull) problem(field, 'REQUIRED', `"${name}" is required`, 'is required');
       else data[name] = null;
       continue;
     }
@@ -135,14 +149,14 @@ export function toWriteData(
     } catch (err) {
       const message = (err as Error).message;
       const code = message.startsWith('longer') ? 'TOO_LONG' : field.type === 'enum' ? 'INVALID_ENUM' : 'INVALID_TYPE';
-      problems.push({ field: name, code, message: `"${name}": ${message}` });
+      problem(field, code, `"${name}": ${message}`, reasonOf(message));
     }
   }
   if (mode === 'create') {
     for (const f of model.fields.values()) {
       if (f.required && !f.auto && f.stored && f.default === undefined && data[f.name] === undefined
         && !problems.some((p) => p.field === f.name)) {
-        problems.push({ field: f.name, code: 'REQUIRED', message: `"${f.name}" is required` });
+        problem(f, 'REQUIRED', `"${f.name}" is required`, 'is required');
       }
     }
   }

@@ -80,8 +80,8 @@ describe('coerceScalar', () => {
     expect(problem('big', 2 ** 31, 'filter')).toBe('out of the 32-bit integer range');
     expect(coerceScalar(field('count'), 0)).toBe(0);
     expect(coerceScalar(field('count'), 10)).toBe(10);
-    expect(problem('count', -1)).toBe('must be ≥ 0');
-    expect(problem('count', 11)).toBe('must be ≤ 10');
+    expect(problem('count', -1)).toBe('must be at least 0');
+    expect(problem('count', 11)).toBe('must be at most 10');
     expect(coerceScalar(field('count'), -1, 'filter')).toBe(-1);
     expect(coerceScalar(field('count'), 11, 'filter')).toBe(11);
   });

@@ -41,17 +41,17 @@ describe('problems of a create', () => {
     expect({ status: err.status, code: err.code, message: err.message }).toEqual({
       status: 422, code: 'VALIDATION_FAILED', message: '"name": expected text, got number',
     });
-    expect(err.details).toEqual({ model: 'vr.thing', errors: [{ field: 'name', code: 'INVALID_TYPE', message: '"name": expected text, got number' }] });
+    expect(err.details).toEqual({ model: 'vr.thing', errors: [{ field: 'name', code: 'INVALID_TYPE', message: '"name": expected text, got number', label: 'Name', reason: 'must be text' }] });
   });
 
-  it('required fields left out are each reported as REQUIRED with their message', () => {
+  it('required fields left out are each reported as REQUIRED with their message, label and reason', () => {
     const err = refused({}, 'create');
     expect(err.message).toBe('"name" is required; "level" is required');
     expect(err.details).toEqual({
       model: 'vr.thing',
       errors: [
-        { field: 'name', code: 'REQUIRED', message: '"name" is required' },
-        { field: 'level', code: 'REQUIRED', message: '"level" is required' },
+        { field: 'name', code: 'REQUIRED', message: '"name" is required', label: 'Name', reason: 'is required' },
+        { field: 'level', code: 'REQUIRED', message: '"level" is required', label: 'Level', reason: 'is required' },
       ],
     });
   });
@@ -59,11 +59,11 @@ describe('problems of a create', () => {
 
 describe('Integer bounds', () => {
   it('a min above zero refuses a smaller value written, and binds no filter', () => {
-    expect(() => coerceScalar(thing.fields.get('level')!, 4)).toThrow('must be ≥ 5');
+    expect(() => coerceScalar(thing.fields.get('level')!, 4)).toThrow('must be at least 5');
     expect(coerceScalar(thing.fields.get('level')!, 5)).toBe(5);
     expect(coerceScalar(thing.fields.get('level')!, 4, 'filter')).toBe(4);
     const err = refused({ level: 4 }, 'update');
-    expect(err.details).toEqual({ model: 'vr.thing', errors: [{ field: 'level', code: 'INVALID_TYPE', message: '"level": must be ≥ 5' }] });
+    expect(err.details).toEqual({ model: 'vr.thing', errors: [{ field: 'level', code: 'INVALID_TYPE', message: '"level": must be at least 5', label: 'Level', reason: 'must be at least 5' }] });
   });
 });
 

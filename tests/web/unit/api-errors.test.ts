@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AuthenticationRequired, ExpiredTokenError, InvalidTokenError, ValidationError } from '../../../src/kernel/errors.ts';
-import { ApiError, TOKEN_CODES } from '../../../web/src/api/errors.ts';
+import { formatBytes } from '../../../src/kernel/bytes.ts';
+import { ApiError, sentence, TOKEN_CODES } from '../../../web/src/api/errors.ts';
 
 describe('ApiError', () => {
   it('refreshes on exactly the codes the server uses for a token it no longer takes', () => {
@@ -16,7 +17,23 @@ describe('ApiError', () => {
     const many = new ApiError('VALIDATION_FAILED', 'invalid', 422, { errors: [{ field: 'name', code: 'REQUIRED', message: 'name is required' }, { code: 'X' }] });
     expect(many.fieldErrors()).toEqual({ name: 'name is required' });
     const hook = new ValidationError('code must be a slug', { field: 'code' }, 'INVALID_SLUG');
-    expect(new ApiError(hook.code, hook.message, hook.status, hook.details).fieldErrors()).toEqual({ code: 'code must be a slug' });
+    expect(new ApiError(hook.code, hook.message, hook.status, hook.details).fieldErrors()).toEqual({ code: 'Code must be a slug.' });
     expect(new ApiError('CONFLICT', 'x', 409).fieldErrors()).toEqual({});
+  });
+
+  it('says field problems in people\'s words: the label and reason the server sends, not the field key', () => {
+    const err = new ApiError('VALIDATION_FAILED', '"expected_revenue": must be at least 0', 422, {
+      errors: [{ field: 'expected_revenue', code: 'INVALID_TYPE', message: '"expected_revenue": must be at least 0', label: 'Expected revenue', reason: 'must be at least 0' }],
+    });
+    expect(err.fieldErrors()).toEqual({ expected_revenue: 'Must be at least 0.' });
+    expect(err.problemSentences()).toEqual(['Expected revenue must be at least 0.']);
+    expect(sentence('the file is larger than 25 MB, the most this server accepts')).toBe('The file is larger than 25 MB, the most this server accepts.');
+  });
+});
+
+describe('formatBytes', () => {
+  it('shows sizes as people read them, in binary multiples', () => {
+    expect([formatBytes(1), formatBytes(20), formatBytes(1023), formatBytes(1024), formatBytes(20_000_000), formatBytes(26_214_400), formatBytes(5 * 1024 ** 3)])
+      .toEqual(['1 byte', '20 bytes', '1023 bytes', '1 KB', '19.1 MB', '25 MB', '5 GB']);
   });
 });

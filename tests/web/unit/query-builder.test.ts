@@ -12,7 +12,7 @@ import {
 
 const names = (type: string, one: string, many: string) => ({
   typeName: type, one, many, count: `${one}Count`, groupBy: `${one}GroupBy`, create: `${one}Create`, update: `${one}Update`,
-  delete: `${one}Delete`, deleteMany: `${one}DeleteMany`, changed: `${one}Changed`, whereInput: `${type}Where`,
+  updateMany: `${one}UpdateMany`, delete: `${one}Delete`, deleteMany: `${one}DeleteMany`, changed: `${one}Changed`, whereInput: `${type}Where`,
   orderByInput: `${type}OrderBy`, createInput: `${type}CreateInput`, updateInput: `${type}UpdateInput`, groupByField: `${type}GroupByField`,
 });
 const lead: ModelInfo = { key: 'crm.lead', description: 'Lead', record_name: 'name', name_search_fields: ['name', 'email'], names: names('CrmLead', 'crmLead', 'crmLeads') };

@@ -15,11 +15,34 @@ export class ApiError extends Error {
    * hook's single field error (INVALID_SLUG, INVALID_PROBABILITY, …) names it in `details.field`.
    */
   fieldErrors(): Record<string, string> {
-    const errors = (this.details?.errors as Array<{ field?: string; message?: string }> | undefined) ?? [];
-    const out = Object.fromEntries(errors.filter((e) => e.field).map((e) => [e.field!, e.message ?? this.message]));
-    if (typeof this.details?.field === 'string') out[this.details.field] = this.message;
+    // shown beside the field's label: the reason alone ("Must be at least 0.", "Required.")
+    const out = Object.fromEntries(this.problems().filter((e) => e.field).map((e) => [e.field!, e.reason ? sentence(e.reason.replace(/^is /, '')) : e.message ?? this.message]));
+    if (typeof this.details?.field === 'string') out[this.details.field] = sentence(this.message);
     return out;
   }
+
+  /**
+   * The field problems as sentences a person reads: "Expected revenue must be at least 0." from
+   * the label and reason the server sends beside its key-based message.
+   */
+  problemSentences(): string[] {
+    return this.problems().map((e) => (e.label && e.reason ? sentence(`${e.label} ${e.reason}`) : sentence(e.message ?? this.message)));
+  }
+
+  private problems(): FieldProblem[] {
+    return (this.details?.errors as FieldProblem[] | undefined) ?? [];
+  }
+}
+
+/** One entry of `details.errors` (src/kernel/data/values.ts FieldProblem). */
+interface FieldProblem { field?: string; code?: string; message?: string; label?: string; reason?: string }
+
+/** A server message as a sentence: capital first letter, a full stop at the end. */
+export function sentence(text: string): string {
+  const t = text.trim();
+  if (!t) return t;
+  const first = t.charAt(0).toUpperCase() + t.slice(1);
+  return /[.!?…]$/.test(first) ? first : `${first}.`;
 }
 
 export const NETWORK_ERROR = 'NETWORK_ERROR';

@@ -4,7 +4,7 @@ import { useT } from '../i18n/index.tsx';
 import { andWhere, domainToWhere } from '../model/domain.ts';
 import { searchWhere } from '../views/search/facets.ts';
 import { preloadView, viewComponent } from '../views/registry.ts';
-import { ErrorPanel } from './ErrorBoundary.tsx';
+import { ErrorPanel, NotFoundPanel } from './ErrorBoundary.tsx';
 import { useBootstrap, useModels, usePlan, type SearchPlan } from './meta.ts';
 import { viewIdsOf, viewTypeOf } from './nav.ts';
 import { actionKeyOf, type ViewSearch } from './search-params.ts';
@@ -32,7 +32,7 @@ export default function ActionPage() {
     }
   }, [action?.domain, sp, search, models]);
 
-  if (!action || !models.has(action.model_key)) return <ErrorPanel error={new Error(t('action.unknown'))} />;
+  if (!action || !models.has(action.model_key)) return <NotFoundPanel message={t('action.unknown')} />;
   if (!views[type]) return <p className="notice">{t('view.none', { type })}</p>;
   if (plan.error) return <ErrorPanel error={plan.error} retry={() => void plan.refetch()} />;
   if (!plan.data || (views.search && searchPlan.isPending)) return <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;

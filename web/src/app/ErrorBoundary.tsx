@@ -1,4 +1,5 @@
 import { QueryErrorResetBoundary } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
 import { Component, type ReactNode } from 'react';
 import { useT } from '../i18n/index.tsx';
 import { errorMessage } from './errors.ts';
@@ -28,6 +29,21 @@ export function ErrorPanel({ error, retry }: { error: unknown; retry?: () => voi
       <h2>{t('error.title')}</h2>
       <p>{errorMessage(t, error)}</p>
       {retry && <button type="button" className="btn" onClick={retry}>{t('common.retry')}</button>}
+    </div>
+  );
+}
+
+/**
+ * A record or action that is not there (deleted, mistyped, or not visible to the reader): said as
+ * such, with a way home, never as a server error.
+ */
+export function NotFoundPanel({ message }: { message: string }) {
+  const t = useT();
+  return (
+    <div className="error-panel not-found" role="alert" data-testid="not-found">
+      <h2>{t('notfound.title')}</h2>
+      <p>{message}</p>
+      <Link to="/" className="btn" data-testid="not-found-home">{t('notfound.home')}</Link>
     </div>
   );
 }

@@ -5,7 +5,7 @@ import { Controller, useForm, type UseFormReturn } from 'react-hook-form';
 import { Button, Dialog, Heading, Modal, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { request } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
-import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
+import { ErrorPanel, NotFoundPanel } from '../../app/ErrorBoundary.tsx';
 import { Chatter } from '../../chatter/Chatter.tsx';
 import { errorMessage } from '../../app/errors.ts';
 import { asFields, useBootstrap, useModels, type FormPlan, type PlanButton } from '../../app/meta.ts';
@@ -150,8 +150,12 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
   }
 
   if (!isNew && record.isPending) return <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
+  // an id that is not a record id at all (a mistyped URL) is as missing as a deleted record
+  if (!isNew && record.error instanceof ApiError && (record.error.status === 404 || record.error.status === 400 || record.error.status === 422)) {
+    return <NotFoundPanel message={t('form.not_found')} />;
+  }
   if (!isNew && record.error) return <ErrorPanel error={record.error} retry={() => void record.refetch()} />;
-  if (!isNew && !record.data) return <ErrorPanel error={new Error(t('form.not_found'))} />;
+  if (!isNew && !record.data) return <NotFoundPanel message={t('form.not_found')} />;
 
   const title = isNew ? t('form.new_title', { model: m.description }) : displayName(m, record.data);
   const statusField = plan.header?.statusbar?.field;
