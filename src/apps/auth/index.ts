@@ -75,8 +75,16 @@ const commands: CommandDecl[] = [
       const ip = env.principal.client?.ip ?? null;
       const key = `${env.tenant}:${email}`;
       await throttle.before(key, ip);
-      const user = await users(env).findUnique({ where: { email } });
-      const ok = await verifyPassword(String(p.password), (user?.password_hash as string | undefined) ?? await dummyHash);
+      let user: Record<string, unknown> | null;
+      let ok: boolean;
+      try {
+        user = await users(env).findUnique({ where: { email } });
+        ok = await verifyPassword(String(p.password), (user?.password_hash as string | undefined) ?? await dummyHash);
+      } catch (err) {
+        // a server error says nothing about the password: it must not count as a failed login
+        await throttle.abandoned(key, ip);
+        throw err;
+      }
       if (!user || !ok || !user.is_active) {
         await throttle.failed(key, ip);
         throw new AuthenticationFailed();

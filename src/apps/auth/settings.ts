@@ -12,9 +12,9 @@ export const authSettings = defineSettings('auth', {
   JWT_REFRESH_TOKEN_EXPIRE_DAYS: { kind: 'int', default: '7', doc: 'Refresh-token lifetime in days.' },
   AUTH_SESSION_CACHE_SECONDS: { kind: 'int', default: '30', doc: 'How long a verified session (and its user) is trusted without a database read; revocations in this process take effect at once, other processes see them within this window.' },
   AUTH_REFRESH_RETRY_SECONDS: { kind: 'int', default: '60', doc: 'How long after a rotation the same refresh may be retried with the retry key it was sent with (its answer was lost, e.g. the page was unloaded): the unseen new token is superseded instead of the family being revoked as reuse. 0 turns retries off.' },
-  LOGIN_MAX_FAILURES_PER_EMAIL: { kind: 'int', default: '5', doc: 'Failed logins for one email (per tenant) before further attempts are refused with 429.' },
-  LOGIN_MAX_FAILURES_PER_IP: { kind: 'int', default: '20', doc: 'Failed logins from one client address before it is refused with 429.' },
+  LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: { kind: 'int', default: '5', doc: 'Failed logins for one email (per tenant) from one client address before that email is refused from that address with 429 (the right password included) for LOGIN_BLOCK_SECONDS. Other addresses are not affected.' },
   LOGIN_FAILURE_WINDOW_SECONDS: { kind: 'int', default: '900', doc: 'Window in which failures are counted.' },
-  LOGIN_BLOCK_SECONDS: { kind: 'int', default: '900', doc: 'How long an email or address stays refused once over its limit.' },
-  LOGIN_SLOWDOWN_AFTER: { kind: 'int', default: '2', doc: 'Failures after which each further attempt is delayed (250 ms per failure, at most 3 s).' },
+  LOGIN_BLOCK_SECONDS: { kind: 'int', default: '900', doc: 'How long an (email, address) pair stays refused once over its limit.' },
+  LOGIN_SLOWDOWN_AFTER: { kind: 'int', default: '2', doc: 'Failures for one email (from any address) after which each further attempt on it is delayed (250 ms per failure, at most 3 s); never refused.' },
+  LOGIN_IP_SLOWDOWN_AFTER: { kind: 'int', default: '20', doc: 'Failures from one client address (any email) after which each further attempt from it is delayed (250 ms per failure, at most 3 s); never refused, so people sharing the address still log in.' },
 });
