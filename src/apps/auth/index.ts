@@ -184,6 +184,20 @@ const hooks: HookDecl[] = [
     },
   },
   {
+    // a new password ends every other login of the user: whoever knew the old one (or holds a
+    // stolen token) is out. The caller's own session, when it is the user's, stays valid.
+    point: 'post.res.user.set_password',
+    async handler(ctx) {
+      if (!ctx.before) return;
+      const id = ctx.before.id as string;
+      const { principal } = ctx.env;
+      const { sessions } = await svc(ctx.env);
+      const keep = principal.kind === 'user' && principal.user_id === id ? principal.sid : undefined;
+      await sessions.revokeAllForUser(ctx.env.sudo().db, ctx.env.tenant, id, 'password_changed', keep);
+      ctx.env.afterCommit(() => sessions.forgetUser(ctx.env.tenant, id));
+    },
+  },
+  {
     // a deleted user's logins end with it: the session rows name the user by uuid, so nothing
     // cascades, and a session cached in this process would otherwise work on for a while
     point: 'post.res.user.delete',

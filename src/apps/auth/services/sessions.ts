@@ -188,12 +188,14 @@ export class SessionService {
     return r.count;
   }
 
-  async revokeAllForUser(db: DbClient, tenant: string, userId: string, reason: string): Promise<number> {
+  /** Revokes every live session of a user, but the login `keepFamily` when given (the caller's own). */
+  async revokeAllForUser(db: DbClient, tenant: string, userId: string, reason: string, keepFamily?: string): Promise<number> {
+    const which = { user_id: userId, ...(keepFamily ? { family_id: { not: keepFamily } } : {}) };
     const r = await this.sessions(db).updateMany({
-      where: { user_id: userId, revoked: false },
+      where: { ...which, revoked: false },
       data: { revoked: true, revoked_reason: reason, revoked_at: new Date() },
     });
-    await this.sessions(db).updateMany({ where: { user_id: userId, rotation_key_hash: { not: null } }, data: { rotation_key_hash: null } });
+    await this.sessions(db).updateMany({ where: { ...which, rotation_key_hash: { not: null } }, data: { rotation_key_hash: null } });
     this.forgetUser(tenant, userId);
     return r.count;
   }
