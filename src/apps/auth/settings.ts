@@ -17,4 +17,5 @@ export const authSettings = defineSettings('auth', {
   LOGIN_BLOCK_SECONDS: { kind: 'int', default: '900', doc: 'How long an (email, address) pair stays refused once over its limit.' },
   LOGIN_SLOWDOWN_AFTER: { kind: 'int', default: '2', doc: 'Failures for one email (from any address) after which each further attempt on it is delayed (250 ms per failure, at most 3 s); never refused.' },
   LOGIN_IP_SLOWDOWN_AFTER: { kind: 'int', default: '20', doc: 'Failures from one client address (any email) after which each further attempt from it is delayed (250 ms per failure, at most 3 s); never refused, so people sharing the address still log in.' },
+  AUTH_SESSION_MAX_DAYS: { kind: 'int', default: '30', doc: 'Absolute lifetime of a login in days, counted from the login that started it: refreshing cannot extend a session past it (refresh then answers 401 TOKEN_INVALID).' },
 });
