@@ -73,7 +73,7 @@ const commands: CommandDecl[] = [
     op: 'read',
     record: true,
     returns: 'void',
-    description: 'Set a new password: your own with your current one, or anyone else\'s as an admin. Every other session of the user ends (the auth app\'s post hook).',
+    description: 'Set a new password: your own with your current one, or anyone else\'s as an admin. The user\'s other sessions end.',
     input: {
       password: f.char(72, { required: true }),
       current_password: f.char(72, { description: 'Your current password; required to change your own' }),
