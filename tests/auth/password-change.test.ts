@@ -61,6 +61,18 @@ describe('changing your own password', () => {
     expect(rows.filter((r) => r.revoked_reason === 'password_changed')).toHaveLength(1);
   });
 
+  it('guesses of the current password go through the login throttle: after 5 wrong ones from an address, 429 THROTTLED there, the right one included', async () => {
+    const u = await newUser();
+    const token = (await t.login(u.email, 'first-pass-123')).access_token;
+    const from = { remoteAddress: '10.8.0.1' };
+    const guess = (current: string) => t.request('POST', `/api/data/res.user/${u.id}/set_password`, { token, body: { password: 'second-pass-123', current_password: current }, ...from });
+    for (let i = 0; i < 5; i++) expectError(await guess(`guess-${i}-pass`), 422, 'CURRENT_PASSWORD_INVALID');
+    expectError(await guess('first-pass-123'), 429, 'THROTTLED');
+    // the same (email, address) pair as the login: that is refused there too, not elsewhere
+    expectError(await t.tryLogin(u.email, 'first-pass-123', undefined, from), 429, 'THROTTLED');
+    expect((await t.tryLogin(u.email, 'first-pass-123', undefined, { remoteAddress: '10.8.0.2' })).status).toBe(200);
+  });
+
   it('the new password must pass the policy (422 WEAK_PASSWORD) and then no session ends', async () => {
     const u = await newUser();
     const current = await t.login(u.email, 'first-pass-123');

@@ -184,6 +184,38 @@ const hooks: HookDecl[] = [
     },
   },
   {
+    // a stolen access token, or a session left open on a shared screen, must not be enough to
+    // take the account over: changing your own password proves the current one. The guesses go
+    // through the login throttle's (email, address) pair, so a token cannot be used to guess the
+    // password faster than the login allows.
+    point: 'pre.res.user.set_password',
+    async handler(ctx) {
+      const { principal } = ctx.env;
+      if (principal.kind !== 'user' || !ctx.before || principal.user_id !== ctx.before.id) return;
+      const current = ctx.payload.current_password;
+      if (typeof current !== 'string' || current === '') {
+        throw new ValidationError('changing your own password needs your current password in "current_password"', { field: 'current_password' }, 'CURRENT_PASSWORD_REQUIRED');
+      }
+      const { throttle } = await svc(ctx.env);
+      const user = await users(ctx.env).findUnique({ where: { record_uuid: ctx.before.id }, select: { email: true, password_hash: true } });
+      const key = `${ctx.env.tenant}:${String(user?.email)}`;
+      const ip = principal.client?.ip ?? null;
+      await throttle.before(key, ip);
+      let ok: boolean;
+      try {
+        ok = await verifyPassword(current, user?.password_hash as string | undefined);
+      } catch (err) {
+        await throttle.abandoned(key, ip);
+        throw err;
+      }
+      if (!ok) {
+        await throttle.failed(key, ip);
+        throw new ValidationError('the current password is wrong', { field: 'current_password' }, 'CURRENT_PASSWORD_INVALID');
+      }
+      await throttle.succeeded(key, ip);
+    },
+  },
+  {
     // a new password ends every other login of the user: whoever knew the old one (or holds a
     // stolen token) is out. The caller's own session, when it is the user's, stays valid.
     point: 'post.res.user.set_password',

@@ -8,7 +8,7 @@ import { postMessage } from './messages.js';
 import { beforeOrganizationDelete } from './organizations.js';
 import { baseRoutes } from './routes.js';
 import { seedBase } from './seed.js';
-import { checkPasswordPolicy, hashPassword, MAX_PASSWORD_BYTES, passwordWeakness, verifyPassword } from './services/passwords.js';
+import { checkPasswordPolicy, hashPassword, MAX_PASSWORD_BYTES, passwordWeakness } from './services/passwords.js';
 import { checkSlug, slugify } from './services/slug.js';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -79,21 +79,11 @@ const commands: CommandDecl[] = [
       current_password: f.char(72, { description: 'Your current password; required to change your own' }),
     },
     async handler(env, p) {
-      const own = env.principal.kind === 'user' && env.principal.user_id === p.id;
-      if (!own && !isAdmin(env.principal.role, env.principal.kind)) {
+      if (!isAdmin(env.principal.role, env.principal.kind) && env.principal.user_id !== p.id) {
         throw new AccessDenied('you may only set your own password');
       }
-      // a stolen access token, or a session left open on a shared screen, must not be enough to
-      // take the account over: changing your own password proves you know the current one
-      if (own) {
-        if (typeof p.current_password !== 'string' || p.current_password === '') {
-          throw new ValidationError('changing your own password needs your current password in "current_password"', { field: 'current_password' }, 'CURRENT_PASSWORD_REQUIRED');
-        }
-        const stored = await delegateOf(env.db, env.registry.model('res.user')).findUnique({ where: { record_uuid: p.id }, select: { password_hash: true } });
-        if (!(await verifyPassword(p.current_password, stored?.password_hash as string | undefined))) {
-          throw new ValidationError('the current password is wrong', { field: 'current_password' }, 'CURRENT_PASSWORD_INVALID');
-        }
-      }
+      // changing your own password proves the current one: the auth app's pre hook checks
+      // `current_password` through the login throttle, as it owns credentials and sessions
       const hash = await hashPassword(checkPasswordPolicy(p.password), env.settings.BCRYPT_COST);
       await env.sudo().dispatch('fw.update', { model: 'res.user', id: p.id, values: { password_hash: hash } });
       return null;
