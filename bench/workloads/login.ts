@@ -36,9 +36,9 @@ export async function loginWorkload(b: Bench, server: FwServer, token: string): 
   });
 
   const base = server.base;
-  // The login throttle reserves an attempt per email before bcrypt runs (at most
-  // LOGIN_MAX_FAILURES_PER_EMAIL = 5 in flight per account), so the load logs in as one user per
-  // connection; 20 connections stay within the 20 attempts per address.
+  // The login throttle reserves an attempt per (email, address) before bcrypt runs (at most
+  // LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP = 5 in flight per account from one address), so the load
+  // logs in as one user per connection.
   b.log(`workload 5: registering ${b.connections} users through the API`);
   const bodies: string[] = [];
   for (let i = 0; i < b.connections; i++) {

@@ -19,7 +19,7 @@ export default defineModel({
     refresh_token_hash: f.char(64, { required: true, unique: true, private: true, description: 'SHA-256 of the refresh token' }),
     expires_at: f.datetime({ required: true }),
     revoked: f.boolean({ default: false }),
-    revoked_reason: f.enum(['rotated', 'logout', 'reuse_detected', 'revoke_all', 'user_inactive', 'user_deleted', 'superseded']),
+    revoked_reason: f.enum(['rotated', 'logout', 'reuse_detected', 'revoke_all', 'user_inactive', 'user_deleted', 'superseded', 'password_changed', 'max_lifetime']),
     revoked_at: f.datetime(),
     rotation_key_hash: f.char(64, { private: true, description: 'SHA-256 of the retry key sent with the refresh that rotated this token' }),
     replaced_by: f.integer({ private: true, description: 'dbid of the row this token was rotated into' }),

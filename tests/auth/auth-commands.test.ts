@@ -17,7 +17,7 @@ let ipCounter = 1;
 const freshIp = () => `10.9.0.${ipCounter++}`;
 
 beforeAll(async () => {
-  t = await startTestServer({ LOGIN_MAX_FAILURES_PER_EMAIL: '2', LOGIN_MAX_FAILURES_PER_IP: '100', LOGIN_SLOWDOWN_AFTER: '100' });
+  t = await startTestServer({ LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: '2', LOGIN_SLOWDOWN_AFTER: '100', LOGIN_IP_SLOWDOWN_AFTER: '100' });
   await t.provisionTenant(OTHER);
   admin = (await t.loginAdmin()).access_token;
 });
@@ -36,21 +36,23 @@ describe('login', () => {
 
   it('failures are counted per tenant: the same email in another tenant is not throttled', async () => {
     const email = `count-${rand()}@example.com`;
+    const ip = freshIp();
     await t.createUser(admin, { email, password: 'right-pass-1' });
-    for (let i = 0; i < 2; i++) expectError(await t.tryLogin(email, 'wrong-pass', undefined, { remoteAddress: freshIp() }), 401, 'AUTHENTICATION_FAILED');
-    expectError(await t.tryLogin(email, 'right-pass-1', undefined, { remoteAddress: freshIp() }), 429, 'THROTTLED');
+    for (let i = 0; i < 2; i++) expectError(await t.tryLogin(email, 'wrong-pass', undefined, { remoteAddress: ip }), 401, 'AUTHENTICATION_FAILED');
+    expectError(await t.tryLogin(email, 'right-pass-1', undefined, { remoteAddress: ip }), 429, 'THROTTLED');
     // differently written, the same email: the same counter
-    expectError(await t.tryLogin(` ${email.toUpperCase()}`, 'right-pass-1', undefined, { remoteAddress: freshIp() }), 429, 'THROTTLED');
-    expectError(await t.tryLogin(email, 'right-pass-1', OTHER, { remoteAddress: freshIp() }), 401, 'AUTHENTICATION_FAILED');
+    expectError(await t.tryLogin(` ${email.toUpperCase()}`, 'right-pass-1', undefined, { remoteAddress: ip }), 429, 'THROTTLED');
+    expectError(await t.tryLogin(email, 'right-pass-1', OTHER, { remoteAddress: ip }), 401, 'AUTHENTICATION_FAILED');
   });
 
   it('a success clears the email\'s failures', async () => {
     const email = `clear-${rand()}@example.com`;
+    const ip = freshIp();
     await t.createUser(admin, { email, password: 'right-pass-1' });
-    expectError(await t.tryLogin(email, 'wrong-pass', undefined, { remoteAddress: freshIp() }), 401, 'AUTHENTICATION_FAILED');
-    expect((await t.tryLogin(email, 'right-pass-1', undefined, { remoteAddress: freshIp() })).status).toBe(200);
-    for (let i = 0; i < 2; i++) expectError(await t.tryLogin(email, 'wrong-pass', undefined, { remoteAddress: freshIp() }), 401, 'AUTHENTICATION_FAILED');
-    expectError(await t.tryLogin(email, 'right-pass-1', undefined, { remoteAddress: freshIp() }), 429, 'THROTTLED');
+    expectError(await t.tryLogin(email, 'wrong-pass', undefined, { remoteAddress: ip }), 401, 'AUTHENTICATION_FAILED');
+    expect((await t.tryLogin(email, 'right-pass-1', undefined, { remoteAddress: ip })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expectError(await t.tryLogin(email, 'wrong-pass', undefined, { remoteAddress: ip }), 401, 'AUTHENTICATION_FAILED');
+    expectError(await t.tryLogin(email, 'right-pass-1', undefined, { remoteAddress: ip }), 429, 'THROTTLED');
   });
 
   it('the tenant comes from X-Tenant, else from the body\'s "tenant"; the header wins', async () => {

@@ -29,14 +29,13 @@ async function refusal(jwt: JwtService, token: string): Promise<FwError> {
   return err as FwError;
 }
 
-/** A token signed with `secret` (HS256 unless told) carrying exactly `payload`. */
-const signed = (payload: jose.JWTPayload, opts: { secret?: string; alg?: string; exp?: number } = {}) => {
+/** A token signed with `secret` (HS256 unless told) carrying `payload`, `iat` and `exp` (each left out when null). */
+const signed = (payload: jose.JWTPayload, opts: { secret?: string; alg?: string; exp?: number | null; iat?: null } = {}) => {
   const now = Math.floor(Date.now() / 1000);
-  return new jose.SignJWT(payload)
-    .setProtectedHeader({ alg: opts.alg ?? 'HS256', typ: 'JWT' })
-    .setIssuedAt(now)
-    .setExpirationTime(opts.exp ?? now + 600)
-    .sign(new TextEncoder().encode(opts.secret ?? KEY));
+  const jwt = new jose.SignJWT(payload).setProtectedHeader({ alg: opts.alg ?? 'HS256', typ: 'JWT' });
+  if (opts.iat !== null) jwt.setIssuedAt(now);
+  if (opts.exp !== null) jwt.setExpirationTime(opts.exp ?? now + 600);
+  return jwt.sign(new TextEncoder().encode(opts.secret ?? KEY));
 };
 
 function pemPair(type: 'rsa' | 'ec' | 'ed25519'): { JWT_PRIVATE_KEY: string; JWT_PUBLIC_KEY: string } {
@@ -141,6 +140,15 @@ describe('refused tokens', () => {
       expect((await refusal(jwt, await signed({ ...full, [k]: 42 } as jose.JWTPayload))).message).toBe(`token lacks the ${k} claim`);
     }
     expect(await jwt.decode(await signed(full as jose.JWTPayload))).toMatchObject(claims);
+  });
+
+  it('a correctly signed token without exp (it would never expire) or without iat is TOKEN_INVALID naming the claim', async () => {
+    const jwt = await JwtService.fromSettings(settings());
+    const full = { ...claims, jti: crypto.randomUUID() };
+    const noExp = await refusal(jwt, await signed(full, { exp: null }));
+    expect(noExp).toMatchObject({ status: 401, code: 'TOKEN_INVALID', message: 'token lacks the exp claim' });
+    const noIat = await refusal(jwt, await signed(full, { iat: null }));
+    expect(noIat).toMatchObject({ status: 401, code: 'TOKEN_INVALID', message: 'token lacks the iat claim' });
   });
 
   it('another key, another algorithm and garbage are TOKEN_INVALID with no detail', async () => {

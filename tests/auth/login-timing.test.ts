@@ -18,9 +18,9 @@ beforeAll(async () => {
   t = await startTestServer({
     BCRYPT_COST: String(COST),
     // many failures on purpose: keep throttling out of it
-    LOGIN_MAX_FAILURES_PER_EMAIL: '1000',
-    LOGIN_MAX_FAILURES_PER_IP: '1000',
+    LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: '1000',
     LOGIN_SLOWDOWN_AFTER: '1000',
+    LOGIN_IP_SLOWDOWN_AFTER: '1000',
   });
   const admin = (await t.loginAdmin()).access_token;
   inactiveEmail = `gone-${rand()}@example.com`;

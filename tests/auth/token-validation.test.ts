@@ -139,6 +139,14 @@ describe('access-token verification', () => {
       .setIssuedAt(now).setExpirationTime(now + 600).sign(key(PLACEHOLDER_KEY));
     expectError(await me(token), 401, 'TOKEN_INVALID');
   });
+
+  it('a correctly signed token of the live session without exp (it would never expire) or without iat is 401 TOKEN_INVALID', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const base = () => new jose.SignJWT({ tenant_id: claims.tenant_id, role: claims.role, sid: claims.sid })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(claims.sub).setJti(crypto.randomUUID());
+    expectError(await me(await base().setIssuedAt(now).sign(key(PLACEHOLDER_KEY))), 401, 'TOKEN_INVALID');
+    expectError(await me(await base().setExpirationTime(now + 600).sign(key(PLACEHOLDER_KEY))), 401, 'TOKEN_INVALID');
+  });
 });
 
 describe('configured algorithm', () => {

@@ -203,9 +203,10 @@ export async function startFuzzServer(opts: StartOptions = {}): Promise<FuzzHarn
     LOG_LEVEL: 'silent',
     WEB_CLIENT_DIR: fs.existsSync(path.join(webDist, 'index.html')) ? webDist : '',
     // throttling itself is tested in tests/auth; here a delay per failed login would only slow the
-    // run down and lock the fixture accounts out (the per-address limit stays)
-    LOGIN_MAX_FAILURES_PER_EMAIL: '1000000',
+    // run down and lock the fixture accounts out
+    LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: '1000000',
     LOGIN_SLOWDOWN_AFTER: '1000000',
+    LOGIN_IP_SLOWDOWN_AFTER: '1000000',
     // a connection test against a host that does not answer gives up quickly
     CONNECTOR_TEST_TIMEOUT_MS: '1500',
     // small enough that the fuzzer reaches them

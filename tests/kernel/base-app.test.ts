@@ -157,16 +157,72 @@ describe('res.user', () => {
       .toMatchObject({ role: 'admin' });
   });
 
-  it('res.user.set_password re-hashes: your own as a user, anyone\'s as an admin, nobody else\'s', async () => {
+  it('res.user.set_password re-hashes: your own as a user (with your current password), anyone\'s as an admin, nobody else\'s', async () => {
     const [org] = await find('res.organization', [['code', '=', 'default']]);
     const me = await run('res.user.register', { email: 'me@example.test', name: 'Me', password: 'password-1', organization: org.id });
     const other = await run('res.user.register', { email: 'other@example.test', name: 'Other', password: 'password-1', organization: org.id });
     const mine = userPrincipal(T, { user_id: me.id, organization_id: org.id });
-    await run('res.user.set_password', { id: me.id, password: 'password-2' }, mine);
+    await run('res.user.set_password', { id: me.id, password: 'password-2', current_password: 'password-1' }, mine);
     expect(await verifyPassword('password-2', (await storedUser('me@example.test'))!.password_hash as string)).toBe(true);
     await expectFwError(run('res.user.set_password', { id: other.id, password: 'password-3' }, mine), 403, 'ACCESS_DENIED');
     await run('res.user.set_password', { id: other.id, password: 'password-4' }, admin);
     expect(await verifyPassword('password-4', (await storedUser('other@example.test'))!.password_hash as string)).toBe(true);
+  });
+
+  it('changing your own password without your current one is 422 CURRENT_PASSWORD_REQUIRED, with a wrong one 422 CURRENT_PASSWORD_INVALID; the password stays', async () => {
+    const u = await run('res.user.register', { email: 'own@example.test', name: 'Own', password: 'own-pass-123' });
+    const self = userPrincipal(T, { user_id: u.id });
+    const missing = await expectFwError(run('res.user.set_password', { id: u.id, password: 'new-pass-123' }, self), 422, 'CURRENT_PASSWORD_REQUIRED');
+    expect(missing.message).toBe('changing your own password needs your current password in "current_password"');
+    expect(missing.details).toEqual({ field: 'current_password' });
+    await expectFwError(run('res.user.set_password', { id: u.id, password: 'new-pass-123', current_password: '' }, self), 422, 'CURRENT_PASSWORD_REQUIRED');
+    const wrong = await expectFwError(run('res.user.set_password', { id: u.id, password: 'new-pass-123', current_password: 'not-my-pass-1' }, self), 422, 'CURRENT_PASSWORD_INVALID');
+    expect(wrong.message).toBe('the current password is wrong');
+    expect(await verifyPassword('own-pass-123', (await storedUser('own@example.test'))!.password_hash as string)).toBe(true);
+    // an admin changing their own password proves it too; another user's needs none
+    const boss = await run('res.user.register', { email: 'boss-own@example.test', name: 'Boss', password: 'boss-pass-123', role: 'admin' });
+    const bossSelf = userPrincipal(T, { user_id: boss.id, role: 'admin' });
+    await expectFwError(run('res.user.set_password', { id: boss.id, password: 'new-pass-123' }, bossSelf), 422, 'CURRENT_PASSWORD_REQUIRED');
+    await run('res.user.set_password', { id: u.id, password: 'reset-pass-123' }, bossSelf);
+    expect(await verifyPassword('reset-pass-123', (await storedUser('own@example.test'))!.password_hash as string)).toBe(true);
+  });
+
+  it.each([
+    ['12345678', 'password must have at least 10 characters'],
+    ['password', 'password must have at least 10 characters'],
+    ['nine-char', 'password must have at least 10 characters'],
+    ['1234567890', 'common'],
+    ['qwertyuiop', 'common'],
+    ['Password123', 'common'],
+    ['iloveyou12', 'common'],
+  ])('the password %j is refused everywhere a password is set: 422 WEAK_PASSWORD saying why', async (password, why) => {
+    const u = await run('res.user.register', { email: `policy-${password.toLowerCase()}@example.test`, name: 'P', password: 'policy-pass-123' });
+    const self = userPrincipal(T, { user_id: u.id });
+    const attempts = [
+      run('res.user.register', { email: `weak-${password.toLowerCase()}@example.test`, name: 'W', password }),
+      run('res.user.set_password', { id: u.id, password }),
+      run('res.user.set_password', { id: u.id, password, current_password: 'policy-pass-123' }, self),
+    ];
+    for (const attempt of attempts) {
+      const err = await expectFwError(attempt, 422, 'WEAK_PASSWORD');
+      expect(err.details).toEqual({ field: 'password' });
+      if (why === 'common') expect(err.message).toMatch(/^password is one of the [\d,]+ most common passwords, which attackers try first; choose another$/);
+      else expect(err.message).toBe(why);
+    }
+    expect(await storedUser(`weak-${password.toLowerCase()}@example.test`)).toBeNull();
+  });
+
+  it('a long passphrase that is on no list is accepted', async () => {
+    expect(await run('res.user.register', { email: 'phrase@example.test', name: 'Phrase', password: 'violet staple orbit lantern' })).toMatchObject({ email: 'phrase@example.test' });
+  });
+
+  it('a weak ADMIN_PASSWORD refuses to boot (WEAK_ADMIN_PASSWORD) with a sentence saying why', async () => {
+    for (const [weak, why] of [['admin123', 'password must have at least 10 characters'], ['1234567890', 'password is one of the']]) {
+      const err = await bootTestKernel({ settings: { ADMIN_PASSWORD: weak } }).then(() => null, (e: unknown) => e);
+      expect(err).toMatchObject({ code: 'WEAK_ADMIN_PASSWORD' });
+      expect((err as Error).message).toContain(`ADMIN_PASSWORD is refused: ${why}`);
+      expect((err as Error).message).toContain('leave ADMIN_PASSWORD empty to have a strong one generated');
+    }
   });
 
   it('res.user.deactivate and res.user.activate are admin-only and toggle is_active', async () => {

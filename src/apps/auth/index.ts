@@ -75,8 +75,16 @@ const commands: CommandDecl[] = [
       const ip = env.principal.client?.ip ?? null;
       const key = `${env.tenant}:${email}`;
       await throttle.before(key, ip);
-      const user = await users(env).findUnique({ where: { email } });
-      const ok = await verifyPassword(String(p.password), (user?.password_hash as string | undefined) ?? await dummyHash);
+      let user: Record<string, unknown> | null;
+      let ok: boolean;
+      try {
+        user = await users(env).findUnique({ where: { email } });
+        ok = await verifyPassword(String(p.password), (user?.password_hash as string | undefined) ?? await dummyHash);
+      } catch (err) {
+        // a server error says nothing about the password: it must not count as a failed login
+        await throttle.abandoned(key, ip);
+        throw err;
+      }
       if (!user || !ok || !user.is_active) {
         await throttle.failed(key, ip);
         throw new AuthenticationFailed();
@@ -173,6 +181,52 @@ const hooks: HookDecl[] = [
       if (before.role !== after.role || before.organization !== after.organization || before.is_active !== after.is_active) {
         ctx.env.afterCommit(() => sessions.forgetUser(ctx.env.tenant, id));
       }
+    },
+  },
+  {
+    // a stolen access token, or a session left open on a shared screen, must not be enough to
+    // take the account over: changing your own password proves the current one. The guesses go
+    // through the login throttle's (email, address) pair, so a token cannot be used to guess the
+    // password faster than the login allows.
+    point: 'pre.res.user.set_password',
+    async handler(ctx) {
+      const { principal } = ctx.env;
+      if (principal.kind !== 'user' || !ctx.before || principal.user_id !== ctx.before.id) return;
+      const current = ctx.payload.current_password;
+      if (typeof current !== 'string' || current === '') {
+        throw new ValidationError('changing your own password needs your current password in "current_password"', { field: 'current_password' }, 'CURRENT_PASSWORD_REQUIRED');
+      }
+      const { throttle } = await svc(ctx.env);
+      const user = await users(ctx.env).findUnique({ where: { record_uuid: ctx.before.id }, select: { email: true, password_hash: true } });
+      const key = `${ctx.env.tenant}:${String(user?.email)}`;
+      const ip = principal.client?.ip ?? null;
+      await throttle.before(key, ip);
+      let ok: boolean;
+      try {
+        ok = await verifyPassword(current, user?.password_hash as string | undefined);
+      } catch (err) {
+        await throttle.abandoned(key, ip);
+        throw err;
+      }
+      if (!ok) {
+        await throttle.failed(key, ip);
+        throw new ValidationError('the current password is wrong', { field: 'current_password' }, 'CURRENT_PASSWORD_INVALID');
+      }
+      await throttle.succeeded(key, ip);
+    },
+  },
+  {
+    // a new password ends every other login of the user: whoever knew the old one (or holds a
+    // stolen token) is out. The caller's own session, when it is the user's, stays valid.
+    point: 'post.res.user.set_password',
+    async handler(ctx) {
+      if (!ctx.before) return;
+      const id = ctx.before.id as string;
+      const { principal } = ctx.env;
+      const { sessions } = await svc(ctx.env);
+      const keep = principal.kind === 'user' && principal.user_id === id ? principal.sid : undefined;
+      await sessions.revokeAllForUser(ctx.env.sudo().db, ctx.env.tenant, id, 'password_changed', keep);
+      ctx.env.afterCommit(() => sessions.forgetUser(ctx.env.tenant, id));
     },
   },
   {

@@ -2,13 +2,13 @@ import crypto from 'node:crypto';
 import { defineApp, type CommandDecl, type HookDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
-import { AccessDenied, Conflict, ValidationError } from '../../kernel/errors.js';
+import { AccessDenied, BootError, Conflict, ValidationError } from '../../kernel/errors.js';
 import manifest from './manifest.js';
 import { postMessage } from './messages.js';
 import { beforeOrganizationDelete } from './organizations.js';
 import { baseRoutes } from './routes.js';
 import { seedBase } from './seed.js';
-import { checkPasswordPolicy, hashPassword } from './services/passwords.js';
+import { checkPasswordPolicy, hashPassword, MAX_PASSWORD_BYTES, passwordWeakness } from './services/passwords.js';
 import { checkSlug, slugify } from './services/slug.js';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -73,12 +73,17 @@ const commands: CommandDecl[] = [
     op: 'read',
     record: true,
     returns: 'void',
-    description: 'Set a new password (your own, or anyone\'s as an admin)',
-    input: { password: f.char(72, { required: true }) },
+    description: 'Set a new password: your own with your current one, or anyone else\'s as an admin. The user\'s other sessions end.',
+    input: {
+      password: f.char(72, { required: true }),
+      current_password: f.char(72, { description: 'Your current password; required to change your own' }),
+    },
     async handler(env, p) {
       if (!isAdmin(env.principal.role, env.principal.kind) && env.principal.user_id !== p.id) {
         throw new AccessDenied('you may only set your own password');
       }
+      // changing your own password proves the current one: the auth app's pre hook checks
+      // `current_password` through the login throttle, as it owns credentials and sessions
       const hash = await hashPassword(checkPasswordPolicy(p.password), env.settings.BCRYPT_COST);
       await env.sudo().dispatch('fw.update', { model: 'res.user', id: p.id, values: { password_hash: hash } });
       return null;
@@ -139,4 +144,20 @@ const hooks: HookDecl[] = [
   { point: 'post.res.organization.update', track_fields: ['code'] },
 ];
 
-export const app = defineApp({ manifest, commands: [...commands, postMessage], hooks, seed: seedBase, routes: baseRoutes });
+export const app = defineApp({
+  manifest,
+  commands: [...commands, postMessage],
+  hooks,
+  seed: seedBase,
+  routes: baseRoutes,
+  boot(kernel) {
+    // the seeded admin's password follows the same policy as every other: refused here, before
+    // any tenant is seeded with it, rather than discovered as a weak admin login later
+    const configured = kernel.settings.ADMIN_PASSWORD;
+    if (!configured) return;
+    const weakness = passwordWeakness(configured) ?? (Buffer.byteLength(configured) > MAX_PASSWORD_BYTES ? `password must be at most ${MAX_PASSWORD_BYTES} bytes` : null);
+    if (weakness) {
+      throw new BootError(`ADMIN_PASSWORD is refused: ${weakness}. Set a stronger one, or leave ADMIN_PASSWORD empty to have a strong one generated and printed once`, undefined, 'WEAK_ADMIN_PASSWORD');
+    }
+  },
+});

@@ -64,6 +64,10 @@ export class JwtService {
       for (const k of ['sub', 'tenant_id', 'sid', 'role', 'jti'] as const) {
         if (typeof payload[k] !== 'string') throw new InvalidTokenError(`token lacks the ${k} claim`);
       }
+      // jose checks exp and iat only when present: a token without an expiry would never expire
+      for (const k of ['exp', 'iat'] as const) {
+        if (typeof payload[k] !== 'number') throw new InvalidTokenError(`token lacks the ${k} claim`);
+      }
       return payload as unknown as AccessClaims;
     } catch (err) {
       if (err instanceof InvalidTokenError) throw err;

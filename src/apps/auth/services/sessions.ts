@@ -58,12 +58,14 @@ export class SessionService {
   private readonly cacheTtlMs: number;
   private readonly watchers = new Set<Watcher>();
   private readonly retryMs: number;
+  private readonly maxSessionMs: number;
 
   constructor(private readonly kernel: Kernel, readonly jwt: JwtService) {
     const s = authSettings(kernel.settings);
     this.refreshTtlMs = s.JWT_REFRESH_TOKEN_EXPIRE_DAYS * 86_400_000;
     this.cacheTtlMs = Math.max(1, s.AUTH_SESSION_CACHE_SECONDS) * 1000;
     this.retryMs = Math.max(0, s.AUTH_REFRESH_RETRY_SECONDS) * 1000;
+    this.maxSessionMs = Math.max(1, s.AUTH_SESSION_MAX_DAYS) * 86_400_000;
     this.cache = new LRUCache({ max: 50_000, ttl: this.cacheTtlMs });
   }
 
@@ -73,10 +75,30 @@ export class SessionService {
 
   /** Issues an access token and a new refresh token in `familyId` (a new login when omitted). */
   async issue(env: Env, user: SessionUser, familyId: string = crypto.randomUUID()): Promise<TokenPair> {
-    return (await this.issueRow(env, user, familyId)).pair;
+    return (await this.issueRow(env, user, familyId, Date.now())).pair;
   }
 
-  private async issueRow(env: Env, user: SessionUser, familyId: string): Promise<{ pair: TokenPair; dbid: number }> {
+  /**
+   * When the login that started `familyId` happened: the creation time of its first row (rows
+   * are never deleted). AUTH_SESSION_MAX_DAYS counts from there, however often it was refreshed.
+   */
+  private async familyStart(env: Env, familyId: string): Promise<number> {
+    const first = await this.sessions(env.db).findFirst({ where: { family_id: familyId }, orderBy: { dbid: 'asc' }, select: { created_at_utc: true } });
+    return (first?.created_at_utc as Date | undefined)?.getTime() ?? Date.now();
+  }
+
+  /** A rotation (or its retry) may not carry a login past AUTH_SESSION_MAX_DAYS. */
+  private async checkFamilyAge(env: Env, familyId: string): Promise<number> {
+    const start = await this.familyStart(env, familyId);
+    if (start + this.maxSessionMs <= Date.now()) {
+      await this.revokeFamily(env.db, env.tenant, familyId, 'max_lifetime');
+      throw new InvalidTokenError('the session has reached its maximum lifetime; log in again');
+    }
+    return start;
+  }
+
+  /** The row expires with the refresh token or at the login's absolute end, whichever is first. */
+  private async issueRow(env: Env, user: SessionUser, familyId: string, started: number): Promise<{ pair: TokenPair; dbid: number }> {
     const refresh = `${env.tenant}.${crypto.randomBytes(32).toString('base64url')}`;
     const client = env.principal.client;
     const row = await this.sessions(env.db).create({
@@ -86,7 +108,7 @@ export class SessionService {
         tenant_id: env.tenant,
         family_id: familyId,
         refresh_token_hash: sha256(refresh),
-        expires_at: new Date(Date.now() + this.refreshTtlMs),
+        expires_at: new Date(Math.min(Date.now() + this.refreshTtlMs, started + this.maxSessionMs)),
         ip: client?.ip?.slice(0, 64) ?? null,
         ...describeClient(client?.user_agent),
       },
@@ -119,13 +141,14 @@ export class SessionService {
       throw new InvalidTokenError('the session has been revoked');
     }
     if ((row.expires_at as Date).getTime() <= Date.now()) throw new InvalidTokenError('refresh token expired');
+    const started = await this.checkFamilyAge(env, familyId);
     const claimed = await sessions.updateMany({
       where: { dbid: row.dbid, revoked: false },
       data: { revoked: true, revoked_reason: 'rotated', revoked_at: new Date(), rotation_key_hash: retryKey ? sha256(retryKey) : null },
     });
     if (claimed.count !== 1) throw new InvalidTokenError('refresh token already used');
     const user = await this.activeUser(env, familyId, row.user_id as string, loadUser);
-    return this.succeed(env, row.dbid as number, user, familyId);
+    return this.succeed(env, row.dbid as number, user, familyId, started);
   }
 
   /**
@@ -141,6 +164,7 @@ export class SessionService {
   private async retry(env: Env, row: Record<string, unknown>, loadUser: UserLoader, retryKey: string | undefined): Promise<TokenPair | null> {
     if (!retryKey || this.retryMs <= 0 || row.rotation_key_hash !== sha256(retryKey)) return null;
     if (Date.now() - (row.revoked_at as Date).getTime() > this.retryMs) return null;
+    const started = await this.checkFamilyAge(env, row.family_id as string);
     const sessions = this.sessions(env.db);
     if (row.replaced_by != null) {
       // only a successor nobody has used yet can be the lost answer
@@ -157,7 +181,7 @@ export class SessionService {
     }
     const familyId = row.family_id as string;
     const user = await this.activeUser(env, familyId, row.user_id as string, loadUser);
-    return this.succeed(env, row.dbid as number, user, familyId);
+    return this.succeed(env, row.dbid as number, user, familyId, started);
   }
 
   private async activeUser(env: Env, familyId: string, userId: string, loadUser: UserLoader): Promise<SessionUser> {
@@ -170,8 +194,8 @@ export class SessionService {
   }
 
   /** Issues the successor of row `from` and links it, so a retry of this rotation can find it. */
-  private async succeed(env: Env, from: number, user: SessionUser, familyId: string): Promise<TokenPair> {
-    const { pair, dbid } = await this.issueRow(env, user, familyId);
+  private async succeed(env: Env, from: number, user: SessionUser, familyId: string, started: number): Promise<TokenPair> {
+    const { pair, dbid } = await this.issueRow(env, user, familyId, started);
     await this.sessions(env.db).updateMany({ where: { dbid: from }, data: { replaced_by: dbid } });
     return pair;
   }
@@ -188,12 +212,14 @@ export class SessionService {
     return r.count;
   }
 
-  async revokeAllForUser(db: DbClient, tenant: string, userId: string, reason: string): Promise<number> {
+  /** Revokes every live session of a user, but the login `keepFamily` when given (the caller's own). */
+  async revokeAllForUser(db: DbClient, tenant: string, userId: string, reason: string, keepFamily?: string): Promise<number> {
+    const which = { user_id: userId, ...(keepFamily ? { family_id: { not: keepFamily } } : {}) };
     const r = await this.sessions(db).updateMany({
-      where: { user_id: userId, revoked: false },
+      where: { ...which, revoked: false },
       data: { revoked: true, revoked_reason: reason, revoked_at: new Date() },
     });
-    await this.sessions(db).updateMany({ where: { user_id: userId, rotation_key_hash: { not: null } }, data: { rotation_key_hash: null } });
+    await this.sessions(db).updateMany({ where: { ...which, rotation_key_hash: { not: null } }, data: { rotation_key_hash: null } });
     this.forgetUser(tenant, userId);
     return r.count;
   }

@@ -5,63 +5,103 @@ import { authSettings } from '../settings.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Each counted failure past a threshold adds this much to the wait before a password check. */
+export const DELAY_STEP_MS = 250;
+/** The longest any attempt waits: a right password is always checked, at worst this late. */
+export const MAX_DELAY_MS = 3000;
+
 /**
- * Failed-login counting per (tenant, email) and per client address with rate-limiter-flexible:
- * past LOGIN_SLOWDOWN_AFTER failures each attempt waits longer, past the maximum the key is
- * blocked for LOGIN_BLOCK_SECONDS. Counters live in this process (see docs/security.md).
+ * Failed-login counting with rate-limiter-flexible, on three keys (see docs/security.md,
+ * "Login throttling"):
+ *
+ * - the account from one address (tenant, email, address): the strict one. After
+ *   LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP failures that pair is refused (429) for
+ *   LOGIN_BLOCK_SECONDS, the right password included. Only the guesser's address is shut out:
+ *   the owner logging in from anywhere else is not.
+ * - the account from every address (tenant, email): never refuses, it slows down. Past
+ *   LOGIN_SLOWDOWN_AFTER failures each attempt on the account waits longer.
+ * - the address, whatever the account: never refuses either. Past LOGIN_IP_SLOWDOWN_AFTER failures
+ *   each attempt from it waits longer. Many people can share one address (an office NAT, or
+ *   everyone when a proxy hides the clients and TRUST_PROXY is off), so someone else's failures
+ *   there must cost them a bounded delay, never their login.
+ *
+ * Only wrong credentials count: an attempt that ends in a server error (a database that cannot be
+ * read) gives back what it reserved. Counters live in this process.
  */
 export class LoginThrottle {
-  private readonly byEmail: RateLimiterMemory;
-  private readonly byIp: RateLimiterMemory;
-  private readonly slowAfter: number;
+  private readonly pair: RateLimiterMemory;
+  private readonly account: RateLimiterMemory;
+  private readonly address: RateLimiterMemory;
+  private readonly accountSlowAfter: number;
+  private readonly addressSlowAfter: number;
 
   constructor(settings: Settings) {
     const s = authSettings(settings);
     const duration = s.LOGIN_FAILURE_WINDOW_SECONDS;
-    this.byEmail = new RateLimiterMemory({ points: s.LOGIN_MAX_FAILURES_PER_EMAIL, duration, blockDuration: s.LOGIN_BLOCK_SECONDS });
-    this.byIp = new RateLimiterMemory({ points: s.LOGIN_MAX_FAILURES_PER_IP, duration, blockDuration: s.LOGIN_BLOCK_SECONDS });
-    this.slowAfter = s.LOGIN_SLOWDOWN_AFTER;
+    this.pair = new RateLimiterMemory({ points: s.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP, duration, blockDuration: s.LOGIN_BLOCK_SECONDS });
+    // counted with penalty(), which never rejects: these two only slow attempts down
+    this.account = new RateLimiterMemory({ points: 1, duration });
+    this.address = new RateLimiterMemory({ points: 1, duration });
+    this.accountSlowAfter = s.LOGIN_SLOWDOWN_AFTER;
+    this.addressSlowAfter = s.LOGIN_IP_SLOWDOWN_AFTER;
+  }
+
+  /** Without an address (a caller that has none) the pair is the account alone. */
+  private static pairKey(emailKey: string, ip: string | null): string {
+    return `${emailKey}|${ip ?? ''}`;
   }
 
   /**
-   * Before checking a password: refuse blocked keys, reserve this attempt on both counters, slow
-   * down keys with recent failures. The attempt is counted here, not after the (slow) bcrypt
-   * check, so concurrent guesses cannot all slip past the limit before any failure is recorded.
+   * Before checking a password: refuse a blocked (account, address) pair, reserve this attempt on
+   * all three counters, then wait as long as the account's or the address's failures ask for.
+   * The attempt is counted here, not after the (slow) bcrypt check, so concurrent guesses cannot
+   * all slip past the limit before any failure is recorded; `succeeded` and `abandoned` give the
+   * reservation back.
    */
   async before(emailKey: string, ip: string | null): Promise<void> {
-    const [e, i] = await Promise.all([this.byEmail.get(emailKey), ip ? this.byIp.get(ip) : null]);
-    for (const [res, limiter] of [[e, this.byEmail], [i, this.byIp]] as const) {
-      if (res && res.consumedPoints >= limiter.points) throw this.refusal(res.msBeforeNext);
-    }
+    const pairKey = LoginThrottle.pairKey(emailKey, ip);
+    const held = await this.pair.get(pairKey);
+    if (held && held.consumedPoints >= this.pair.points) throw this.refusal(held.msBeforeNext);
     // consume() rejects (and starts the block) once a key goes over its limit: a concurrent race
-    const settle = (p: Promise<RateLimiterRes>) => p.then(
-      (r) => ({ ok: true, r }),
-      (r: unknown) => {
-        if (r instanceof Error) throw r;
-        return { ok: false, r: r as RateLimiterRes };
-      },
-    );
-    const [ce, ci] = await Promise.all([settle(this.byEmail.consume(emailKey)), ip ? settle(this.byIp.consume(ip)) : null]);
-    for (const c of [ce, ci]) if (c && !c.ok) throw this.refusal(c.r.msBeforeNext);
-    const failures = Math.max(ce.r.consumedPoints, ci?.r.consumedPoints ?? 1) - 1;
-    if (failures > this.slowAfter) await sleep(Math.min(3000, 250 * (failures - this.slowAfter)));
+    await this.pair.consume(pairKey).catch((r: unknown) => {
+      if (r instanceof Error) throw r;
+      throw this.refusal((r as RateLimiterRes).msBeforeNext);
+    });
+    const [a, i] = await Promise.all([this.account.penalty(emailKey), ip ? this.address.penalty(ip) : null]);
+    // failures before this attempt, past each key's threshold
+    const over = Math.max(a.consumedPoints - 1 - this.accountSlowAfter, (i ? i.consumedPoints - 1 : 0) - this.addressSlowAfter);
+    if (over > 0) await sleep(Math.min(MAX_DELAY_MS, DELAY_STEP_MS * over));
   }
 
-  /** The attempt reserved by `before` failed: a key that has reached its limit is blocked for LOGIN_BLOCK_SECONDS. */
+  /** The attempt reserved by `before` had wrong credentials: a pair that has reached its limit is blocked for LOGIN_BLOCK_SECONDS. */
   async failed(emailKey: string, ip: string | null): Promise<void> {
-    const block = async (limiter: RateLimiterMemory, key: string) => {
-      const res = await limiter.get(key);
-      if (res && res.consumedPoints === limiter.points && limiter.blockDuration > 0) await limiter.block(key, limiter.blockDuration);
-    };
-    await Promise.all([block(this.byEmail, emailKey), ip ? block(this.byIp, ip) : null]);
+    const pairKey = LoginThrottle.pairKey(emailKey, ip);
+    const res = await this.pair.get(pairKey);
+    if (res && res.consumedPoints === this.pair.points && this.pair.blockDuration > 0) await this.pair.block(pairKey, this.pair.blockDuration);
   }
 
-  /** A successful login clears the email's failures and gives the address its reserved attempt back. */
+  /** A successful login clears the account's failures and gives the address its reserved attempt back. */
   async succeeded(emailKey: string, ip: string | null = null): Promise<void> {
-    await Promise.all([this.byEmail.delete(emailKey), ip ? this.byIp.reward(ip, 1) : null]);
+    await Promise.all([
+      this.pair.delete(LoginThrottle.pairKey(emailKey, ip)),
+      this.account.delete(emailKey),
+      ip ? this.address.reward(ip, 1) : null,
+    ]);
+  }
+
+  /**
+   * The attempt reserved by `before` ended in a server error, not a verdict on the password: it
+   * gives back everything it reserved, so a database outage never counts as failed logins.
+   */
+  async abandoned(emailKey: string, ip: string | null): Promise<void> {
+    await Promise.all([
+      this.pair.reward(LoginThrottle.pairKey(emailKey, ip), 1),
+      this.account.reward(emailKey, 1),
+      ip ? this.address.reward(ip, 1) : null,
+    ]);
   }
 
   private refusal(msBeforeNext: number): Throttled {
-    return new Throttled('too many failed logins; try again later', Math.max(1, Math.ceil(msBeforeNext / 1000)));
+    return new Throttled('too many failed logins for this account from this address; try again later', Math.max(1, Math.ceil(msBeforeNext / 1000)));
   }
 }
