@@ -16,8 +16,18 @@ export interface Proposal {
   token: string;
   expires_at: string;
   tool: string;
+  /** `create` or `update` of a record (`model`, `values`, and `id` for an update); `other` for any other proposer. */
+  operation: 'create' | 'update' | 'other';
+  model: string | null;
+  record_id: string | null;
+  /** Every field the write sets (or, for another proposer, every argument), in field order, never cut. */
+  changes: ProposedChange[];
+  /** The same as text: the tool, the target and one line per change. Never cut. */
   summary: string;
 }
+
+/** One field the write sets: its value now (updates, when the caller may read it) and after. */
+export interface ProposedChange { field: string; before?: unknown; after: unknown }
 
 /** Writes of a proposer tool are refused unless the tool is on AI_WRITE_TOOLS_ALLOWLIST (empty = none). */
 export function checkAllowed(env: Env, tool: string): void {
@@ -39,7 +49,8 @@ export async function propose(env: Env, b: ToolBinding, args: Record<string, unk
   const ttl = aiSettings(env.settings).AI_WRITE_CONFIRM_TOKEN_TTL_SECONDS;
   const expires = new Date(Date.now() + ttl * 1000);
   const ctx = turnContext.getStore();
-  const summary = summarise(b.tool.name, args);
+  const target = await targetOf(env, args);
+  const summary = summarise(b.tool.name, target);
   const id = crypto.randomUUID();
   await delegateOf(env.db, env.registry.model('ai.write.proposal')).create({
     data: {
@@ -49,10 +60,40 @@ export async function propose(env: Env, b: ToolBinding, args: Record<string, unk
       summary, status: 'pending', expires_at: expires,
     },
   });
-  return { status: 'confirmation_required', proposal_id: id, token, expires_at: expires.toISOString(), tool: b.tool.name, summary };
+  return { status: 'confirmation_required', proposal_id: id, token, expires_at: expires.toISOString(), tool: b.tool.name, ...target, summary };
 }
 
-function summarise(tool: string, args: Record<string, unknown>): string {
-  const text = `${tool}: ${canonicalJson(args)}`;
-  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+type Target = Pick<Proposal, 'operation' | 'model' | 'record_id' | 'changes'>;
+
+/**
+ * What the write will change, in full: the person confirms exactly what they were shown. A cut
+ * summary once hid `stage: "lost"` behind 500 characters of other values; nothing is cut now.
+ * For an update, each field's current value is read as the caller (fields they may not read,
+ * or a record they may not read, show no `before`; confirmation re-checks everything anyway).
+ */
+async function targetOf(env: Env, args: Record<string, unknown>): Promise<Target> {
+  const values = args.values;
+  if (typeof args.model !== 'string' || !values || typeof values !== 'object' || Array.isArray(values)) {
+    return { operation: 'other', model: null, record_id: null, changes: Object.keys(args).sort().map((field) => ({ field, after: args[field] })) };
+  }
+  const id = typeof args.id === 'string' ? args.id : null;
+  let current: Record<string, unknown> | null = null;
+  if (id) {
+    try {
+      current = await env.dispatch<Record<string, unknown>>('fw.read_one', { model: args.model, id });
+    } catch { /* not readable: the change is shown without its current value */ }
+  }
+  const changes = Object.keys(values).sort().map((field) => {
+    const after = (values as Record<string, unknown>)[field];
+    return current && field in current ? { field, before: current[field], after } : { field, after };
+  });
+  return { operation: id ? 'update' : 'create', model: args.model, record_id: id, changes };
+}
+
+const shown = (v: unknown) => (v === undefined ? '?' : JSON.stringify(v));
+
+function summarise(tool: string, t: Target): string {
+  const head = t.operation === 'other' ? `${tool}:` : `${tool}: ${t.operation} ${t.model}${t.record_id ? ` ${t.record_id}` : ''}`;
+  const lines = t.changes.map((c) => (t.operation === 'update' ? `- ${c.field}: ${shown(c.before)} → ${shown(c.after)}` : `- ${c.field}: ${shown(c.after)}`));
+  return [head, ...lines].join('\n');
 }
