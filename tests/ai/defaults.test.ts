@@ -212,7 +212,10 @@ describe('proposals and record text', () => {
     const [p] = res.body.pending_confirmations;
     expect(p).toMatchObject({ operation: 'update', model: 'crm.lead', record_id: id });
     expect(p.changes.map((c: any) => c.field)).toEqual(['name', 'notes', 'probability', 'stage']);
-    expect(p.changes.find((c: any) => c.field === 'stage')).toEqual({ field: 'stage', before: 'new', after: 'lost' });
+    expect(p.changes.find((c: any) => c.field === 'stage')).toEqual({ field: 'stage', before: 'new', after: 'lost', requested: false });
+    // the person asked about the notes: only the changes their words name are marked requested
+    expect(p.changes.map((c: any) => [c.field, c.requested])).toEqual([['name', false], ['notes', true], ['probability', false], ['stage', false]]);
+    expect(p.summary).toContain('- stage: "new" → "lost" (not in your request)');
     expect(p.changes.find((c: any) => c.field === 'notes').after).toBe(values.notes);
     expect(p.summary.length).toBeGreaterThan(500);
     expect(p.summary).toContain('- stage: "new" → "lost"');
@@ -267,14 +270,20 @@ describe('proposals and record text', () => {
     const nonce2 = FENCED.exec(again.find((m: any) => m.role === 'tool').content)![1];
     expect(nonce2).not.toBe(nonce);
     expect(again[0].content).toContain(`<<<fw-data ${nonce2}>>>`);
-    // had a model obeyed the text anyway, the proposal names the change for the person to see
+    // had a model obeyed the text anyway, the proposal names every change, and marks the ones the
+    // person never asked for, for them to see before confirming
     t.llm.push(toolCallsStep([{ name: 'update_record', arguments: JSON.stringify({ model: 'crm.lead', id, values: { email: 'buyer2@globex.example', expected_revenue: 0, stage: 'lost' } }) }]), textStep('Proposed.'));
     const obeyed = await t.say(u.token, conv, 'update the email to buyer2@globex.example');
     const [p] = obeyed.body.pending_confirmations;
     expect(p.changes).toEqual([
-      { field: 'email', before: 'buyer@globex.example', after: 'buyer2@globex.example' },
-      { field: 'expected_revenue', before: 50_000, after: 0 },
-      { field: 'stage', before: 'new', after: 'lost' },
+      { field: 'email', before: 'buyer@globex.example', after: 'buyer2@globex.example', requested: true },
+      { field: 'expected_revenue', before: 50_000, after: 0, requested: false },
+      { field: 'stage', before: 'new', after: 'lost', requested: false },
     ]);
+    expect(p.summary.split('\n').filter((l: string) => l.endsWith('(not in your request)'))).toHaveLength(2);
+    // naming the value ("mark it lost") or the field ("the expected revenue") counts as asking
+    t.llm.push(toolCallsStep([{ name: 'update_record', arguments: JSON.stringify({ model: 'crm.lead', id, values: { expected_revenue: 0, stage: 'lost' } }) }]), textStep('Proposed.'));
+    const asked = await t.say(u.token, conv, 'Mark it lost and zero the expected revenue');
+    expect(asked.body.pending_confirmations[0].changes.map((c: any) => c.requested)).toEqual([true, true]);
   });
 });

@@ -175,9 +175,11 @@ describe('assistant (AI on)', () => {
     await card.waitFor({ timeout: 15_000 });
     const changes = card.getByTestId('ai-proposal-change');
     expect(await changes.evaluateAll((els) => els.map((e) => e.getAttribute('data-field')))).toEqual(['code', 'code3', 'name', 'numeric']);
-    expect(await changes.filter({ has: page.locator('dt', { hasText: /^code$/ }) }).locator('dd').innerText()).toMatch(/^XQ\s*→\s*(becomes\s*)?XZ$/);
+    expect(await changes.filter({ has: page.locator('dt', { hasText: /^code$/ }) }).locator('dd').innerText()).toMatch(/^XQ\s*→\s*(becomes\s*)?XZ\s*\(not in your request\)$/);
     expect(await changes.filter({ has: page.locator('dt', { hasText: /^name$/ }) }).locator('dd').innerText()).toContain(values.name);
-    expect(await changes.filter({ has: page.locator('dt', { hasText: /^numeric$/ }) }).locator('dd').innerText()).toMatch(/901\s*→\s*(becomes\s*)?902/);
+    expect(await changes.filter({ has: page.locator('dt', { hasText: /^numeric$/ }) }).locator('dd').innerText()).toMatch(/901\s*→\s*(becomes\s*)?902\s*\(not in your request\)/);
+    // "Tidy up Longland" names none of the fields or values: each change is marked
+    expect(await card.getByTestId('ai-unrequested').count()).toBe(4);
     // the whole list is on screen: nothing hidden by a height limit
     const clipped = await card.getByTestId('ai-proposal-values').evaluate((el) => el.scrollHeight > el.clientHeight + 1);
     expect(clipped).toBe(false);

@@ -29,6 +29,7 @@ export const AiPendingConfirmation = o.object('AiPendingConfirmation', {
     field: o.string(),
     before: n(o.json({ description: 'Current value (update; absent when you may not read it)' })),
     after: n(o.json({ description: 'Value the write sets' })),
+    requested: n(o.boolean({ description: 'false when your messages name neither the field nor the value (the model may have taken it from record text); absent outside conversations' })),
   }), { description: 'Every field the write sets, never cut' }),
   summary: o.string({ description: 'The same as text, one line per change, never cut' }),
 }, { description: 'A write a proposer tool asked for; nothing is written until it is confirmed' });

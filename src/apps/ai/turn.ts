@@ -82,6 +82,8 @@ export async function runTurn(env: Env, conversationId: string, content: string,
   const store = (m: ChatMessage, extra: Rec = {}) => storeAll([{ m, extra }]);
 
   messages.push({ role: 'user', content });
+  // the person's own words, against which a proposal marks the changes they never mentioned
+  const asked = [...stored.filter((m) => m.role === 'user').map((m) => String(m.content ?? '')), content].join('\n');
   const only = Array.isArray(pack?.tools) && (pack!.tools as unknown[]).length ? (pack!.tools as string[]) : undefined;
   const catalogue = await catalogueFor(kernel, env.principal, { only });
   const specs = catalogue.map((t) => ({ name: t.name, description: t.description, parameters: t.input_schema }));
@@ -156,7 +158,7 @@ export async function runTurn(env: Env, conversationId: string, content: string,
         text = JSON.stringify({ error: { code: 'AI_TOOL_LIMIT', message: `not run: the turn reached AI_MAX_TOOL_ITERATIONS (${s.AI_MAX_TOOL_ITERATIONS}) tool calls` } });
       } else {
         toolCalls++;
-        ({ text, flags } = await callTool(env, call, offered, { conversation_id: conversationId, prompt_version_id: version ? String(version.record_uuid) : null, source }, pending, publish, safety));
+        ({ text, flags } = await callTool(env, call, offered, { conversation_id: conversationId, prompt_version_id: version ? String(version.record_uuid) : null, source, asked }, pending, publish, safety));
       }
       // stored as the tool returned it; the provider gets it inside this turn's fence
       results.push({ m: { role: 'tool', content: text, tool_call_id: call.id }, extra: { tool_name: call.name, ...(flags.length ? { flags } : {}) } });
@@ -196,7 +198,7 @@ async function settleUnused(env: Env, p: InvocationPayload): Promise<void> {
  * may correct itself); a proposal's token goes to the person, never to the model; a result that
  * looks like an injection, or carries personal data under the PII guard, is withheld or masked.
  */
-async function callTool(env: Env, call: ToolCall, offered: ReadonlyMap<string, CatalogueEntry>, ctx: { conversation_id: string; prompt_version_id: string | null; source: 'turn' | 'invoke' },
+async function callTool(env: Env, call: ToolCall, offered: ReadonlyMap<string, CatalogueEntry>, ctx: { conversation_id: string; prompt_version_id: string | null; source: 'turn' | 'invoke'; asked: string },
   pending: TurnResult['pending_confirmations'], publish: (m: Rec) => void, safetyRules: SafetyRule[]): Promise<{ text: string; flags: Rec[] }> {
   const kernel = kernelOf(env.registry);
   const s = aiSettings(env.settings);

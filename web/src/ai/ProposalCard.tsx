@@ -51,6 +51,7 @@ export function ProposalCard({ conversation, proposal: p }: { conversation: stri
                 </>
               )}
               {shown(c.after)}
+              {c.requested === false && <span className="ai-unrequested" data-testid="ai-unrequested"> {t('ai.proposal.unrequested')}</span>}
             </dd>
           </div>
         ))}

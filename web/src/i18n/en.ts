@@ -150,6 +150,7 @@ export const en = {
   'ai.proposal.create': 'New record: {model}',
   'ai.proposal.update': 'Change to a record: {model}',
   'ai.proposal.becomes': ' becomes ',
+  'ai.proposal.unrequested': '(not in your request)',
   'ai.proposal.expires': 'Confirm within {minutes, plural, one {# minute} other {# minutes}} (until {time}).',
   'ai.proposal.expired': 'This proposal expired. Ask again to get a new one.',
   'ai.proposal.confirm': 'Confirm',
