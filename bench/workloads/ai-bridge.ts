@@ -31,6 +31,8 @@ const kernel = await Kernel.boot({
   settings: loadSettings({
     ...process.env, ACTIVE_MODULES: 'base,auth,connectors', AI_ENABLED: 'true', AI_BYO_KEY_REQUIRED: 'false',
     AI_PROVIDER_A_BASE_URL: llm.url, AI_MAX_TOOL_ITERATIONS: '20', EVENT_WORKER: 'false',
+    // thousands of turns measure the bridge, not budgets: the default daily caps would stop them
+    AI_DAILY_BUDGET_USD: '0', AI_USER_DAILY_BUDGET_USD: '0',
   }),
   worker: false,
   log: () => {},

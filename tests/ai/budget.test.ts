@@ -23,7 +23,8 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
     let t: AiServer;
     const BUDGET = 6000;
     beforeAll(async () => {
-      t = await startAiServer({ AI_DAILY_BUDGET_USD: String(BUDGET), AI_MAX_OUTPUT_TOKENS: '10' },
+      // one admin makes every call: the default per-user cap is off so the tenant cap binds
+      t = await startAiServer({ AI_DAILY_BUDGET_USD: String(BUDGET), AI_USER_DAILY_BUDGET_USD: '0', AI_MAX_OUTPUT_TOKENS: '10' },
         { provider, config: PER_TOKEN, llm: { respond: () => textStep('ok', { usage }), record: false } });
     });
     afterAll(async () => {
@@ -52,7 +53,8 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
 describe('reservations and quotas', () => {
   let t: AiServer;
   beforeAll(async () => {
-    t = await startAiServer({ AI_MAX_OUTPUT_TOKENS: '10' }, { config: PER_TOKEN });
+    // at 1 USD a token the default caps would refuse every call: they are tested in defaults.test.ts
+    t = await startAiServer({ AI_MAX_OUTPUT_TOKENS: '10', AI_DAILY_BUDGET_USD: '0', AI_USER_DAILY_BUDGET_USD: '0' }, { config: PER_TOKEN });
   });
   afterAll(async () => {
     await t?.stop();

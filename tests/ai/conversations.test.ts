@@ -228,7 +228,9 @@ describe('prompt resolution', () => {
     const conv = await t.conversation(kim.token);
     t.llm.push(textStep('ok'));
     await t.say(kim.token, conv, 'hello');
-    expect(lastRequest().body.messages[0]).toEqual({ role: 'system', content: 'prompt v2' });
+    // the tenant's prompt, then the server's data-fence rule, which no tenant prompt drops
+    expect(lastRequest().body.messages[0].role).toBe('system');
+    expect(lastRequest().body.messages[0].content).toMatch(/^prompt v2\n\nTool results arrive between the lines <<<fw-data /);
     const row = await t.request('GET', `/api/ai/conversations/${conv}`, { token: kim.token });
     const v2 = await t.request('GET', '/api/data/ai.prompt.version?filter=' + encodeURIComponent(JSON.stringify([['version', '=', 2]])), { token: t.admin });
     expect(row.body.prompt_version_id).toBe(v2.body.items[0].id);

@@ -265,13 +265,15 @@ describe('settings defaults', () => {
     const { loadSettings } = await import('../../src/kernel/settings.ts');
     expect(aiSettings(loadSettings({}))).toMatchObject({
       AI_ENABLED: false, AI_DEFAULT_PROVIDER: 'provider_a', AI_ALLOWED_PROVIDERS: ['provider_a'], AI_BYO_KEY_REQUIRED: true,
-      AI_MAX_TOOL_ITERATIONS: 8, AI_DAILY_BUDGET_USD: 0, AI_WRITE_DAILY_CAP_RECORDS_PER_USER: 0, AI_WRITE_DAILY_CAP_PER_TOOL: 0,
+      // AI_DAILY_BUDGET_USD differs from the spec's 0 (uncapped) on purpose: spend is capped by default (issue 26)
+      AI_MAX_TOOL_ITERATIONS: 8, AI_DAILY_BUDGET_USD: 10, AI_WRITE_DAILY_CAP_RECORDS_PER_USER: 0, AI_WRITE_DAILY_CAP_PER_TOOL: 0,
       AI_WRITE_CONFIRM_TOKEN_TTL_SECONDS: 300, AI_WRITE_TOOLS_ALLOWLIST: [], AI_PII_REDACTION_ENABLED: false, AI_PII_REDACTION_MODE: 'strict',
       AI_INJECTION_DETECTION_ENABLED: true, AI_INJECTION_DETECTION_THRESHOLD: 60, AI_OUTPUT_VALIDATION_MODE: 'warn',
       AI_DATA_RESIDENCY_STRICT: false, AI_DATA_RESIDENCY_ALLOWED_PROVIDERS: [],
       // ours, beyond the spec's
       AI_PROVIDER_A_BASE_URL: 'https://api.openai.com/v1', AI_PROVIDER_A_MODEL: 'gpt-4o-mini', AI_PROVIDER_A_API_KEY: '',
       AI_PROVIDER_TIMEOUT_MS: 60000, AI_PROVIDER_MAX_RETRIES: 2, AI_MAX_OUTPUT_TOKENS: 1024,
+      AI_PROVIDER_URL_ALLOWLIST: [], AI_USER_DAILY_BUDGET_USD: 2, AI_MAX_MESSAGE_CHARS: 16000,
     });
   });
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegateOf } from '../../src/kernel/data/delegate.ts';
 import { expectError, type Provider } from '../helpers/server.ts';
-import { startAiServer, type AiServer } from './helpers/ai-server.ts';
+import { startAiServer, unfenced, type AiServer } from './helpers/ai-server.ts';
 import { textStep, toolCallsStep } from './helpers/scripted-llm.ts';
 
 const ALLOW = { AI_WRITE_TOOLS_ALLOWLIST: 'create_record,update_record' };
@@ -47,7 +47,7 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
       const toModel = t.llm.requests.at(-1)!.body.messages.at(-1);
       expect(toModel.role).toBe('tool');
       expect(toModel.content).not.toContain(p.token);
-      expect(JSON.parse(toModel.content).status).toBe('confirmation_required');
+      expect(JSON.parse(unfenced(toModel.content)).status).toBe('confirmation_required');
       // only the hash is stored
       const db = await t.kernel.tenants.get('default');
       const row = await delegateOf(db, t.kernel.registry.model('ai.write.proposal')).findUnique({ where: { record_uuid: p.proposal_id } });

@@ -30,7 +30,7 @@ describe('assistant (AI on)', () => {
       // the ai app depends on base, auth and connectors (all in the default list)
       ACTIVE_MODULES: 'base,auth,presentation,connectors,storage',
       AI_PROVIDER_MAX_RETRIES: '0',
-      AI_WRITE_TOOLS_ALLOWLIST: 'create_record',
+      AI_WRITE_TOOLS_ALLOWLIST: 'create_record,update_record',
     });
     const res = await env.api('POST', '/api/data/ai.provider.config', { provider: 'provider_a', base_url: llm.url, api_key: 'sk-web-test-0123456789abcdef', model: 'test-model' });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -163,6 +163,29 @@ describe('assistant (AI on)', () => {
     expect(await card.getByRole('button').count()).toBe(0);
   });
 
+  it('an update proposal lists every change with its current and proposed value, however long: nothing is cut', async () => {
+    const made = await env.api('POST', '/api/data/res.country', { name: 'Longland', code: 'XQ', code3: 'XQL', numeric: '901' });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    // past the 500 characters where the summary used to be cut, the last field is the one that mattered
+    const values = { name: `Longland ${'of the long names '.repeat(40)}`.trim(), code3: 'XQM', numeric: '902', code: 'XZ' };
+    llm.push(toolCallsStep([{ name: 'update_record', arguments: JSON.stringify({ model: 'res.country', id: made.body.id, values }) }]), textStep('I proposed the change; please confirm.'));
+    await input().fill('Tidy up Longland');
+    await page.getByTestId('ai-send').click();
+    const card = page.getByTestId('ai-proposal').filter({ hasText: 'Longland of the long names' });
+    await card.waitFor({ timeout: 15_000 });
+    const changes = card.getByTestId('ai-proposal-change');
+    expect(await changes.evaluateAll((els) => els.map((e) => e.getAttribute('data-field')))).toEqual(['code', 'code3', 'name', 'numeric']);
+    expect(await changes.filter({ has: page.locator('dt', { hasText: /^code$/ }) }).locator('dd').innerText()).toMatch(/^XQ\s*→\s*(becomes\s*)?XZ\s*\(not in your request\)$/);
+    expect(await changes.filter({ has: page.locator('dt', { hasText: /^name$/ }) }).locator('dd').innerText()).toContain(values.name);
+    expect(await changes.filter({ has: page.locator('dt', { hasText: /^numeric$/ }) }).locator('dd').innerText()).toMatch(/901\s*→\s*(becomes\s*)?902\s*\(not in your request\)/);
+    // "Tidy up Longland" names none of the fields or values: each change is marked
+    expect(await card.getByTestId('ai-unrequested').count()).toBe(4);
+    // the whole list is on screen: nothing hidden by a height limit
+    const clipped = await card.getByTestId('ai-proposal-values').evaluate((el) => el.scrollHeight > el.clientHeight + 1);
+    expect(clipped).toBe(false);
+    await card.getByRole('button', { name: 'Dismiss' }).click();
+  });
+
   it('an error reads as a sentence and the refused text goes back to the composer', async () => {
     const requests = llm.requests.length;
     await input().fill(ATTACK);
@@ -180,6 +203,20 @@ describe('assistant (AI on)', () => {
     await input().fill('');
   });
 
+  it('a message over AI_MAX_MESSAGE_CHARS is refused with a sentence and stays in the composer', async () => {
+    const requests = llm.requests.length;
+    const long = 'pasted report line. '.repeat(801);
+    await input().fill(long);
+    await input().press('Enter');
+    const alert = page.getByTestId('ai-error');
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain('Your message is too long to send to the assistant. Shorten it and try again.');
+    expect(await input().inputValue()).toBe(long.trim());
+    expect(llm.requests.length, 'the provider was never called').toBe(requests);
+    await alert.getByRole('button', { name: 'Dismiss the error' }).click();
+    await input().fill('');
+  });
+
   it('by keyboard: Escape closes and focus returns to the button; reopening shows the same conversation; a new one starts empty', async () => {
     await page.keyboard.press('Escape');
     await expect.poll(() => panel().count()).toBe(0);
@@ -188,7 +225,8 @@ describe('assistant (AI on)', () => {
     await page.keyboard.press('Enter');
     await panel().waitFor();
     expect(await page.getByTestId('ai-pane-title').innerText()).toBe('How many countries are there?');
-    expect(await page.getByTestId('ai-msg-user').count()).toBe(2);
+    // the question, the two countries, the tidy-up of Longland
+    expect(await page.getByTestId('ai-msg-user').count()).toBe(3);
     await page.getByTestId('ai-new').focus();
     await page.keyboard.press('Enter');
     await page.getByTestId('ai-welcome').waitFor();
@@ -205,7 +243,8 @@ describe('assistant (AI on)', () => {
     await page.getByTestId('ai-closed').waitFor();
     expect(await page.getByTestId('ai-input').count()).toBe(0);
     await expect.poll(() => page.getByTestId('ai-conversation').first().innerText()).toContain('ended');
-    expect(await page.getByTestId('ai-msg-user').count()).toBe(2);
+    // the question, the two countries, the tidy-up of Longland
+    expect(await page.getByTestId('ai-msg-user').count()).toBe(3);
     const conv = await env.gql('query { aiConversations { title status } }');
     expect(conv.aiConversations).toEqual([{ title: 'How many countries are there?', status: 'closed' }]);
   });

@@ -31,7 +31,8 @@ async function lockBudget(env: Env, day: string): Promise<void> {
 /**
  * Reserves the worst case of one provider call (estimated input + the maximum output) before
  * it is made, under the tenant's daily lock: the sum of today's reservations and settled spend
- * plus this call must stay within AI_DAILY_BUDGET_USD and the caller's `ai.user.quota`, so any
+ * plus this call must stay within AI_DAILY_BUDGET_USD and the caller's `ai.user.quota` (else
+ * AI_USER_DAILY_BUDGET_USD), so any
  * number of concurrent calls cannot overshoot a cap. A turn keeps one usage row: later calls of
  * the same turn add to its reservation.
  */
@@ -56,7 +57,9 @@ export const reserveCommand: CommandDecl = {
     }
     if (user) {
       const quota = await delegateOf(env.db, env.registry.model('ai.user.quota')).findUnique({ where: { user_id: user } });
-      const cap = Number(quota?.daily_usd ?? 0);
+      // the user's own quota wins; without one, the default per-user cap applies
+      const own = Number(quota?.daily_usd ?? 0);
+      const cap = own > 0 ? own : s.AI_USER_DAILY_BUDGET_USD;
       if (cap > 0) {
         const spent = await chargedSum(rows, { day, principal_id: user });
         if (spent + amount > cap) throw new BudgetExceeded(`your daily AI quota of ${cap} USD is reached`, { scope: 'user', cap_usd: cap, spent_usd: round(spent), requested_usd: amount });

@@ -4,8 +4,10 @@ import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
 import { AccessDenied, BadRequest, Conflict, NotFound } from '../../kernel/errors.js';
 import { kernelOf } from './context.js';
+import { MessageTooLong } from './errors.js';
 import { AiCatalogue, AiTurn, AiUndoResult, AiUsageDay, AiWriteResult } from './outputs.js';
 import { DEFAULT_TEMPLATE, resolvePrompt, templateByKey } from './prompts.js';
+import { aiSettings } from './settings.js';
 import { catalogueFor } from './tools/catalogue.js';
 import { runTurn } from './turn.js';
 import { confirmWrite, undoWrite } from './writes/confirm.js';
@@ -37,6 +39,17 @@ async function openConversation(env: Env, id: string): Promise<Rec> {
   return conv;
 }
 
+/**
+ * A message longer than AI_MAX_MESSAGE_CHARS is refused before anything is stored, reserved or
+ * sent: a pasted 400 KB document would otherwise go to the provider whole, and be paid for.
+ */
+function checkLength(env: Env, text: string, field: string): void {
+  const max = aiSettings(env.settings).AI_MAX_MESSAGE_CHARS;
+  if (text.length <= max) return;
+  const chars = [...text].length;
+  if (chars > max) throw new MessageTooLong(`the message has ${chars} characters; at most ${max} are sent to the assistant (AI_MAX_MESSAGE_CHARS)`, { field, chars, max_chars: max });
+}
+
 const isoDay = /^\d{4}-\d{2}-\d{2}$/;
 
 export const aiCommands: CommandDecl[] = [
@@ -56,6 +69,7 @@ export const aiCommands: CommandDecl[] = [
     handler: async (env, p) => {
       await openConversation(env, String(p.id));
       if (!String(p.content).trim()) throw new BadRequest('content is empty', { field: 'content' }, 'VALIDATION_FAILED');
+      checkLength(env, String(p.content), 'content');
       return runTurn(env, String(p.id).toLowerCase(), String(p.content), 'turn');
     },
   },
@@ -92,6 +106,7 @@ export const aiCommands: CommandDecl[] = [
     input: { prompt: f.text({ required: true }), skill_pack: f.char(100) },
     handler: async (env, p) => {
       if (!String(p.prompt).trim()) throw new BadRequest('prompt is empty', { field: 'prompt' }, 'VALIDATION_FAILED');
+      checkLength(env, String(p.prompt), 'prompt');
       const conv = await env.transaction((tx) => start(tx, { skill_pack: p.skill_pack, title: String(p.prompt).slice(0, 200) }));
       try {
         return await runTurn(env, String(conv.id), String(p.prompt), 'invoke');

@@ -22,6 +22,12 @@ export function kernelOf(registry: Registry): Kernel {
  * Where a tool call comes from. A proposal records its conversation and prompt version for the
  * provenance row; tool arguments carry only what the model chose, so this travels beside them.
  */
-export interface TurnContext { conversation_id: string | null; prompt_version_id: string | null; source: 'turn' | 'invoke' | 'mcp' | 'api' }
+export interface TurnContext {
+  conversation_id: string | null;
+  prompt_version_id: string | null;
+  source: 'turn' | 'invoke' | 'mcp' | 'api';
+  /** What the person wrote in the conversation (turns only): a proposal marks changes it never mentions. */
+  asked?: string;
+}
 
 export const turnContext = new AsyncLocalStorage<TurnContext>();

@@ -42,3 +42,12 @@ export class ConfirmationUsed extends FwError {
 export class UndoConflict extends FwError {
   constructor(message: string, details?: Details) { super('AI_UNDO_CONFLICT', 409, message, details); }
 }
+export class ProviderUrlNotAllowed extends FwError {
+  constructor(message: string, details?: Details) { super('AI_PROVIDER_URL_NOT_ALLOWED', 403, message, details); }
+}
+export class ProviderKeyRequired extends FwError {
+  constructor(message: string, details?: Details) { super('AI_PROVIDER_KEY_REQUIRED', 409, message, details); }
+}
+export class MessageTooLong extends FwError {
+  constructor(message: string, details?: Details) { super('AI_MESSAGE_TOO_LONG', 413, message, details); }
+}

@@ -22,7 +22,16 @@ export const AiPendingConfirmation = o.object('AiPendingConfirmation', {
   token: o.string({ description: 'Post it to …/confirm (aiConversationConfirm) to run the write; shown once' }),
   expires_at: o.string(),
   tool: o.string(),
-  summary: o.string(),
+  operation: o.string({ description: 'create or update of a record, or other' }),
+  model: n(o.string({ description: 'Model of the record written (create, update)' })),
+  record_id: n(o.id({ description: 'Record updated (update)' })),
+  changes: o.list(o.object('AiProposedChange', {
+    field: o.string(),
+    before: n(o.json({ description: 'Current value (update; absent when you may not read it)' })),
+    after: n(o.json({ description: 'Value the write sets' })),
+    requested: n(o.boolean({ description: 'false when your messages name neither the field nor the value (the model may have taken it from record text); absent outside conversations' })),
+  }), { description: 'Every field the write sets, never cut' }),
+  summary: o.string({ description: 'The same as text, one line per change, never cut' }),
 }, { description: 'A write a proposer tool asked for; nothing is written until it is confirmed' });
 
 const Usage = o.object('AiTurnUsage', { input_tokens: o.int(), output_tokens: o.int(), usd: o.float(), calls: o.int() });

@@ -1,5 +1,6 @@
 import { BootError } from '../../kernel/errors.js';
 import { defineSettings, type Settings } from '../../kernel/settings.js';
+import { allowList } from './provider/endpoints.js';
 
 /** Every AI setting of the spec ("Limits", "Other AI settings") plus the provider's own. */
 const table = defineSettings('ai', {
@@ -8,13 +9,16 @@ const table = defineSettings('ai', {
   AI_ALLOWED_PROVIDERS: { kind: 'list', default: 'provider_a', doc: 'Providers a call may use. `provider_a` is any OpenAI-compatible chat-completions endpoint.' },
   AI_BYO_KEY_REQUIRED: { kind: 'bool', default: 'true', doc: 'Each tenant stores its own provider key in `ai.provider.config` (encrypted); the server-wide key settings are then ignored.' },
   AI_PROVIDER_A_BASE_URL: { kind: 'string', default: 'https://api.openai.com/v1', doc: 'Endpoint of `provider_a` when the tenant\'s `ai.provider.config` gives none.' },
+  AI_PROVIDER_URL_ALLOWLIST: { kind: 'list', default: '', doc: 'Endpoints a tenant\'s `ai.provider.config.base_url` may name, comma-separated: origins (`https://llm.example.com`, `http://10.0.0.5:8080`; scheme, host and port must match) or host patterns (`llm.example.com`, `*.openai.azure.com`; https on port 443 only). The origin of AI_PROVIDER_A_BASE_URL is always allowed. Empty = only that origin, plus loopback addresses (127.0.0.0/8, ::1, localhost) when NODE_ENV is not `production`. Checked when a config is written (AI_PROVIDER_URL_NOT_ALLOWED) and again before every call.' },
   AI_PROVIDER_A_MODEL: { kind: 'string', default: 'gpt-4o-mini', doc: 'Model of `provider_a` when neither the routing rule nor the tenant config names one.' },
   AI_PROVIDER_A_API_KEY: { kind: 'string', default: '', doc: 'Server-wide key of `provider_a`, used only when AI_BYO_KEY_REQUIRED is false.' },
   AI_PROVIDER_TIMEOUT_MS: { kind: 'int', default: '60000', doc: 'Timeout of one provider request (each retry gets its own).' },
   AI_PROVIDER_MAX_RETRIES: { kind: 'int', default: '2', doc: 'Retries of a provider request on 429, 5xx and connection errors (with backoff).' },
   AI_MAX_TOOL_ITERATIONS: { kind: 'int', default: '8', doc: 'Tool calls per invocation or turn; the turn ends with what it has after that.' },
   AI_MAX_OUTPUT_TOKENS: { kind: 'int', default: '1024', doc: 'Output tokens asked of the provider per call; also what a budget reservation holds for the answer.' },
-  AI_DAILY_BUDGET_USD: { kind: 'number', default: '0', doc: 'Spend cap per tenant per UTC day; 0 = uncapped. Enforced by reservation before each call (BUDGET_EXCEEDED).' },
+  AI_DAILY_BUDGET_USD: { kind: 'number', default: '10', doc: 'Spend cap per tenant per UTC day, in USD; 0 = uncapped (the spec\'s default; here an explicit choice). Enforced by reservation before each call (BUDGET_EXCEEDED).' },
+  AI_USER_DAILY_BUDGET_USD: { kind: 'number', default: '2', doc: 'Spend cap per user per UTC day, in USD, for users without their own `ai.user.quota.daily_usd`; 0 = none. Enforced with the tenant cap (BUDGET_EXCEEDED, scope `user`).' },
+  AI_MAX_MESSAGE_CHARS: { kind: 'int', default: '16000', min: 1, doc: 'Longest message a person may send (characters); longer is refused with 413 AI_MESSAGE_TOO_LONG before anything is stored or sent.' },
   AI_WRITE_DAILY_CAP_RECORDS_PER_USER: { kind: 'int', default: '0', doc: 'Confirmed AI writes per user per day; 0 = unlimited.' },
   AI_WRITE_DAILY_CAP_PER_TOOL: { kind: 'int', default: '0', doc: 'Confirmed AI writes per tool per tenant per day; 0 = unlimited.' },
   AI_WRITE_CONFIRM_TOKEN_TTL_SECONDS: { kind: 'int', default: '300', doc: 'Lifetime of a write confirmation token.' },
@@ -50,4 +54,6 @@ export function checkAiSettings(settings: Settings): void {
   if (t < 0 || t > 100) throw new BootError(`AI_INJECTION_DETECTION_THRESHOLD=${t} must be between 0 and 100`, undefined, 'AI_SETTINGS_INVALID');
   if (s.AI_MAX_TOOL_ITERATIONS < 0) throw new BootError('AI_MAX_TOOL_ITERATIONS must be 0 or more', undefined, 'AI_SETTINGS_INVALID');
   if (s.AI_DAILY_BUDGET_USD < 0) throw new BootError('AI_DAILY_BUDGET_USD must be 0 (uncapped) or more', undefined, 'AI_SETTINGS_INVALID');
+  if (s.AI_USER_DAILY_BUDGET_USD < 0) throw new BootError('AI_USER_DAILY_BUDGET_USD must be 0 (none) or more', undefined, 'AI_SETTINGS_INVALID');
+  allowList(settings);
 }

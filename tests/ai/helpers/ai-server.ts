@@ -9,6 +9,12 @@ import { startScriptedLlm, type ScriptedLlm, type ScriptedLlmOptions } from './s
 
 export const TENANT_KEY = 'sk-tenant-secret-key-0123456789';
 
+/** A tool result as the provider receives it: inside the turn's data fence (src/apps/ai/turn.ts). */
+export const FENCED = /^<<<fw-data ([\w-]+)>>>\n([\s\S]*)\n<<<end fw-data \1>>>$/;
+
+/** The tool result inside the fence, or the content unchanged when it is not fenced. */
+export const unfenced = (content: string): string => FENCED.exec(content)?.[2] ?? content;
+
 export interface AiServer extends TestServer {
   llm: ScriptedLlm;
   admin: string;

@@ -6,18 +6,7 @@ import { useT } from '../i18n/index.tsx';
 import { aiErrorMessage } from './errors.ts';
 import { confirm, dismiss, undo, type Proposal } from './session.ts';
 
-/** The server's summary is `<tool>: <canonical JSON of the arguments>`: a record write reads as its model and values. */
-function parseSummary(summary: string): { model: string; id?: string; values: Record<string, unknown> } | null {
-  const m = /^[\w.]+: (\{[\s\S]*\})$/.exec(summary);
-  try {
-    const args = m ? (JSON.parse(m[1]) as { model?: unknown; id?: unknown; values?: unknown }) : null;
-    if (args && typeof args.model === 'string' && args.values && typeof args.values === 'object') {
-      return { model: args.model, id: typeof args.id === 'string' ? args.id : undefined, values: args.values as Record<string, unknown> };
-    }
-  } catch { /* cut at 500 characters, or not JSON: shown as it is */ }
-  return null;
-}
-const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+const shown = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 
 /**
  * A write the assistant proposed: nothing is written until the person confirms. Confirm runs it
@@ -28,7 +17,6 @@ export function ProposalCard({ conversation, proposal: p }: { conversation: stri
   const qc = useQueryClient();
   const title = useId();
   const models = useModels();
-  const write = parseSummary(p.summary);
   const expiresAt = new Date(p.expires_at).getTime();
   const [now, setNow] = useState(Date.now());
   const waiting = p.state === 'pending' || p.state === 'confirming';
@@ -46,14 +34,28 @@ export function ProposalCard({ conversation, proposal: p }: { conversation: stri
         <h4 id={title}>{t('ai.proposal.title')}</h4>
         <span className="mono small muted">{p.tool}</span>
       </div>
-      {write ? (
-        <>
-          <p>{t(write.id ? 'ai.proposal.update' : 'ai.proposal.create', { model: models.get(write.model)?.description ?? write.model })}</p>
-          <dl className="ai-values" data-testid="ai-proposal-values">
-            {Object.entries(write.values).map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{shown(v)}</dd></div>)}
-          </dl>
-        </>
-      ) : <p className="ai-proposal-summary">{p.summary}</p>}
+      {p.operation !== 'other' && p.model && (
+        <p>{t(p.operation === 'update' ? 'ai.proposal.update' : 'ai.proposal.create', { model: models.get(p.model)?.description ?? p.model })}</p>
+      )}
+      {/* every change the write makes, never cut: the person confirms exactly what they see */}
+      <dl className="ai-values" data-testid="ai-proposal-values">
+        {p.changes.map((c) => (
+          <div key={c.field} data-testid="ai-proposal-change" data-field={c.field}>
+            <dt>{c.field}</dt>
+            <dd>
+              {p.operation === 'update' && (
+                <>
+                  <span className="ai-before">{shown(c.before)}</span>
+                  <span aria-hidden="true"> → </span>
+                  <span className="sr-only">{t('ai.proposal.becomes')}</span>
+                </>
+              )}
+              {shown(c.after)}
+              {c.requested === false && <span className="ai-unrequested" data-testid="ai-unrequested"> {t('ai.proposal.unrequested')}</span>}
+            </dd>
+          </div>
+        ))}
+      </dl>
       {waiting && !expired && (
         <p className="muted small">
           {t('ai.proposal.expires', { minutes, time: t.intl.formatTime(expiresAt, { timeStyle: 'short' }) })}

@@ -52,7 +52,8 @@ export function carrierCommands(commands: ReadonlyMap<string, Cmd>): CommandDecl
       }
       : {
         name: carrier, model: 'ai.tool', op: 'read', mutates: true, internal: true, description: tool.description,
-        effects: [{ write: 'ai.write.proposal' }],
+        // fw.read_one: a proposal shows each field's current value beside the proposed one
+        effects: [{ write: 'ai.write.proposal' }, { dispatch: 'fw.read_one' }],
         handler: async (env, payload) => propose(env, { tool, command: cmd.name, app: cmd.app, carrier }, checkToolArguments(env, tool, payload)),
       });
   }

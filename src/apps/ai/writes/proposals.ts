@@ -16,8 +16,22 @@ export interface Proposal {
   token: string;
   expires_at: string;
   tool: string;
+  /** `create` or `update` of a record (`model`, `values`, and `id` for an update); `other` for any other proposer. */
+  operation: 'create' | 'update' | 'other';
+  model: string | null;
+  record_id: string | null;
+  /** Every field the write sets (or, for another proposer, every argument), in field order, never cut. */
+  changes: ProposedChange[];
+  /** The same as text: the tool, the target and one line per change. Never cut. */
   summary: string;
 }
+
+/**
+ * One field the write sets: its value now (updates, when the caller may read it) and after.
+ * `requested` (turns only) is false when the person's messages name neither the field nor the
+ * value: a change the model may have taken from record text, shown as such to the person.
+ */
+export interface ProposedChange { field: string; before?: unknown; after: unknown; requested?: boolean }
 
 /** Writes of a proposer tool are refused unless the tool is on AI_WRITE_TOOLS_ALLOWLIST (empty = none). */
 export function checkAllowed(env: Env, tool: string): void {
@@ -39,7 +53,8 @@ export async function propose(env: Env, b: ToolBinding, args: Record<string, unk
   const ttl = aiSettings(env.settings).AI_WRITE_CONFIRM_TOKEN_TTL_SECONDS;
   const expires = new Date(Date.now() + ttl * 1000);
   const ctx = turnContext.getStore();
-  const summary = summarise(b.tool.name, args);
+  const target = await targetOf(env, args, ctx?.asked);
+  const summary = summarise(b.tool.name, target);
   const id = crypto.randomUUID();
   await delegateOf(env.db, env.registry.model('ai.write.proposal')).create({
     data: {
@@ -49,10 +64,57 @@ export async function propose(env: Env, b: ToolBinding, args: Record<string, unk
       summary, status: 'pending', expires_at: expires,
     },
   });
-  return { status: 'confirmation_required', proposal_id: id, token, expires_at: expires.toISOString(), tool: b.tool.name, summary };
+  return { status: 'confirmation_required', proposal_id: id, token, expires_at: expires.toISOString(), tool: b.tool.name, ...target, summary };
 }
 
-function summarise(tool: string, args: Record<string, unknown>): string {
-  const text = `${tool}: ${canonicalJson(args)}`;
-  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+type Target = Pick<Proposal, 'operation' | 'model' | 'record_id' | 'changes'>;
+
+/**
+ * What the write will change, in full: the person confirms exactly what they were shown. A cut
+ * summary once hid `stage: "lost"` behind 500 characters of other values; nothing is cut now.
+ * For an update, each field's current value is read as the caller (fields they may not read,
+ * or a record they may not read, show no `before`; confirmation re-checks everything anyway).
+ */
+async function targetOf(env: Env, args: Record<string, unknown>, asked: string | undefined): Promise<Target> {
+  const mark = (c: ProposedChange): ProposedChange => (asked === undefined ? c : { ...c, requested: mentions(asked, c.field, c.after) });
+  const values = args.values;
+  if (typeof args.model !== 'string' || !values || typeof values !== 'object' || Array.isArray(values)) {
+    return { operation: 'other', model: null, record_id: null, changes: Object.keys(args).sort().map((field) => mark({ field, after: args[field] })) };
+  }
+  const id = typeof args.id === 'string' ? args.id : null;
+  let current: Record<string, unknown> | null = null;
+  if (id) {
+    try {
+      current = await env.dispatch<Record<string, unknown>>('fw.read_one', { model: args.model, id });
+    } catch { /* not readable: the change is shown without its current value */ }
+  }
+  const changes = Object.keys(values).sort().map((field) => {
+    const after = (values as Record<string, unknown>)[field];
+    return mark(current && field in current ? { field, before: current[field], after } : { field, after });
+  });
+  return { operation: id ? 'update' : 'create', model: args.model, record_id: id, changes };
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The field (`expected_revenue` or "expected revenue") or the value as a whole word of the person's text. */
+function mentions(asked: string, field: string, value: unknown): boolean {
+  const text = asked.toLowerCase();
+  const words = [field, field.replace(/_/g, ' ')];
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') words.push(String(value));
+  return words.some((w) => {
+    const word = w.trim().toLowerCase();
+    if (!word) return false;
+    const start = /^\w/.test(word) ? '\\b' : '';
+    const end = /\w$/.test(word) ? '\\b' : '';
+    return new RegExp(`${start}${escape(word)}${end}`).test(text);
+  });
+}
+
+const shown = (v: unknown) => (v === undefined ? '?' : JSON.stringify(v));
+
+function summarise(tool: string, t: Target): string {
+  const head = t.operation === 'other' ? `${tool}:` : `${tool}: ${t.operation} ${t.model}${t.record_id ? ` ${t.record_id}` : ''}`;
+  const lines = t.changes.map((c) => `${t.operation === 'update' ? `- ${c.field}: ${shown(c.before)} → ${shown(c.after)}` : `- ${c.field}: ${shown(c.after)}`}${c.requested === false ? ' (not in your request)' : ''}`);
+  return [head, ...lines].join('\n');
 }
