@@ -2,8 +2,7 @@ import { Link, Navigate, Outlet, useNavigate, useParams, useRouter, useRouterSta
 import { Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { Button, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-components';
 import { AssistantButton } from '../ai/AssistantButton.tsx';
-import { endSession, request } from '../api/client.ts';
-import { graphql } from '../gql/index.ts';
+import { logout as endSession } from '../api/client.ts';
 import { useT } from '../i18n/index.tsx';
 import { LiveBridge } from '../live/LiveBridge.tsx';
 import { RecorderButton } from '../qa/RecorderButton.tsx';
@@ -13,7 +12,6 @@ import { appOfAction, firstAction, menuDepth, orgSlug, visibleApps, type App } f
 import { actionKeyOf, actionSegment } from './search-params.ts';
 import { currentTheme, setTheme } from './theme.ts';
 
-const LogoutDocument = graphql(`mutation Logout { logout { revoked } }`);
 
 export function Shell() {
   return (
@@ -130,8 +128,7 @@ function ThemeToggle() {
 function UserMenu({ name, email }: { name: string; email: string }) {
   const t = useT();
   async function logout() {
-    try { await request(LogoutDocument); } catch { /* the session ends here either way */ }
-    endSession(); // every tab, this one included, reloads at /login (main.tsx)
+    await endSession(); // the server ends the login; every tab, this one included, reloads at /login (main.tsx)
   }
   return (
     <MenuTrigger>
