@@ -284,7 +284,7 @@ describe('auth in the browser', () => {
     expect(res.status).toBe(401);
   });
 
-  it('no Content-Security-Policy violation on the main screens (login, home, list, form, documents)', async () => {
+  it('no Content-Security-Policy violation on the main screens (login, home, list, form, kanban, documents)', async () => {
     const ctx = await env.newContext();
     const page = await ctx.newPage();
     const violations: string[] = [];
@@ -297,6 +297,8 @@ describe('auth in the browser', () => {
     await page.goto(actionUrl('default', 'base.action_organizations'));
     await page.getByTestId('list-row').first().click();
     await page.getByTestId('input-name').waitFor();
+    await page.goto(actionUrl('default', 'crm.action_leads', undefined, { view: 'kanban' }));
+    await page.getByTestId('view-title').waitFor();
     await page.goto(actionUrl('default', 'storage.action_documents'));
     await page.getByTestId('view-title').waitFor();
     await page.getByTestId('theme-toggle').click();

@@ -155,10 +155,10 @@ export function corsOptions(origins: readonly string[]): (request: Request) => f
 }
 
 /**
- * The GraphiQL page's policy: the default one (no inline script, this origin only) plus what its
- * Monaco editor needs: editor workers from this origin's files and the styles it injects.
+ * The GraphiQL page's policy: the default one (no inline script, this origin only) except for
+ * styles: GraphiQL and its Monaco editor create `<style>` elements at run time.
  */
-const GRAPHIQL_CSP: Readonly<Record<string, string[]>> = { ...CSP_DIRECTIVES };
+const GRAPHIQL_CSP: Readonly<Record<string, string[]>> = { ...CSP_DIRECTIVES, 'style-src': ["'self'", "'unsafe-inline'"] };
 
 /** Mounts graphql-yoga at /graphql inside Fastify; the principal comes from the auth hook. */
 export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {

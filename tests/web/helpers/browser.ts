@@ -266,7 +266,8 @@ export interface AxeViolation { id: string; impact: string | null; help: string;
 
 /** axe-core on the current page: violations whose impact is serious or critical. */
 export async function axeSerious(page: Page, context?: string): Promise<AxeViolation[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axe.source });
+  // evaluated through the DevTools protocol: an inline <script> tag would be blocked by the page's CSP
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
   const violations = await page.evaluate(async (ctx) => {
     const w = window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<{ violations: any[] }> } };
     const r = await w.axe.run(ctx ?? document, { resultTypes: ['violations'] });
