@@ -39,9 +39,9 @@ export interface WebEnv {
   kernel: Kernel;
   server: FastifyInstance;
   browser: Browser;
-  /** A fresh browser context (own localStorage) with one page; closed with the env. */
+  /** A fresh browser context (own cookies and storage) with one page; closed with the env. */
   newPage(): Promise<Page>;
-  /** A fresh context, for several pages sharing one localStorage (tabs of one browser). */
+  /** A fresh context, for several pages sharing cookies and storage (tabs of one browser). */
   newContext(): Promise<BrowserContext>;
   /** The admin's access token, logged in once through the API (not the page). */
   adminToken(): Promise<string>;

@@ -12,7 +12,9 @@
  *   every tab out.
  * - A refresh token is single-use (the server revokes the whole login when one is replayed), so
  *   refreshes are serialised across tabs with the `fw.refresh` Web Lock: the cookie a tab sends
- *   is always the one the previous refresh set. A refresh whose answer is lost (the page was
+ *   is always the one the previous refresh set. A tab that waited for the lock while another
+ *   rotated takes that tab's access token (announced by a marker in IndexedDB, an id and a time,
+ *   nothing secret) instead of rotating again. A refresh whose answer is lost (the page was
  *   unloaded after the server rotated) leaves the old cookie, token and retry key together, and
  *   the next refresh repeats it, which the server answers as a retry, not reuse.
  */
