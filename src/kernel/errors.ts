@@ -92,6 +92,16 @@ export class AccessDenied extends FwError {
   }
 }
 
+/**
+ * A request a page of another site could have sent without the browser asking first (a "simple"
+ * cross-origin POST: form or text body, no custom header), refused before it runs.
+ */
+export class CsrfRefused extends FwError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('CSRF_HEADER_REQUIRED', 403, message, details);
+  }
+}
+
 export class PayloadTooLarge extends FwError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('PAYLOAD_TOO_LARGE', 413, message, details);

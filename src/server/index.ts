@@ -6,6 +6,7 @@ import { installInputChecks } from './input.js';
 import { graphqlRoutes } from './graphql/index.js';
 import { buildOpenApi, type RouteEntry } from './openapi.js';
 import { dataRoutes } from './routes/data.js';
+import { installSecurityHeaders, setBaselineHeaders } from './security.js';
 import { webClientRoutes } from './web-client.js';
 import './types.js';
 
@@ -22,9 +23,11 @@ export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
     // a malformed URL (`%` not followed by hex) is refused before routing (and before the error
     // handler exists for it): answered with the error envelope like any other refusal
     frameworkErrors: (err, _req, reply) => {
-      void (reply as FastifyReply).status(err.statusCode ?? 400).send({ error: { code: 'BAD_REQUEST', message: err.message } });
+      void setBaselineHeaders(reply as FastifyReply).status(err.statusCode ?? 400).send({ error: { code: 'BAD_REQUEST', message: err.message } });
     },
   });
+  // first: every later route (and the 404 and error answers) gets the headers
+  await installSecurityHeaders(server);
   let webClient: (() => Buffer) | null = null;
   installErrorHandling(server, { appShell: () => webClient });
   installAuth(server, kernel);

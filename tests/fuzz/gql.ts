@@ -126,6 +126,8 @@ const fileSpecArb: fc.Arbitrary<FileSpec> = fc.record({
   map: fc.oneof({ weight: 8, arbitrary: fc.constant('ok' as const) }, { weight: 1, arbitrary: fc.constantFrom('bad-path' as const, 'missing-part' as const, 'no-map' as const, 'not-json' as const, 'two-files' as const) }),
 });
 
+const header = (name: string, value: string): [string, string] => [name, value];
+
 const ACCEPTS = ['application/json', 'application/graphql-response+json', '*/*', 'application/graphql-response+json, application/json', 'text/html', 'multipart/mixed', 'text/event-stream', ''];
 
 /** Puts an operation on the wire: mostly POST JSON, sometimes GET, batched, raw application/graphql or broken. */
@@ -144,7 +146,8 @@ function transportArb(op: fc.Arbitrary<GqlBody>, target: string, root: GqlRoot['
     method: g.mode === 'get' ? 'GET' : g.mode === 'method' ? g.method : 'POST',
     path: ['/graphql'],
     query: [],
-    headers: g.accept !== null ? [['accept', g.accept]] : [],
+    // a multipart upload carries the CSRF header, as the clients that send them do (else 403 before it is read)
+    headers: [...(g.accept !== null ? [header('accept', g.accept)] : []), ...(g.mode === 'multipart' ? [header('x-graphql-csrf', '1')] : [])],
     auth: g.auth,
     body: { kind: 'none' },
     remoteAddress: g.remoteAddress,

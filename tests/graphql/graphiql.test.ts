@@ -31,7 +31,7 @@ afterAll(async () => {
 
 const page = () => ts.server.inject({ method: 'GET', url: '/graphql', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
 
-/** Every /graphql/graphiql/… URL the page names (link, script and the workers in the inline script). */
+/** Every /graphql/graphiql/… URL the page names (link, script and the workers in the data block). */
 const assetUrls = (html: string): string[] => [...new Set([...html.matchAll(/\/graphql\/graphiql\/[^"'\s)]+/g)].map((m) => m[0]))].sort();
 
 const EXPECTED: Record<string, RegExp> = {
@@ -41,6 +41,7 @@ const EXPECTED: Record<string, RegExp> = {
   'editor.worker.js': /^application\/javascript; charset=utf-8$/,
   'json.worker.js': /^application\/javascript; charset=utf-8$/,
   'graphql.worker.js': /^application\/javascript; charset=utf-8$/,
+  'boot.js': /^application\/javascript; charset=utf-8$/,
 };
 
 describe('the GraphiQL page', () => {
@@ -50,7 +51,11 @@ describe('the GraphiQL page', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.headers['cache-control']).toBe('no-cache');
     expect(res.body).toContain('<div id="root">');
-    expect(res.body).toContain('YogaGraphiQL.renderYogaGraphiQL');
+    // started by boot.js from a JSON data block: no inline script (the CSP allows none)
+    expect(res.body).toContain('<script type="application/json" id="graphiql-config">');
+    for (const [, attrs, content] of res.body.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)) {
+      if (!attrs.includes('application/json')) expect(content.trim(), attrs).toBe('');
+    }
   });
 
   it('references no other origin: only same-origin /graphql/graphiql/<version>/ URLs', async () => {
@@ -81,7 +86,7 @@ describe('the GraphiQL page', () => {
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type'], url).toMatch(EXPECTED[file]);
       expect(res.headers['cache-control'], url).toBe('public, max-age=31536000, immutable');
-      expect(res.rawPayload.length, url).toBeGreaterThan(1000);
+      expect(res.rawPayload.length, url).toBeGreaterThan(file === 'boot.js' ? 100 : 1000);
       if (file === 'graphiql.css') {
         // fonts and images are inlined: every url(…) is a data: URI, nothing is @imported
         const refs = [...res.body.matchAll(/url\(\s*['"]?([^'")]{0,16})/g)].map((m) => m[1]);
@@ -151,6 +156,13 @@ describe('in a browser without internet', () => {
       const p = await context.newPage();
       const errors: string[] = [];
       p.on('pageerror', (e) => errors.push(e.message));
+      // the page runs under the server's Content-Security-Policy: nothing it needs is refused
+      const violations: string[] = [];
+      p.on('console', (m) => { if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text()); });
+      await p.exposeFunction('__cspViolation', (v: string) => violations.push(v));
+      await p.addInitScript(() => {
+        document.addEventListener('securitypolicyviolation', (e) => (window as unknown as { __cspViolation(v: string): void }).__cspViolation(`${e.violatedDirective} ${e.blockedURI}`));
+      });
       const introspection = p.waitForResponse((r) => r.url().endsWith('/graphql') && r.request().method() === 'POST' && /__schema/.test(r.request().postData() ?? ''));
 
       await p.goto(`${base}/graphql`);
@@ -185,6 +197,7 @@ describe('in a browser without internet', () => {
 
       expect(aborted).toEqual([]);
       expect(errors).toEqual([]);
+      expect(violations).toEqual([]);
       // the page, its two files and the three editor workers all came from /graphql/graphiql/<version>/
       for (const f of ['graphiql.css', 'graphiql.js', 'editor.worker.js', 'json.worker.js', 'graphql.worker.js']) {
         expect(served).toContain(`GET /graphql/graphiql/${GRAPHIQL_VERSION}/${f}`);

@@ -57,7 +57,7 @@ async function upload(s: Server, files: Buffer[]): Promise<{ status: number; jso
   form.append('operations', JSON.stringify({ query, variables }));
   form.append('map', JSON.stringify(Object.fromEntries(files.map((_, i) => [String(i), [`variables.${files.length === 1 ? 'file' : `f${i}`}`]]))));
   files.forEach((f, i) => form.append(String(i), new Blob([new Uint8Array(f)], { type: 'application/octet-stream' }), `f${i}.bin`));
-  const res = await fetch(`${s.base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${s.token}` }, body: form });
+  const res = await fetch(`${s.base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'x-graphql-csrf': '1' }, body: form });
   return { status: res.status, json: await res.json(), headers: res.headers };
 }
 
@@ -73,7 +73,7 @@ function chunkedUpload(s: Server, cap: number, opts: { parts?: number } = {}): P
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const req = http.request(`${s.base}/graphql`, {
       method: 'POST', agent,
-      headers: { authorization: `Bearer ${s.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' },
+      headers: { authorization: `Bearer ${s.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked', 'x-graphql-csrf': '1' },
     });
     let answered = false;
     let ended = false;
@@ -208,7 +208,7 @@ describe('the whole request: GRAPHQL_UPLOAD_MAX_BYTES', () => {
     form.append('map', JSON.stringify({ 0: ['variables.file'] }));
     form.append('0', new Blob([new Uint8Array(10)]), 'small.bin');
     const before = await leftovers(uploadSmaller);
-    const res = await fetch(`${uploadSmaller.base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${uploadSmaller.token}` }, body: form });
+    const res = await fetch(`${uploadSmaller.base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${uploadSmaller.token}`, 'x-graphql-csrf': '1' }, body: form });
     tooLarge(res.status, await res.json(), limit, 'HTTP_BODY_LIMIT_BYTES');
     expect(await leftovers(uploadSmaller)).toEqual(before);
   });
@@ -216,7 +216,7 @@ describe('the whole request: GRAPHQL_UPLOAD_MAX_BYTES', () => {
   it('a malformed multipart body is 400 INVALID_MULTIPART, not a server error', async () => {
     const res = await fetch(`${requestSmaller.base}/graphql`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${requestSmaller.token}`, 'content-type': 'multipart/form-data' },
+      headers: { authorization: `Bearer ${requestSmaller.token}`, 'content-type': 'multipart/form-data', 'x-graphql-csrf': '1' },
       body: 'not multipart at all',
     });
     const json = await res.json();

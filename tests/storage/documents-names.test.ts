@@ -98,7 +98,7 @@ describe.each(PROVIDERS)('long Unicode file names are stored on every upload pat
     form.append('operations', JSON.stringify({ query: 'mutation($file: File!) { storageDocumentUploadFile(file: $file) { id name original_filename storage_key } }', variables: { file: null } }));
     form.append('map', JSON.stringify({ 0: ['variables.file'] }));
     form.append('0', new Blob([new Uint8Array(Buffer.from('gql multipart'))], { type: 'text/plain' }), CJK);
-    const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: form });
+    const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'x-graphql-csrf': '1' }, body: form });
     const json = (await r.json()) as any;
     expect(json.errors, JSON.stringify(json.errors)).toBeUndefined();
     expect(json.data.storageDocumentUploadFile.name).toBe(CJK);
@@ -130,7 +130,7 @@ describe.each(PROVIDERS)('long Unicode file names are stored on every upload pat
     form.append('operations', JSON.stringify({ query: 'mutation($id: ID!, $file: File!) { storageDocumentAddVersionFile(id: $id, file: $file) { id original_filename storage_key current_version } }', variables: { id: doc.id, file: null } }));
     form.append('map', JSON.stringify({ 0: ['variables.file'] }));
     form.append('0', new Blob([new Uint8Array(Buffer.from('v5'))], { type: 'text/plain' }), EMOJI);
-    const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: form });
+    const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'x-graphql-csrf': '1' }, body: form });
     const json = (await r.json()) as any;
     expect(json.errors, JSON.stringify(json.errors)).toBeUndefined();
     expect(json.data.storageDocumentAddVersionFile.current_version).toBe(5);

@@ -189,7 +189,7 @@ describe('GraphQL multipart upload', () => {
   }
 
   async function gqlUpload(form: FormData, token?: string): Promise<{ status: number; json: any }> {
-    const res = await fetch(`${base}/graphql`, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {}, body: form });
+    const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'x-graphql-csrf': '1', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: form });
     return { status: res.status, json: await res.json() };
   }
 

@@ -5,7 +5,7 @@
  */
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, axeSerious, createLead, describeViolations, login, seedLeads, shot, startWeb, type WebEnv } from './helpers/browser.ts';
+import { actionUrl, axeSerious, createLead, describeViolations, login, refreshCookie, seedLeads, shot, startWeb, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
@@ -107,8 +107,9 @@ describe('errors are sentences', () => {
     await page.getByTestId('form-save').click();
     await expect.poll(() => page.getByTestId('toast-error').last().locator('span').first().textContent()).toBe('The server cannot be reached. Check your connection and try again.');
     await page.unroute('**/graphql');
-    // the session survives being offline
-    expect(await page.evaluate(() => localStorage.getItem('fw.session'))).not.toBeNull();
+    // the session survives being offline: still signed in, the refresh cookie kept
+    expect(new URL(page.url()).pathname).not.toBe('/login');
+    expect(await refreshCookie(page.context())).not.toBeNull();
     await page.getByTestId('form-discard').click();
   });
 

@@ -1,17 +1,19 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { defineApp, type CommandDecl, type HookDecl, type RouteContext } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import { anonymousPrincipal, type Env } from '../../kernel/env.js';
-import { AccessDenied, AuthenticationFailed, BadRequest, FwError, InvalidTokenError, ValidationError } from '../../kernel/errors.js';
+import { AccessDenied, AuthenticationFailed, BadRequest, BootError, FwError, InvalidTokenError, ValidationError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { o } from '../../kernel/output.js';
 import '../../server/types.js';
 import { hashPassword, verifyPassword } from '../base/services/passwords.js';
+import { clearRefreshCookie, readRefreshCookie, setRefreshCookie, wantsCookie, type CookieSecure } from './cookie.js';
 import manifest from './manifest.js';
 import { JwtService } from './services/jwt.js';
-import { SessionService, tenantOfRefreshToken } from './services/sessions.js';
+import { SessionService, tenantOfRefreshToken, type TokenPair } from './services/sessions.js';
 import { LoginThrottle } from './services/throttle.js';
+import { authSettings } from './settings.js';
 
 interface AuthServices { sessions: SessionService; throttle: LoginThrottle; dummyHash: Promise<string> }
 
@@ -243,26 +245,52 @@ const hooks: HookDecl[] = [
   },
 ];
 
+/** AUTH_COOKIE_SECURE, checked at boot. */
+function cookieSecure(kernel: Kernel): CookieSecure {
+  const v = authSettings(kernel.settings).AUTH_COOKIE_SECURE.trim().toLowerCase();
+  if (v !== 'auto' && v !== 'always' && v !== 'never') throw new BootError(`AUTH_COOKIE_SECURE must be auto, always or never, not ${JSON.stringify(v)}`, { setting: 'AUTH_COOKIE_SECURE' });
+  return v;
+}
+
 function authRoutes(server: FastifyInstance, { kernel }: RouteContext): void {
   const pub = { config: { auth: 'public' as const } };
   const bodyOf = (b: unknown) => (b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
-  server.post('/api/auth/login', pub, async (req) => {
+  const secure = cookieSecure(kernel);
+  const cookieAge = authSettings(kernel.settings).JWT_REFRESH_TOKEN_EXPIRE_DAYS * 86_400;
+  /** In cookie mode (./cookie.ts) the refresh token goes into the cookie and out of the body. */
+  const answer = (req: FastifyRequest, reply: FastifyReply, pair: TokenPair): Partial<TokenPair> => {
+    if (!wantsCookie(req)) return pair;
+    setRefreshCookie(req, reply, pair.refresh_token, cookieAge, secure);
+    const { refresh_token: _omitted, ...rest } = pair;
+    return rest;
+  };
+  server.post('/api/auth/login', pub, async (req, reply) => {
     const b = bodyOf(req.body);
     const principal = typeof b.tenant === 'string' && !req.headers['x-tenant']
       ? { ...anonymousPrincipal(b.tenant), client: req.principal.client }
       : req.principal;
-    return kernel.dispatch('auth.login', { email: b.email, password: b.password }, principal);
+    return answer(req, reply, await kernel.dispatch<TokenPair>('auth.login', { email: b.email, password: b.password }, principal));
   });
-  server.post('/api/auth/refresh', pub, async (req) => {
-    const { refresh_token: token, retry_key } = bodyOf(req.body);
+  server.post('/api/auth/refresh', pub, async (req, reply) => {
+    const body = bodyOf(req.body);
+    // cookie mode: the token and its retry key come from the cookie, never from the body
+    const fromCookie = wantsCookie(req) ? readRefreshCookie(req) : null;
+    if (wantsCookie(req) && !fromCookie) throw new InvalidTokenError('no refresh cookie');
+    const token = fromCookie ? fromCookie.token : body.refresh_token;
+    const retry_key = fromCookie ? fromCookie.retryKey : body.retry_key;
     const principal = { ...anonymousPrincipal(tenantOfRefreshToken(token)), client: req.principal.client };
     // a token naming a tenant that does not exist is just an unknown token: 401 like any refused refresh.
     // An absent retry_key (undefined) is left out by the command's input check.
-    return kernel.dispatch('auth.refresh', { refresh_token: token, retry_key }, principal).catch((err: unknown) => {
+    const pair = await kernel.dispatch<TokenPair>('auth.refresh', { refresh_token: token, retry_key }, principal).catch((err: unknown) => {
       throw err instanceof FwError && err.code === 'UNKNOWN_TENANT' ? new InvalidTokenError('unknown refresh token') : err;
     });
+    return answer(req, reply, pair);
   });
-  server.post('/api/auth/logout', async (req) => kernel.dispatch('auth.logout', {}, req.principal));
+  server.post('/api/auth/logout', async (req, reply) => {
+    const result = await kernel.dispatch('auth.logout', {}, req.principal);
+    if (wantsCookie(req)) clearRefreshCookie(req, reply, secure);
+    return result;
+  });
   server.get('/api/auth/me', async (req) => kernel.dispatch('auth.me', {}, req.principal));
 }
 
@@ -273,6 +301,7 @@ export const app = defineApp({
   routes: authRoutes,
   async boot(kernel) {
     kernelOf.set(kernel.registry, kernel);
+    cookieSecure(kernel);
     // settings are checked here so a bad JWT configuration stops the boot, not the first request
     await authServices(kernel);
   },

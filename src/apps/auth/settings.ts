@@ -12,6 +12,7 @@ export const authSettings = defineSettings('auth', {
   JWT_REFRESH_TOKEN_EXPIRE_DAYS: { kind: 'int', default: '7', doc: 'Refresh-token lifetime in days.' },
   AUTH_SESSION_CACHE_SECONDS: { kind: 'int', default: '30', doc: 'How long a verified session (and its user) is trusted without a database read; revocations in this process take effect at once, other processes see them within this window.' },
   AUTH_REFRESH_RETRY_SECONDS: { kind: 'int', default: '60', doc: 'How long after a rotation the same refresh may be retried with the retry key it was sent with (its answer was lost, e.g. the page was unloaded): the unseen new token is superseded instead of the family being revoked as reuse. 0 turns retries off.' },
+  AUTH_COOKIE_SECURE: { kind: 'string', default: 'auto', doc: 'The `Secure` attribute of the web client\'s refresh cookie (`X-Auth-Cookie` mode): `auto` = when the request came over https (X-Forwarded-Proto counts with TRUST_PROXY), `always`, or `never`. Any other value stops the boot.' },
   LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: { kind: 'int', default: '5', doc: 'Failed logins for one email (per tenant) from one client address before that email is refused from that address with 429 (the right password included) for LOGIN_BLOCK_SECONDS. Other addresses are not affected.' },
   LOGIN_FAILURE_WINDOW_SECONDS: { kind: 'int', default: '900', doc: 'Window in which failures are counted.' },
   LOGIN_BLOCK_SECONDS: { kind: 'int', default: '900', doc: 'How long an (email, address) pair stays refused once over its limit.' },

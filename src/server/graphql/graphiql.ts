@@ -40,7 +40,21 @@ const FILES: Record<string, { pick: (s: Sources) => string; type: string }> = {
   'editor.worker.js': { pick: (s) => s.editorWorkerService, type: JS },
   'json.worker.js': { pick: (s) => s.jsonWorker, type: JS },
   'graphql.worker.js': { pick: (s) => s.graphqlWorker, type: JS },
+  // the page's own start-up (no inline script, so the page runs under a CSP without 'unsafe-inline')
+  'boot.js': { pick: () => BOOT, type: JS },
 };
+
+/**
+ * Reads the page's options and the worker URLs from its JSON data block (a `<script
+ * type="application/json">` is data, not script, so CSP does not apply to it) and renders
+ * GraphiQL.
+ */
+const BOOT = `(function () {
+  var config = JSON.parse(document.getElementById('graphiql-config').textContent);
+  self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: function (moduleId, label) { return config.workers[label]; } };
+  YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), config.options);
+})();
+`;
 
 /** Monaco's worker labels → files. */
 const WORKERS: Record<string, string> = { editorWorkerService: 'editor.worker.js', json: 'json.worker.js', graphql: 'graphql.worker.js' };
@@ -60,14 +74,15 @@ function assets(): Promise<Map<string, Asset>> {
   return loading;
 }
 
-/** JSON inside an inline <script>: `<` escaped, so no value can close the element. */
+/** JSON inside a <script> data block: `<` escaped, so no value can close the element. */
 const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * yoga's `renderGraphiQL`: the page of @graphql-yoga/render-graphiql with the assets referenced
- * by URL instead of inlined (and the workers by URL instead of blob: copies). `opts` are the
- * GraphiQL options yoga passes (endpoint, subscriptions protocol, …), handed on unchanged.
+ * by URL instead of inlined (and the workers by URL instead of blob: copies), and no inline
+ * script: `opts` (the GraphiQL options yoga passes: endpoint, subscriptions protocol, …) travel
+ * unchanged in a JSON data block that boot.js reads.
  */
 export function graphiqlRenderer(graphqlEndpoint: string): (opts?: GraphiQLOptions) => string {
   const base = `${graphqlEndpoint}/graphiql/${GRAPHIQL_VERSION}`;
@@ -84,14 +99,9 @@ export function graphiqlRenderer(graphqlEndpoint: string): (opts?: GraphiQLOptio
   <body id="body" class="no-focus-outline">
     <noscript>You need to enable JavaScript to run this app.</noscript>
     <div id="root"></div>
-    <script>
-      var workers = ${scriptJson(workers)};
-      self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: function (moduleId, label) { return workers[label]; } };
-    </script>
+    <script type="application/json" id="graphiql-config">${scriptJson({ workers, options: opts ?? {} })}</script>
     <script src="${base}/graphiql.js"></script>
-    <script>
-      YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${scriptJson(opts ?? {})});
-    </script>
+    <script src="${base}/boot.js"></script>
   </body>
 </html>
 `;

@@ -12,11 +12,13 @@ import { defineSettings } from '../../kernel/settings.js';
 import '../types.js';
 import { answerableTypes, GRAPHQL_RESPONSE_TYPES, isGraphQLRequest, notAcceptable, SUBSCRIPTION_STREAM_TYPES, subscriptionAccept } from './accept.js';
 import { costLimit } from './cost.js';
+import { checkCsrf, CSRF_HEADERS } from './csrf.js';
 import { depthLimit } from './depth.js';
 import { graphiqlAssetRoutes, graphiqlRenderer } from './graphiql.js';
 import { createLoaders } from './loaders.js';
 import { buildGraphQLSchema, type GqlContext } from './schema.js';
 import { graphqlWebSocket } from './ws.js';
+import { CSP_DIRECTIVES, replaceCsp } from '../security.js';
 
 export const graphqlSettings = defineSettings('graphql', {
   GRAPHQL_MAX_DEPTH: { kind: 'int', default: '10', doc: 'Deepest selection a GraphQL operation may have, in nested fields (introspection not counted). Deeper ones get 400 QUERY_TOO_DEEP and nothing runs.' },
@@ -134,6 +136,30 @@ function multipartLimits(file: { limit: number; setting: string }, fieldLimit: n
   };
 }
 
+/**
+ * yoga's `cors`: an Origin listed in CORS_ORIGINS is answered with itself, and no response allows
+ * credentials; any other Origin (every Origin when the setting is empty) gets no CORS header at
+ * all, so its page cannot read the answer and its preflight fails. Preflights (OPTIONS) are
+ * answered 204 either way, by yoga's CORS plugin, rather than reaching GraphQL.
+ */
+export function corsOptions(origins: readonly string[]): (request: Request) => false | { origin: string[]; credentials: false; methods: string[]; allowedHeaders: string[]; maxAge: number } {
+  const allowed = new Set(origins.map((o) => o.replace(/\/+$/, '')));
+  return (request) => {
+    const origin = request.headers.get('origin');
+    if (!origin || !allowed.has(origin)) return false;
+    return {
+      origin: [origin], credentials: false, methods: ['GET', 'POST'], maxAge: 600,
+      allowedHeaders: ['authorization', 'content-type', 'accept', 'x-tenant', ...CSRF_HEADERS],
+    };
+  };
+}
+
+/**
+ * The GraphiQL page's policy: the default one (no inline script, this origin only) except for
+ * styles: GraphiQL and its Monaco editor create `<style>` elements at run time.
+ */
+const GRAPHIQL_CSP: Readonly<Record<string, string[]>> = { ...CSP_DIRECTIVES, 'style-src': ["'self'", "'unsafe-inline'"] };
+
 /** Mounts graphql-yoga at /graphql inside Fastify; the principal comes from the auth hook. */
 export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
   const s = graphqlSettings(kernel.settings);
@@ -149,6 +175,8 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     logging: false,
     landingPage: false,
+    // yoga reflects any Origin with credentials by default: only the listed origins, never credentials
+    cors: corsOptions(kernel.settings.CORS_ORIGINS),
     // GraphiQL from local, immutable assets instead of yoga's CDN page (./graphiql.ts)
     renderGraphiQL: graphiqlRenderer(GRAPHQL_ENDPOINT),
     maskedErrors: { maskError },
@@ -179,6 +207,12 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     // login and refresh run anonymously; a bearer token, when sent, must be valid
     config: { auth: 'optional', errorFormat: 'graphql' },
     handler: async (req, reply) => {
+      try {
+        checkCsrf(req);
+      } catch (err) {
+        if (isMultipart(req.headers['content-type'])) void reply.header('connection', 'close');
+        throw err;
+      }
       // yoga picks the response type after executing and answers 406 (no body) when the client
       // accepts none: decide first, with yoga's own rules (./accept.ts), so nothing runs (or
       // commits) for a request that will be refused
@@ -225,7 +259,10 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
       const type = response.headers.get('content-type') ?? '';
       if (type.startsWith('application/json') || type.startsWith('application/graphql-response+json')) return reply.send(await response.text());
       // the GraphiQL page names versioned assets: revalidated on every load, so an upgrade is picked up
-      if (type.startsWith('text/html')) return reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(await response.text());
+      if (type.startsWith('text/html')) {
+        replaceCsp(reply, GRAPHIQL_CSP);
+        return reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(await response.text());
+      }
       return reply.send(response.body);
     },
   });

@@ -39,9 +39,9 @@ export interface WebEnv {
   kernel: Kernel;
   server: FastifyInstance;
   browser: Browser;
-  /** A fresh browser context (own localStorage) with one page; closed with the env. */
+  /** A fresh browser context (own cookies and storage) with one page; closed with the env. */
   newPage(): Promise<Page>;
-  /** A fresh context, for several pages sharing one localStorage (tabs of one browser). */
+  /** A fresh context, for several pages sharing cookies and storage (tabs of one browser). */
   newContext(): Promise<BrowserContext>;
   /** The admin's access token, logged in once through the API (not the page). */
   adminToken(): Promise<string>;
@@ -201,11 +201,29 @@ export async function login(page: Page, opts: { email?: string; password?: strin
   await page.getByTestId('user-menu').waitFor();
 }
 
-/** The stored session of a page (localStorage `fw.session`). */
-export function storedTokens(page: Page): Promise<{ access_token: string; refresh_token: string; expires_at: number } | null> {
-  return page.evaluate(() => {
-    const raw = localStorage.getItem('fw.session');
-    return raw ? JSON.parse(raw) : null;
+/** The refresh cookie of a browser context (HttpOnly: no page script can read it), or null. */
+export async function refreshCookie(ctx: BrowserContext): Promise<import('playwright-core').Cookie | null> {
+  return (await ctx.cookies()).find((c) => c.name === 'fw_refresh' && c.value !== '') ?? null;
+}
+
+/**
+ * Everything a script of the page can read from storage, as one string: localStorage,
+ * sessionStorage, every IndexedDB database (every store, every value) and `document.cookie`.
+ */
+export function scriptReadableStorage(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const dump: Record<string, unknown> = { local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie, idb: {} };
+    const req = <T>(r: IDBRequest<T>) => new Promise<T>((ok, ko) => { r.onsuccess = () => ok(r.result); r.onerror = () => ko(r.error); });
+    for (const info of (await indexedDB.databases?.()) ?? []) {
+      if (!info.name) continue;
+      const db = await new Promise<IDBDatabase>((ok, ko) => { const o = indexedDB.open(info.name!); o.onsuccess = () => ok(o.result); o.onerror = () => ko(o.error); });
+      for (const store of Array.from(db.objectStoreNames)) {
+        const tx = db.transaction(store, 'readonly').objectStore(store);
+        (dump.idb as Record<string, unknown>)[`${info.name}/${store}`] = { keys: await req(tx.getAllKeys()), values: await req(tx.getAll()) };
+      }
+      db.close();
+    }
+    return JSON.stringify(dump);
   });
 }
 
@@ -248,7 +266,8 @@ export interface AxeViolation { id: string; impact: string | null; help: string;
 
 /** axe-core on the current page: violations whose impact is serious or critical. */
 export async function axeSerious(page: Page, context?: string): Promise<AxeViolation[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axe.source });
+  // evaluated through the DevTools protocol: an inline <script> tag would be blocked by the page's CSP
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
   const violations = await page.evaluate(async (ctx) => {
     const w = window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<{ violations: any[] }> } };
     const r = await w.axe.run(ctx ?? document, { resultTypes: ['violations'] });

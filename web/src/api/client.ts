@@ -1,22 +1,16 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-import { graphql } from '../gql/index.ts';
-import { readTokens, refreshOnce, tokensFrom, writeTokens, type Tokens } from '../auth/session.ts';
+import { authCall, readTokens, refreshOnce, tokensFrom, writeTokens, type Tokens } from '../auth/session.ts';
 import { ApiError, NETWORK_ERROR, TOKEN_CODES, fromResponse } from './errors.ts';
 
 /**
- * The one door to the server: POST /graphql with the session's bearer token. An expired or
- * rejected access token is refreshed once (shared by every caller and tab) and the request sent
- * again; a failed refresh ends the session. Errors come back as ApiError with the server's code.
+ * The one door to the server: POST /graphql with this tab's bearer token. A missing, expired or
+ * rejected access token is refreshed once (shared by every caller and tab, through the refresh
+ * cookie: ../auth/session.ts) and the request sent again; a refused refresh ends the session.
+ * Errors come back as ApiError with the server's code.
  */
 type Doc<R, V> = DocumentTypeDecoration<R, V> | string;
 
 interface GqlError { message: string; extensions?: { code?: string; details?: Record<string, unknown> } }
-
-const RefreshDocument = graphql(`
-  mutation Refresh($refresh_token: String!, $retry_key: String) {
-    refresh(refresh_token: $refresh_token, retry_key: $retry_key) { access_token refresh_token expires_in }
-  }
-`);
 
 /** Refresh a little before the access token expires, so a request rarely meets a 401. */
 const EARLY_MS = 20_000;
@@ -34,24 +28,57 @@ export async function request<R, V extends Record<string, unknown> = Record<stri
   }
 }
 
+/**
+ * Whether this tab is signed in: its access token, or one from the refresh cookie (a new tab, a
+ * reload). Offline with no token in memory counts as signed out.
+ */
+export async function ensureSession(): Promise<boolean> {
+  // a refresh cut off on its way back (its page was unloaded, a connection reset) is sent again:
+  // the cookie still holds the old token and its retry key, so the server repeats the rotation
+  for (let attempt = 0; ; attempt++) {
+    if (readTokens()) return true;
+    try {
+      return !!(await refreshOnce(null, EARLY_MS));
+    } catch (err) {
+      if (attempt >= 2) return false;
+      await new Promise((r) => setTimeout(r, 250 * (attempt + 1)));
+    }
+  }
+}
+
 /** A valid access token for a transport that is not this one (graphql-ws, downloads, uploads). */
 export async function accessToken(): Promise<string | null> {
   let tokens = readTokens();
-  if (tokens && tokens.expires_at - Date.now() < EARLY_MS) tokens = await refresh(tokens);
+  if (!tokens || tokens.expires_at - Date.now() < EARLY_MS) tokens = await refresh(tokens);
   return tokens?.access_token ?? null;
 }
 
-function refresh(tokens: Tokens): Promise<Tokens | null> {
-  return refreshOnce(tokens.refresh_token, async (refresh_token, retry_key) => {
-    try {
-      const r = await send(RefreshDocument, { refresh_token, retry_key }, null);
-      return r.refresh ? tokensFrom(r.refresh) : null;
-    } catch (err) {
-      if (err instanceof ApiError && err.code === NETWORK_ERROR) throw err; // keep the session offline
-      return null; // refused: the session is over (writeTokens(null) signs every tab out)
-    }
-  }).catch(() => tokens);
+function refresh(tokens: Tokens | null): Promise<Tokens | null> {
+  // offline: keep the session (and the token we had) rather than sign out
+  return refreshOnce(tokens?.access_token ?? null, EARLY_MS).catch(() => tokens);
 }
+
+/** Signs in (the refresh cookie is set by the answer); ApiError on refusal. */
+export async function login(email: string, password: string): Promise<void> {
+  try {
+    const r = await authCall<{ access_token: string; expires_in: number }>('login', { email, password });
+    writeTokens(tokensFrom(r));
+  } catch (err) {
+    throw toApiError(err);
+  }
+}
+
+/** Ends the session on the server (the cookie is cleared) and in every tab of this browser. */
+export async function logout(): Promise<void> {
+  const token = await accessToken().catch(() => null);
+  if (token) await authCall('logout', {}, token).catch(() => { /* the session ends here either way */ });
+  writeTokens(null); // every tab, this one included, reloads at /login (main.tsx)
+}
+
+const toApiError = (err: unknown): unknown => {
+  const e = err as { status?: number; code?: string; message?: string };
+  return typeof e?.status === 'number' && typeof e.code === 'string' ? new ApiError(e.status === 0 ? NETWORK_ERROR : e.code, e.message ?? '', e.status) : err;
+};
 
 async function send<R, V>(doc: Doc<R, V>, variables: V | undefined, tokens: Tokens | null): Promise<R> {
   let res: Response;
@@ -79,7 +106,3 @@ async function send<R, V>(doc: Doc<R, V>, variables: V | undefined, tokens: Toke
   return body.data as R;
 }
 
-/** Sign-out everywhere in this browser: the tokens go, every tab's session listener reacts. */
-export function endSession(): void {
-  writeTokens(null);
-}

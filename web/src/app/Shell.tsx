@@ -2,8 +2,7 @@ import { Link, Navigate, Outlet, useNavigate, useParams, useRouter, useRouterSta
 import { Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { Button, Dialog, Menu, MenuItem, MenuTrigger, Modal, ModalOverlay, Popover } from 'react-aria-components';
 import { AssistantButton } from '../ai/AssistantButton.tsx';
-import { endSession, request } from '../api/client.ts';
-import { graphql } from '../gql/index.ts';
+import { logout as endSession } from '../api/client.ts';
 import { useT } from '../i18n/index.tsx';
 import { LiveBridge } from '../live/LiveBridge.tsx';
 import { RecorderButton } from '../qa/RecorderButton.tsx';
@@ -13,7 +12,6 @@ import { appOfAction, firstAction, menuDepth, orgSlug, visibleApps, type App } f
 import { actionKeyOf, actionSegment } from './search-params.ts';
 import { currentTheme, setTheme } from './theme.ts';
 
-const LogoutDocument = graphql(`mutation Logout { logout { revoked } }`);
 
 export function Shell() {
   return (
@@ -161,8 +159,7 @@ function NavDrawer({ apps, current, slug, name, email }: { apps: App[]; current:
 }
 
 async function signOut() {
-  try { await request(LogoutDocument); } catch { /* the session ends here either way */ }
-  endSession(); // every tab, this one included, reloads at /login (main.tsx)
+  await endSession(); // the server ends the login; every tab, this one included, reloads at /login (main.tsx)
 }
 
 function ThemeToggle({ testId = 'theme-toggle' }: { testId?: string }) {

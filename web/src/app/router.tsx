@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createRootRouteWithContext, createRoute, createRouter, Outlet, redirect, useRouter } from '@tanstack/react-router';
-import { readTokens } from '../auth/session.ts';
+import { ensureSession } from '../api/client.ts';
 import { LoginPage } from '../auth/LoginPage.tsx';
 import { ErrorPanel } from './ErrorBoundary.tsx';
 import { bootstrapQuery, meQuery, planQuery, prefetchSession } from './meta.ts';
@@ -21,8 +21,8 @@ const loginRoute = createRoute({
     redirect: typeof s.redirect === 'string' ? s.redirect : undefined,
     expired: s.expired === true || s.expired === 'true' ? true : undefined,
   }),
-  beforeLoad: () => {
-    if (readTokens()) throw redirect({ to: '/' });
+  beforeLoad: async () => {
+    if (await ensureSession()) throw redirect({ to: '/' });
   },
   component: LoginPage,
 });
@@ -31,8 +31,9 @@ const loginRoute = createRoute({
 const appRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'app',
-  beforeLoad: ({ location, context }) => {
-    if (!readTokens()) throw redirect({ to: '/login', search: { redirect: location.href, expired: undefined } });
+  beforeLoad: async ({ location, context }) => {
+    // a new tab or a reload has no access token in memory: the refresh cookie gets one
+    if (!(await ensureSession())) throw redirect({ to: '/login', search: { redirect: location.href, expired: undefined } });
     prefetchSession(context.queryClient);
   },
   // the shell renders with its data at hand (a suspense fallback would delay it by React's reveal throttle)

@@ -2,18 +2,10 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { Button, Form, Input, Label, TextField } from 'react-aria-components';
-import { request } from '../api/client.ts';
+import { login } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 import { errorMessage } from '../app/errors.ts';
-import { graphql } from '../gql/index.ts';
 import { useT } from '../i18n/index.tsx';
-import { tokensFrom, writeTokens } from './session.ts';
-
-const LoginDocument = graphql(`
-  mutation Login($email: String!, $password: String!) {
-    login(email: $email, password: $password) { access_token refresh_token expires_in }
-  }
-`);
 
 export function LoginPage() {
   const t = useT();
@@ -34,9 +26,9 @@ export function LoginPage() {
     setBusy(true);
     setError(null);
     try {
-      const r = await request(LoginDocument, { email: String(data.get('email')), password: String(data.get('password')) });
+      // POST /api/auth/login in cookie mode: the refresh token goes into an HttpOnly cookie
+      await login(String(data.get('email')), String(data.get('password')));
       qc.clear();
-      writeTokens(tokensFrom(r.login!));
       const to = search.redirect && search.redirect.startsWith('/') && !search.redirect.startsWith('//') ? search.redirect : '/';
       await navigate({ to, replace: true });
     } catch (err) {

@@ -164,6 +164,8 @@ export async function forgetSession(page: Page, base: string): Promise<void> {
       });
     }
   } catch { /* a page that cannot run script has nothing to clear */ }
+  // the refresh token is an HttpOnly cookie (src/apps/auth/cookie.ts): no script can clear it
+  await page.context().clearCookies().catch(() => undefined);
   await page.goto('about:blank').catch(() => undefined);
 }
 
