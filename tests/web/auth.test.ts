@@ -18,10 +18,19 @@ afterAll(async () => { await env?.close(); });
  * The next `count` GraphQL requests of the page go out with a garbage bearer token (the server
  * answers 401 TOKEN_INVALID), as if the access token in memory had been rejected.
  */
-async function spoilNextRequests(page: Page, count = 1): Promise<void> {
+async function spoilNextRequests(page: Page, count = 1, opts: { issuedBefore?: number } = {}): Promise<void> {
   let left = count;
+  // with `issuedBefore`, only a token issued before that time is spoiled: a request a tab sends
+  // with a token another tab has just refreshed is left alone (spoiling it would tell the tab that
+  // its newest token is bad, which rightly makes it rotate again)
+  const old = (auth: string | undefined) => {
+    if (opts.issuedBefore === undefined) return true;
+    const payload = auth?.split(' ')[1]?.split('.')[1];
+    const iat = payload ? Number(JSON.parse(Buffer.from(payload, 'base64url').toString()).iat) : NaN;
+    return iat * 1000 < opts.issuedBefore;
+  };
   await page.route('**/graphql', async (route) => {
-    if (left <= 0 || route.request().method() !== 'POST') return route.fallback();
+    if (left <= 0 || route.request().method() !== 'POST' || !old(route.request().headers().authorization)) return route.fallback();
     left--;
     return route.fallback({ headers: { ...route.request().headers(), authorization: 'Bearer garbage.not.a-jwt' } });
   });
@@ -204,8 +213,11 @@ describe('auth in the browser', () => {
       const old = (await refreshCookie(ctx))!.value;
       const refreshes: string[] = [];
       const log: string[] = [`round ${round}`];
+      // the tokens the tabs hold now are over a second old: only they are spoiled, never the one a refresh brings
+      await a.waitForTimeout(1100);
+      const issuedBefore = Date.now() - 1000;
       for (const [name, p] of [['A', a], ['B', b]] as const) {
-        await spoilNextRequests(p);
+        await spoilNextRequests(p, 1, { issuedBefore });
         p.on('request', (r) => {
           if (new URL(r.url()).pathname === '/api/auth/refresh') {
             refreshes.push(name);

@@ -4,7 +4,7 @@ import { Button, Dialog, Menu, MenuItem, MenuTrigger, Modal, ModalOverlay, Popov
 import { AssistantButton } from '../ai/AssistantButton.tsx';
 import { logout as endSession } from '../api/client.ts';
 import { useT } from '../i18n/index.tsx';
-import { LiveBridge } from '../live/LiveBridge.tsx';
+import { LiveBridge, LiveStatusBanner } from '../live/LiveBridge.tsx';
 import { RecorderButton } from '../qa/RecorderButton.tsx';
 import { ErrorBoundary } from './ErrorBoundary.tsx';
 import { useBootstrap, useMe, useModels } from './meta.ts';
@@ -71,6 +71,7 @@ function ShellFrame() {
           <div className="wide-only"><ThemeToggle /></div>
           <div className="wide-only"><UserMenu name={me.name} email={me.email} /></div>
         </header>
+        <LiveStatusBanner />
         <main id="main" className="content" tabIndex={-1}>
           <ErrorBoundary>
             <Suspense fallback={<div className="page-loading" aria-busy="true">{t('common.loading')}</div>}>

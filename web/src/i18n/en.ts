@@ -127,6 +127,8 @@ export const en = {
   'connectors.test_ok': 'Connection works: {message}',
   'connectors.test_failed': 'Connection failed: {message}',
   'live.reload_slug': 'The workspace address changed to {slug}.',
+  'live.down': 'The connection to the server is lost: what you see may be out of date, and changes made elsewhere do not arrive. Reconnecting…',
+  'live.reconnect': 'Reconnect now',
   'live.reload_slug_dirty': 'The workspace address changed to {slug}. Leave this form? Unsaved changes would be lost.',
   'ai.assistant': 'Assistant',
   'ai.title': 'Assistant',

@@ -1,10 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useRouterState } from '@tanstack/react-router';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
+import { Button } from 'react-aria-components';
 import { bootstrapKey, meKey, useModels } from '../app/meta.ts';
 import { toast } from '../app/toast.tsx';
 import { useT } from '../i18n/index.tsx';
-import { onReload, onResync, startLive, watchModel } from './hub.ts';
+import { liveIsUp, onLiveStatus, onReload, onResync, reconnectLive, startLive, watchModel } from './hub.ts';
 
 /**
  * Mounted once in the shell: joins the browser's live connection, refreshes what is shown of a
@@ -50,4 +51,35 @@ export function LiveBridge({ slug, orgId }: { slug: string; orgId: string | null
   }), [pathname, slug, orgId, qc, navigate, t]);
 
   return null;
+}
+
+/** How long the connection must stay down before the banner shows (a server restart's blip does not flash it). */
+const BANNER_DELAY_MS = 1500;
+
+/**
+ * A banner while the live connection is down: what is on screen may be out of date, changes
+ * made elsewhere do not arrive, and the client is reconnecting (or reconnects now on request).
+ * When the connection is back, every shown query is fetched again (the resync) and the banner goes.
+ */
+export function LiveStatusBanner() {
+  const t = useT();
+  const [down, setDown] = useState(false);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const follow = (up: boolean) => {
+      clearTimeout(timer);
+      if (up) setDown(false);
+      else timer = setTimeout(() => setDown(true), BANNER_DELAY_MS);
+    };
+    if (!liveIsUp()) follow(false);
+    const off = onLiveStatus(follow);
+    return () => { off(); clearTimeout(timer); };
+  }, []);
+  if (!down) return null;
+  return (
+    <div className="banner banner-offline" role="status" data-testid="offline-banner">
+      <span>{t('live.down')}</span>
+      <Button className="btn btn-ghost link-button" onPress={() => reconnectLive()} data-testid="offline-reconnect">{t('live.reconnect')}</Button>
+    </div>
+  );
 }

@@ -17,12 +17,20 @@ type Msg =
   | { t: 'change'; change: Change }
   | { t: 'reload'; reload: ReloadMessage }
   /** the live connection (re)connected: changes made while there was none are unknown */
-  | { t: 'resync' };
+  | { t: 'resync' }
+  /** the leader's connection went down or came back (`status?` asks the leader to say) */
+  | { t: 'status'; up: boolean }
+  | { t: 'status?' }
+  /** a tab asks the leader to reconnect now instead of at its next retry */
+  | { t: 'reconnect' };
 
 const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('fw.live');
 const changeListeners = new Map<string, Set<(c: Change) => void>>();
 const reloadListeners = new Set<(r: ReloadMessage) => void>();
 const resyncListeners = new Set<() => void>();
+const statusListeners = new Set<(up: boolean) => void>();
+/** Whether the live connection is up, as far as this tab knows (true until told otherwise). */
+let up = true;
 const watched = new Map<string, ModelInfo>();
 let leader: { client: Client; subscribed: Set<string> } | null = null;
 let started = false;
@@ -31,6 +39,10 @@ function deliver(msg: Msg) {
   if (msg.t === 'change') for (const l of changeListeners.get(msg.change.model) ?? []) l(msg.change);
   if (msg.t === 'reload') for (const l of reloadListeners) l(msg.reload);
   if (msg.t === 'resync') for (const l of resyncListeners) l();
+  if (msg.t === 'status' && msg.up !== up) {
+    up = msg.up;
+    for (const l of statusListeners) l(up);
+  }
 }
 
 /** The leader relays to the other tabs and to itself (a channel does not echo to its sender). */
@@ -41,6 +53,8 @@ function relay(msg: Msg) {
 
 function onMessage(msg: Msg) {
   if (msg.t === 'watch' && leader) subscribeModel(msg.model);
+  else if (msg.t === 'status?') { if (leader) channel?.postMessage({ t: 'status', up } satisfies Msg); }
+  else if (msg.t === 'reconnect') { if (leader) reconnectLeader(); }
   else if (msg.t === 'hello') for (const m of watched.values()) channel?.postMessage({ t: 'watch', model: m } satisfies Msg);
   else deliver(msg);
 }
@@ -66,8 +80,14 @@ async function becomeLeader(): Promise<void> {
     shouldRetry: () => true,
     // the token is checked at connect: every (re)connect takes a fresh one
     connectionParams: async () => ({ authorization: `Bearer ${await accessToken()}` }),
-    // messages are not durable: after a (re)connect or a leader change, every tab refetches
-    on: { connected: () => relay({ t: 'resync' }) },
+    // a lost connection is retried within seconds, not after graphql-ws's growing back-off
+    retryWait: (retries) => new Promise((r) => setTimeout(r, Math.min(500 * 2 ** retries, 5000))),
+    on: {
+      // messages are not durable: after a (re)connect or a leader change, every tab refetches
+      connected: () => { relay({ t: 'status', up: true }); relay({ t: 'resync' }); },
+      // every tab shows that live updates stopped, instead of a page that only looks live
+      closed: () => relay({ t: 'status', up: false }),
+    },
   });
   leader = { client, subscribed: new Set() };
   client.subscribe<{ clientReload: ReloadMessage }>({ query: 'subscription Reload { clientReload }' }, {
@@ -80,11 +100,17 @@ async function becomeLeader(): Promise<void> {
   document.documentElement.dataset.liveLeader = 'true';
 }
 
+/** Drops the leader's socket so graphql-ws connects again at once (its retry follows). */
+function reconnectLeader(): void {
+  leader?.client.terminate();
+}
+
 /** Joins the election once per tab (the lock is held until the tab closes). */
 export function startLive(): void {
   if (started) return;
   started = true;
   channel?.addEventListener('message', (e: MessageEvent<Msg>) => onMessage(e.data));
+  channel?.postMessage({ t: 'status?' } satisfies Msg);
   if (navigator.locks) {
     void navigator.locks.request('fw.live.leader', () => becomeLeader().then(() => new Promise<never>(() => {})));
   } else {
@@ -114,4 +140,18 @@ export function onResync(listener: () => void): () => void {
 export function onReload(listener: (r: ReloadMessage) => void): () => void {
   reloadListeners.add(listener);
   return () => reloadListeners.delete(listener);
+}
+
+/** Called with `false` when the live connection goes down and `true` when it is back. */
+export function onLiveStatus(listener: (up: boolean) => void): () => void {
+  statusListeners.add(listener);
+  return () => statusListeners.delete(listener);
+}
+
+export const liveIsUp = (): boolean => up;
+
+/** Reconnects now (the leader tab does it, whichever tab asks). */
+export function reconnectLive(): void {
+  if (leader) reconnectLeader();
+  else channel?.postMessage({ t: 'reconnect' } satisfies Msg);
 }
