@@ -219,26 +219,26 @@ describe('record routes', () => {
     expect((await ts.request('GET', '/api/data/res.organization/count', { token })).body.count).toBeGreaterThanOrEqual(3);
   });
 
-  it('POST /api/data/{model}/read_group answers { groups } with count and <field>_<aggregate>', async () => {
+  it('POST /api/data/{model}/read_group answers { groups } with count and <field>_<aggregate>, stages in declaration order', async () => {
     const res = await post('/api/data/crm.lead/read_group', {
       groupby: ['stage'], filter: [['name', 'in', ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo']]], aggregates: { expected_revenue: 'sum' },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       groups: [
-        { stage: 'lost', count: 1, expected_revenue_sum: 50 },
         { stage: 'new', count: 1, expected_revenue_sum: 100 },
         { stage: 'qualified', count: 2, expected_revenue_sum: 500 },
         { stage: 'won', count: 1, expected_revenue_sum: 900 },
+        { stage: 'lost', count: 1, expected_revenue_sum: 50 },
       ],
     });
     const two = await post('/api/data/crm.lead/read_group', {
       groupby: ['organization', 'stage'], filter: [['organization', '=', globex]], aggregates: { expected_revenue: 'max' },
     });
     expect(two.body.groups).toEqual([
-      { organization: globex, stage: 'lost', count: 1, expected_revenue_max: 50 },
       { organization: globex, stage: 'qualified', count: 1, expected_revenue_max: 200 },
       { organization: globex, stage: 'won', count: 1, expected_revenue_max: 900 },
+      { organization: globex, stage: 'lost', count: 1, expected_revenue_max: 50 },
     ]);
   });
 

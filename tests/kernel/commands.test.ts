@@ -227,10 +227,18 @@ describe.each(PROVIDERS)('fw.* commands on %s', (provider) => {
     type Groups = { groups: Array<Record<string, unknown>> };
     const group = (payload: Record<string, unknown>) => run<Groups>('fw.read_group', { model: 'crm.lead', ...payload });
 
-    it('groups by a field with a count per group, ordered by the group key', async () => {
+    it('groups by a field with a count per group; an enum\'s groups come in its declaration order, not alphabetically', async () => {
       expect((await group({ groupby: ['stage'] })).groups).toEqual([
-        { stage: 'lost', count: 1 }, { stage: 'new', count: 1 }, { stage: 'qualified', count: 2 }, { stage: 'won', count: 1 },
+        { stage: 'new', count: 1 }, { stage: 'qualified', count: 2 }, { stage: 'won', count: 1 }, { stage: 'lost', count: 1 },
       ]);
+    });
+
+    it('groups on a Reference come in the order of the referenced records\' names (not their ids), None last', async () => {
+      const { groups } = await group({ groupby: ['country'] });
+      const name = async (id: unknown) => id === null ? null : (await run<{ name: string }>('fw.read_one', { model: 'res.country', id })).name;
+      const names = await Promise.all(groups.map((g) => name(g.country)));
+      // Beta one has no country: its None group comes after the named ones
+      expect(names).toEqual(['France', 'Germany', expect.stringMatching(/^United States/), null]);
     });
 
     it('sum and avg aggregate numeric fields as <field>_<aggregate>; nulls are skipped', async () => {

@@ -124,7 +124,7 @@ describe('render plans', () => {
       for (const f of plan.fields) {
         expect(Object.keys(f).sort()).toEqual(['default', 'label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
       }
-      const typeKeys = { list: ['default_order', 'limit', 'columns'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], search: ['search_fields', 'filters', 'group_by'] }[plan.type as 'list'];
+      const typeKeys = { list: ['default_order', 'limit', 'columns', 'aggregates'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], search: ['search_fields', 'filters', 'group_by'] }[plan.type as 'list'];
       for (const k of typeKeys) expect(plan, `${id} has ${k}`).toHaveProperty(k);
     }
   });
@@ -138,7 +138,7 @@ describe('render plans', () => {
 
   it('form plans carry statusbar, buttons with special=file_upload and special-accept, nested One2Many lists and chatter', async () => {
     const form = (await get('/api/presentation/view/ir.connector.form')).body;
-    expect(form.header.statusbar).toEqual({ field: 'status', values: ['draft', 'connected', 'error'] });
+    expect(form.header.statusbar).toEqual({ field: 'status', values: ['draft', 'connected', 'error'], clickable: false });
     expect(form.header.buttons).toContainEqual({
       string: 'Import configuration', name: 'ir.connector.import_config', type: 'object', special: 'file_upload', special_accept: '.json,application/json',
     });

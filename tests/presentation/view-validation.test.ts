@@ -196,6 +196,16 @@ describe('fields', () => {
     expect(plan.fields.map((f) => [f.name, f.optional])).toEqual([['name', 'hide'], ['email', 'show']]);
   });
 
+  it('a list column\'s aggregate is sum, avg, min, max or none; a number column sums by default; sum/avg need a number', () => {
+    expect(failure(list('<field name="name" aggregate="total"/>')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]/field[1]>: aggregate must be one of sum, avg, min, max or none, not "total"');
+    expect(failure(list('<field name="name" aggregate="sum"/>')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]/field[1]>: aggregate="sum" needs a number field; name is char');
+    expect(failure(list('<field name="organization" aggregate="max"/>')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]/field[1]>: aggregate="max" cannot apply to a reference field');
+    expect(compile(list('<field name="name" aggregate="min"/><field name="email"/>')).aggregates).toEqual({ name: 'min' });
+  }, );
+
   it('optional must be show or hide in a nested One2Many list too', () => {
     const xml = form('<sheet><field name="users"><list><field name="name" optional="sometimes"/></list></field></sheet>', 'res.organization');
     expect(failure(xml))
@@ -253,7 +263,15 @@ describe('buttons and statusbar', () => {
 
   it('a statusbar without values shows every value of the enum', () => {
     const plan = compile(form('<header><statusbar field="role"/></header>'));
-    expect(plan.header).toEqual({ statusbar: { field: 'role', values: ['admin', 'user', 'qa'] }, buttons: [] });
+    expect(plan.header).toEqual({ statusbar: { field: 'role', values: ['admin', 'user', 'qa'], clickable: false }, buttons: [] });
+  });
+
+  it('clickable="1" makes a statusbar on a writable field clickable; a read-only field never is; other values are refused', () => {
+    expect(compile(form('<header><statusbar field="role" clickable="1"/></header>')).header).toMatchObject({ statusbar: { clickable: true } });
+    // ir.connector.status is read-only (only its commands move it): never clickable
+    expect(compile(form('<header><statusbar field="status" clickable="1"/></header>', 'ir.connector')).header).toMatchObject({ statusbar: { clickable: false } });
+    expect(failure(form('<header><statusbar field="role" clickable="yes"/></header>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/header[1]/statusbar[1]>: clickable must be 1 or 0, not "yes"');
   });
 });
 

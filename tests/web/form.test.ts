@@ -83,7 +83,7 @@ describe('form view', () => {
     // a lead: the statusbar starts at the stage default, the revenue at its default 0
     await page.goto(leadUrl('new'));
     await page.getByTestId('form-view').waitFor();
-    await expect.poll(() => page.locator('.statusbar [aria-current="step"]').textContent()).toBe('new');
+    await expect.poll(() => page.locator('.statusbar [aria-current="step"]').textContent()).toBe('New'); // the value's label
     expect(await page.getByTestId('input-expected_revenue').inputValue()).toBe('0');
   });
 
@@ -204,10 +204,10 @@ describe('form view', () => {
     const lead = await createLead(env, { name: 'Will win', stage: 'qualified' });
     await openLead(lead.id, 'Will win');
     const current = page.locator('.statusbar li[aria-current="step"]');
-    await expect.poll(() => current.textContent()).toBe('qualified');
+    await expect.poll(() => current.textContent()).toBe('Qualified');
     const runs = countGraphql(page, 'RunCommand');
     await page.getByTestId('button-crm.lead.mark_won').click();
-    await expect.poll(() => current.textContent()).toBe('won');
+    await expect.poll(() => current.textContent()).toBe('Won');
     expect(runs.count).toBe(1);
     expect(JSON.parse(runs.bodies[0]).variables).toEqual({ name: 'crm.lead.mark_won', payload: { id: lead.id } });
     runs.stop();

@@ -48,7 +48,7 @@ describe('list view', () => {
     const row = page.getByTestId('list-row').first();
     await row.waitFor();
     // badge: the enum value in a pill styled per value
-    await expect.poll(() => row.locator('.badge').evaluate((b) => [b.textContent, b.className])).toEqual(['won', 'badge badge-won']);
+    await expect.poll(() => row.locator('.badge').evaluate((b) => [b.textContent, b.className])).toEqual(['Won', 'badge badge-won']); // the label, not the raw value
     // money: grouped, two decimals, right-aligned number cell
     await expect.poll(() => row.locator('td .num').textContent()).toBe('1,234,567.00');
     // date (an optional column of organizations, shown by the picker): a <time> in the medium date style

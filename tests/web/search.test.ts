@@ -87,7 +87,7 @@ describe('search', () => {
     await expect.poll(() => names(page)).toEqual(['Beta']);
   });
 
-  it('group by stage shows a header per stage with its count; a header expands to its rows', async () => {
+  it('group by stage shows a header per stage with its count, in the stages\' declared order; a header expands to its rows', async () => {
     await page.goto(leadsList());
     await expect.poll(() => names(page)).toHaveLength(7);
     await page.getByTestId('search-groupby').click();
@@ -96,17 +96,17 @@ describe('search', () => {
     await page.getByTestId('grouped-list').waitFor();
     const headers = page.getByTestId('group-header');
     await expect.poll(() => headers.evaluateAll((hs) => hs.map((h) => h.textContent?.replace(/[▸▾]/g, '').trim()))).toEqual(
-      expect.arrayContaining(['new2 records', 'qualified2 records', 'won2 records', 'lost1 record']),
+      ['New2 records', 'Qualified2 records', 'Won2 records', 'Lost1 record'],
     );
     expect(await headers.count()).toBe(4);
     expect(await facets(page)).toEqual(['Group by: Stage']);
     expect(await page.getByTestId('pager').count()).toBe(0); // no pager over groups
     expect(await page.getByTestId('list-row').count()).toBe(0); // collapsed
-    const won = headers.filter({ hasText: 'won' });
+    const won = headers.filter({ hasText: 'Won' });
     expect(await won.getAttribute('aria-expanded')).toBe('false');
     await won.click();
     await expect.poll(() => won.getAttribute('aria-expanded')).toBe('true');
-    await expect.poll(() => page.getByTestId('list-row').evaluateAll((rs) => rs.map((r) => (r as HTMLTableRowElement).cells[0]?.innerText.trim()))).toEqual(['Beta', 'Delta']);
+    await expect.poll(() => page.getByTestId('list-row').evaluateAll((rs) => rs.map((r) => (r as HTMLTableRowElement).cells[1]?.innerText.trim()))).toEqual(['Beta', 'Delta']); // cells[0] is the row's checkbox
     await won.click();
     await expect.poll(() => page.getByTestId('list-row').count()).toBe(0);
     // the grouping survives a reload

@@ -62,11 +62,17 @@ const FormNode = o.object('FormNode', {
 const planKeys = { view_id: str, version: o.int(), title: str, type: str, model: str, fields: o.list(PlanField) };
 
 export const ViewPlan = o.union('ViewPlan', 'type', {
-  list: o.object('ListPlan', { ...planKeys, default_order: str, limit: o.nullable(o.int()), columns: o.list(str) }),
+  list: o.object('ListPlan', {
+    ...planKeys, default_order: str, limit: o.nullable(o.int()), columns: o.list(str),
+    aggregates: o.json({ description: 'column → sum | avg | min | max: what each group of a grouped list shows under the column' }),
+  }),
   form: o.object('FormPlan', {
     ...planKeys,
     header: o.nullable(o.object('FormHeader', {
-      statusbar: o.nullable(o.object('FormStatusbar', { field: str, values: o.list(str) })),
+      statusbar: o.nullable(o.object('FormStatusbar', {
+        field: str, values: o.list(str),
+        clickable: o.boolean({ description: 'clickable="1" on a writable field: clicking a value sets it' }),
+      })),
       buttons: o.list(PlanButton),
     })),
     chatter: o.boolean(),

@@ -1,7 +1,7 @@
 import { canReadField } from '../access.js';
 import { delegateOf } from '../data/delegate.js';
 import type { Where } from '../data/domain.js';
-import { ordersByText, rowComparator } from '../data/sort-rows.js';
+import { rowComparator } from '../data/sort-rows.js';
 import type { Env } from '../env.js';
 import { BadRequest } from '../errors.js';
 import type { ResolvedModel } from '../registry/model.js';
@@ -12,6 +12,49 @@ const NUMERIC = new Set(['integer', 'float']);
 const ORDERED = new Set(['integer', 'float', 'datetime', 'char', 'text', 'enum']);
 
 const bad = (message: string) => new BadRequest(message, undefined, 'INVALID_GROUPING');
+
+type Row = Record<string, unknown>;
+const isNull = (v: unknown) => v === null || v === undefined;
+/** Nulls ("None") after every value, whatever the engine does. */
+const nullsLast = (cmp: (a: unknown, b: unknown) => number) => (a: unknown, b: unknown) =>
+  isNull(a) || isNull(b) ? (isNull(a) === isNull(b) ? 0 : isNull(a) ? 1 : -1) : cmp(a, b);
+
+/**
+ * The order of the groups, key by key: an enum in its declaration order (new, qualified, won,
+ * lost: the stages as a pipeline reads, not alphabetically), a Reference by the record name of
+ * the record it points to (countries by name, not by id), text as people read it (the list's
+ * collation), anything else by value; "None" last.
+ */
+async function groupComparator(env: Env, model: ResolvedModel, groupby: string[], rows: Row[]): Promise<(a: Row, b: Row) => number> {
+  const keys = await Promise.all(groupby.map(async (g): Promise<(a: Row, b: Row) => number> => {
+    const f = model.fields.get(g)!;
+    if (f.type === 'enum' && f.values) {
+      const rank = nullsLast((x, y) => f.values!.indexOf(String(x)) - f.values!.indexOf(String(y)));
+      return (a, b) => rank(a[g], b[g]);
+    }
+    if (f.type === 'reference' && f.target) {
+      const target = env.registry.model(f.target);
+      const ids = [...new Set(rows.map((r) => r[g]).filter((v): v is string => typeof v === 'string'))];
+      // the names are read with the system's rights: only their order is used, never returned
+      const named = ids.length
+        ? await delegateOf(env.db, target).findMany({ where: { record_uuid: { in: ids } }, select: { record_uuid: true, [target.recordName]: true } })
+        : [];
+      const nameOf = new Map(named.map((r) => [r.record_uuid as string, r[target.recordName]]));
+      const byName = rowComparator(target, [{ [target.recordName]: 'asc' }], env.provider);
+      const cmp = nullsLast((x, y) => byName({ [target.recordName]: nameOf.get(String(x)) ?? null }, { [target.recordName]: nameOf.get(String(y)) ?? null }));
+      return (a, b) => cmp(a[g], b[g]);
+    }
+    const byValue = rowComparator(model, [{ [g]: 'asc' }], env.provider);
+    return (a, b) => (isNull(a[g]) || isNull(b[g]) ? nullsLast(() => 0)(a[g], b[g]) : byValue(a, b));
+  }));
+  return (a, b) => {
+    for (const k of keys) {
+      const c = k(a, b);
+      if (c !== 0) return c;
+    }
+    return 0;
+  };
+}
 
 /**
  * `fw.read_group`: one row per distinct combination of `groupby` values with `count` and the
@@ -42,7 +85,7 @@ export async function readGroup(env: Env, model: ResolvedModel, payload: Record<
     wanted.push([field, a]);
   }
   const order = (groupby as string[]).map((g) => ({ [g]: 'asc' as const }));
-  const rows = await delegateOf(env.db, model).groupBy({
+  const rows: Array<Record<string, unknown>> = await delegateOf(env.db, model).groupBy({
     by: groupby,
     where,
     ...args,
@@ -50,9 +93,9 @@ export async function readGroup(env: Env, model: ResolvedModel, payload: Record<
     _count: { ...(args._count ?? {}), _all: true },
     orderBy: order,
   });
-  // Prisma orders text keys by their bytes; there is no paging, so the groups are re-sorted as
-  // people read text, the same order as the list reads (src/kernel/data/collation.ts)
-  if (ordersByText(model, order)) rows.sort(rowComparator(model, order, env.provider));
+  // groups come in the order people expect of each key, not the database's: there is no paging,
+  // so they are sorted here (see groupComparator)
+  rows.sort(await groupComparator(env, model, groupby as string[], rows));
   const groups = rows.map((r) => {
     const out: Record<string, unknown> = {};
     for (const g of groupby as string[]) out[g] = r[g] instanceof Date ? (r[g] as Date).toISOString() : r[g];

@@ -35,12 +35,12 @@ export const ViewPlanDocument = graphql(`
   query ViewPlan($view_id: String!) {
     presentationGetViewPlan(view_id: $view_id) {
       __typename
-      ... on ListPlan { view_id version title type model fields { ...PlanFieldParts } default_order limit columns }
+      ... on ListPlan { view_id version title type model fields { ...PlanFieldParts } default_order limit columns aggregates }
       ... on KanbanPlan { view_id version title type model fields { ...PlanFieldParts } groupby_field kanban_columns: columns { value label } card_fields }
       ... on SearchPlan { view_id version title type model fields { ...PlanFieldParts } search_fields { name string } filters { string domain } group_by { string field } }
       ... on FormPlan {
         view_id version title type model chatter fields { ...PlanFieldParts }
-        header { statusbar { field values } buttons { ...PlanButtonParts } }
+        header { statusbar { field values clickable } buttons { ...PlanButtonParts } }
         nodes {
           index parent kind string
           field { ...PlanFieldParts }
@@ -103,3 +103,9 @@ export function usePlan(viewId: string | null | undefined) {
 }
 
 export const asFields = (fields: readonly unknown[]) => fields as readonly FieldInfo[];
+
+/** A list plan's `aggregates` (JSON: column → sum | avg | min | max), keeping only well-formed entries. */
+export function planAggregates(v: unknown): Record<string, string> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+  return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}

@@ -98,7 +98,7 @@ export const updateManyDocument = (m: ModelInfo) =>
 export const inputFieldsDocument = 'query InputFields($name: String!) { type: __type(name: $name) { inputFields { name } } }';
 
 export const groupDocument = (m: ModelInfo) =>
-  `query Groups($by: [${m.names.groupByField}!]!, $where: ${m.names.whereInput}) { groups: ${m.names.groupBy}(by: $by, where: $where) { key count } }`;
+  `query Groups($by: [${m.names.groupByField}!]!, $where: ${m.names.whereInput}, $aggregates: JSON) { groups: ${m.names.groupBy}(by: $by, where: $where, aggregates: $aggregates) { key count aggregates } }`;
 
 export const changedDocument = (m: ModelInfo) => `subscription Changed { change: ${m.names.changed} { op id } }`;
 

@@ -26,10 +26,14 @@ export function useBlock(m: ModelInfo, sel: string, where: Where, order: unknown
   });
 }
 
-export function useGroups(m: ModelInfo, by: string | undefined, where: Where) {
+export interface Group { key: Record<string, unknown>; count: number; aggregates: Record<string, unknown> | null }
+
+/** The groups of a grouped list, in the server's order, with `<field>_<aggregate>` per group. */
+export function useGroups(m: ModelInfo, by: string | undefined, where: Where, aggregates?: Record<string, string>) {
+  const agg = aggregates && Object.keys(aggregates).length ? aggregates : undefined;
   return useQuery({
-    queryKey: recordsKey(m.key, 'groups', by, where),
-    queryFn: async () => (await request<{ groups: Array<{ key: Record<string, unknown>; count: number }> }, Record<string, unknown>>(groupDocument(m), { by: [by], where })).groups,
+    queryKey: recordsKey(m.key, 'groups', by, where, agg),
+    queryFn: async () => (await request<{ groups: Group[] }, Record<string, unknown>>(groupDocument(m), { by: [by], where, aggregates: agg })).groups,
     enabled: !!by,
   });
 }

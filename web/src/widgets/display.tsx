@@ -34,7 +34,18 @@ const date: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : (
 const money: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : (
   <span className="num"><FormattedNumber value={Number(value)} minimumFractionDigits={2} maximumFractionDigits={2} /></span>
 ));
-const badge: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : <span className={`badge badge-${String(value).replace(/[^a-z0-9_-]/gi, '')}`}>{String(value)}</span>);
+/**
+ * An enum value as people read it: `closed_won` → "Closed won". Declarations name values as
+ * identifiers; the label is derived from them the same way everywhere (badges, selects, the
+ * statusbar, group headers), so a value is never shown raw.
+ */
+export function enumLabel(value: string): string {
+  const words = value.replace(/[_-]+/g, ' ').trim();
+  return words ? words.charAt(0).toUpperCase() + words.slice(1) : value;
+}
+const badge: DisplayWidget = ({ field, value }) => (isEmpty(value) ? empty : (
+  <span className={`badge badge-${String(value).replace(/[^a-z0-9_-]/gi, '')}`}>{field.type === 'enum' ? enumLabel(String(value)) : String(value)}</span>
+));
 /** bytes in binary multiples, with the unit names Intl formats (kB, MB, GB) */
 const filesize: DisplayWidget = ({ value }) => {
   const n = Number(value);

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { FieldInfo } from '../model/records.ts';
-import { widgetParts } from './display.tsx';
+import { enumLabel, widgetParts } from './display.tsx';
 import { ReferencePicker } from './ReferencePicker.tsx';
 
 /** An editable field: value in, value out; `id` ties it to its label, `invalid` to its error. */
@@ -34,7 +34,7 @@ const datetime: InputWidget = (p) => {
 const select: InputWidget = (p) => (
   <select className="input" {...attrs(p)} value={String(p.value ?? '')} onChange={(e) => p.onChange(e.target.value || null)}>
     {!p.field.required && <option value="">—</option>}
-    {(p.field.values ?? []).map((v) => <option key={v} value={v}>{v}</option>)}
+    {(p.field.values ?? []).map((v) => <option key={v} value={v}>{enumLabel(v)}</option>)}
   </select>
 );
 const json: InputWidget = (p) => (

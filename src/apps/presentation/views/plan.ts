@@ -129,12 +129,32 @@ function compileList(ctx: Ctx, node: XmlNode, model = ctx.model, nested = false)
   }
   const limit = node.attrs.limit === undefined ? null : Number(node.attrs.limit);
   if (limit !== null && (!Number.isInteger(limit) || limit < 1)) ctx.fail(node, `limit must be a positive integer`);
+  const aggregates: Record<string, string> = {};
   const columns = node.children.map((c) => {
     if (c.tag !== 'field') ctx.fail(c, `a list holds <field> elements, not <${c.tag}>`);
     const f = ctx.field(c, model);
+    const agg = listAggregate(ctx, c, f);
+    if (agg) aggregates[f.name] = agg;
     return nested ? nestedField(ctx, c, f) : ctx.planField(c, f).name;
   });
-  return { default_order: order ?? model.defaultOrder.map((o) => `${o.field} ${o.direction}`).join(', '), limit, columns };
+  const out = { default_order: order ?? model.defaultOrder.map((o) => `${o.field} ${o.direction}`).join(', '), limit, columns };
+  return nested ? out : { ...out, aggregates };
+}
+
+const AGGREGATES = ['sum', 'avg', 'min', 'max'];
+/**
+ * What a list column shows per group when the list is grouped: `aggregate="sum|avg|min|max|none"`
+ * on its <field>; a number column (integer, float) sums by default, others show nothing.
+ */
+function listAggregate(ctx: Ctx, node: XmlNode, f: ResolvedField): string | null {
+  const numeric = (f.type === 'integer' || f.type === 'float') && !f.auto;
+  const declared = node.attrs.aggregate;
+  if (declared === undefined) return numeric ? 'sum' : null;
+  if (declared === 'none') return null;
+  if (!AGGREGATES.includes(declared)) ctx.fail(node, `aggregate must be one of ${AGGREGATES.join(', ')} or none, not "${declared}"`);
+  if ((declared === 'sum' || declared === 'avg') && !numeric) ctx.fail(node, `aggregate="${declared}" needs a number field; ${f.name} is ${f.type}`);
+  if (f.type === 'reference' || f.type === 'json' || f.type === 'boolean' || f.type === 'one2many') ctx.fail(node, `aggregate="${declared}" cannot apply to a ${f.type} field`);
+  return declared;
 }
 
 function nestedField(ctx: Ctx, node: XmlNode, f: ResolvedField): NestedListColumn {
@@ -206,7 +226,10 @@ function compileForm(ctx: Ctx, node: XmlNode) {
           const values = (h.attrs.values ?? f.values!.join(',')).split(',').map((v) => v.trim());
           for (const v of values) if (!f.values!.includes(v)) ctx.fail(h, `statusbar value "${v}" is not a value of ${f.name}`);
           ctx.planField(fieldNode, f);
-          statusbar = { field: f.name, values };
+          // clickable="1": a person moves the record by clicking a stage (when the field is writable)
+          const clickable = h.attrs.clickable ?? '0';
+          if (clickable !== '0' && clickable !== '1') ctx.fail(h, `clickable must be 1 or 0, not "${clickable}"`);
+          statusbar = { field: f.name, values, clickable: clickable === '1' && !f.readonly };
         } else ctx.fail(h, `a header holds <button> and <statusbar>, not <${h.tag}>`);
       }
       header = { statusbar, buttons };
@@ -263,6 +286,8 @@ function compileSearch(ctx: Ctx, node: XmlNode) {
     } else if (c.tag === 'group_by') {
       const fieldNode = { ...c, attrs: { name: ctx.attr(c, 'field') } };
       const f = ctx.field(fieldNode);
+      // in the plan's fields, so a client knows what it groups by (a Reference's target, an enum's values)
+      ctx.planField(fieldNode, f);
       groupBy.push({ string: c.attrs.string ?? f.description, field: f.name });
     } else ctx.fail(c, `a search holds <field>, <filter> and <group_by>, not <${c.tag}>`);
   }

@@ -17,7 +17,7 @@ import { watchModel } from '../../live/hub.ts';
 import { anyWritable, useWritable } from '../../model/access.ts';
 import { createDocument, defaultsOf, displayName, modelOf, oneDocument, selection, toInput, updateDocument, type FieldInfo, type Row } from '../../model/records.ts';
 import { recordsKey, useInvalidateModel } from '../../model/useRecords.ts';
-import { Display, widgetParts } from '../../widgets/display.tsx';
+import { Display, enumLabel, widgetParts } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
 import type { ViewProps } from '../registry.ts';
 import { filePayload, isFileButton, pickFile, runCommand } from './commands.ts';
@@ -194,9 +194,15 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
             ))}
           </div>
           {plan.header.statusbar && (
-            <ol className="statusbar" aria-label={fields.find((f) => f.name === statusField)?.label}>
+            <ol className="statusbar" aria-label={fields.find((f) => f.name === statusField)?.label} data-testid="statusbar">
               {plan.header.statusbar.values.map((v) => (
-                <li key={v} className={v === status ? 'current' : undefined} aria-current={v === status ? 'step' : undefined}>{v}</li>
+                <li key={v} className={v === status ? 'current' : undefined} aria-current={v === status ? 'step' : undefined}>
+                  {plan.header!.statusbar!.clickable && !readOnly && v !== status ? (
+                    // a stage is set like any field: the form becomes dirty and Save writes it
+                    <button type="button" className="statusbar-step" data-testid={`statusbar-${v}`}
+                      onClick={() => form.setValue(statusField!, v, { shouldDirty: true })}>{enumLabel(v)}</button>
+                  ) : <span data-testid={`statusbar-${v}`}>{enumLabel(v)}</span>}
+                </li>
               ))}
             </ol>
           )}

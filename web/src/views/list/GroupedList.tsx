@@ -6,16 +6,29 @@ import { andWhere, type Where } from '../../model/domain.ts';
 import type { FieldInfo, ModelInfo } from '../../model/records.ts';
 import { displayName, nameSelection } from '../../model/records.ts';
 import { useBlock, useGroups } from '../../model/useRecords.ts';
-import { Display } from '../../widgets/display.tsx';
+import { Display, enumLabel } from '../../widgets/display.tsx';
 
-/** A list grouped by one field (read_group): a header per group with its count, rows on demand. */
-export function GroupedList({ model, groupBy, fields, columns, where, sel, order, onOpen }: {
+const isNumber = (f: FieldInfo) => f.type === 'integer' || f.type === 'float';
+const AGGREGATE_TITLE: Record<string, 'list.aggregate.sum' | 'list.aggregate.avg' | 'list.aggregate.min' | 'list.aggregate.max'> = {
+  sum: 'list.aggregate.sum', avg: 'list.aggregate.avg', min: 'list.aggregate.min', max: 'list.aggregate.max',
+};
+
+/**
+ * A list grouped by one field (read_group), as one table: a header row per group with its label,
+ * its count and, under each column that declares one, the group's aggregate (a number column sums
+ * by default); a header expands to its rows, which can be selected like the rows of a flat list.
+ * The groups come in the server's order: an enum's declaration order, a Reference's record names.
+ */
+export function GroupedList({ model, groupBy, fields, columns, where, sel, order, onOpen, aggregates, selected, setSelected }: {
   model: ModelInfo; groupBy: string; fields: readonly FieldInfo[]; columns: readonly FieldInfo[]; where: Where; sel: string;
-  order: unknown; onOpen: (id: string) => void;
+  order: unknown; onOpen: (id: string) => void; aggregates: Record<string, string>;
+  selected: Set<string>; setSelected: (s: Set<string>) => void;
 }) {
   const t = useT();
   const models = useModels();
-  const groups = useGroups(model, groupBy, where);
+  // aggregates of the columns shown only
+  const shown = Object.fromEntries(Object.entries(aggregates).filter(([f]) => columns.some((c) => c.name === f)));
+  const groups = useGroups(model, groupBy, where, shown);
   const [open, setOpen] = useState<Set<string>>(new Set());
   const field = fields.find((f) => f.name === groupBy);
   const target = field?.relation ? models.get(field.relation) : undefined;
@@ -25,47 +38,85 @@ export function GroupedList({ model, groupBy, fields, columns, where, sel, order
   const label = (v: unknown) => {
     if (v === null || v === undefined) return t('list.group_none');
     if (target) return displayName(target, names.data?.find((r) => r.id === v) ?? { id: String(v) });
+    if (field?.type === 'enum') return enumLabel(String(v));
     return String(v);
   };
   if (groups.error) return <ErrorPanel error={groups.error} retry={() => void groups.refetch()} />;
   if (groups.isPending) return <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
   return (
-    <div className="grouped" data-testid="grouped-list">
-      {(groups.data ?? []).map((g) => {
-        const value = g.key[groupBy];
-        const id = JSON.stringify(value);
-        const isOpen = open.has(id);
-        return (
-          <section key={id} className="group">
-            <button type="button" className="group-header" aria-expanded={isOpen} data-testid="group-header"
-              onClick={() => { const s = new Set(open); if (isOpen) s.delete(id); else s.add(id); setOpen(s); }}>
-              <span aria-hidden="true">{isOpen ? '▾' : '▸'}</span> {label(value)}
-              <span className="group-count" data-testid="group-count">{t('list.group_count', { count: g.count })}</span>
-            </button>
-            {isOpen && <GroupRows model={model} where={andWhere([where, { [groupBy]: { eq: value } }])} sel={sel} order={order} columns={columns} onOpen={onOpen} count={g.count} />}
-          </section>
-        );
-      })}
+    <div className="table-scroll" data-testid="grouped-list">
+      <table className="records grouped-table">
+        <thead>
+          <tr>
+            <th className="col-select"><span className="sr-only">{t('list.select_all')}</span></th>
+            {columns.map((f) => <th key={f.name} className={isNumber(f) ? 'num th-plain' : 'th-plain'}>{f.label}</th>)}
+          </tr>
+        </thead>
+        {(groups.data ?? []).map((g) => {
+          const value = g.key[groupBy];
+          const id = JSON.stringify(value);
+          const isOpen = open.has(id);
+          return (
+            <tbody key={id} className="group">
+              <tr className="group-row">
+                <td colSpan={2}>
+                  <button type="button" className="group-header" aria-expanded={isOpen} data-testid="group-header"
+                    onClick={() => { const s = new Set(open); if (isOpen) s.delete(id); else s.add(id); setOpen(s); }}>
+                    <span aria-hidden="true">{isOpen ? '▾' : '▸'}</span> {label(value)}
+                    <span className="group-count" data-testid="group-count">{t('list.group_count', { count: g.count })}</span>
+                  </button>
+                </td>
+                {columns.slice(1).map((f) => {
+                  const agg = shown[f.name];
+                  const v = agg ? g.aggregates?.[`${f.name}_${agg}`] : undefined;
+                  return (
+                    <td key={f.name} className={isNumber(f) ? 'num group-aggregate' : 'group-aggregate'} data-testid={agg ? `group-aggregate-${f.name}` : undefined}>
+                      {agg && v !== undefined && v !== null && (
+                        <span title={t(AGGREGATE_TITLE[agg] ?? 'list.aggregate.sum', { label: f.label })}><Display field={f} value={v} models={models} /></span>
+                      )}
+                    </td>
+                  );
+                })}
+              </tr>
+              {isOpen && (
+                <GroupRows model={model} where={andWhere([where, { [groupBy]: { eq: value } }])} sel={sel} order={order} columns={columns}
+                  onOpen={onOpen} count={g.count} selected={selected} setSelected={setSelected} />
+              )}
+            </tbody>
+          );
+        })}
+      </table>
     </div>
   );
 }
 
-function GroupRows({ model, where, sel, order, columns, onOpen, count }: {
+function GroupRows({ model, where, sel, order, columns, onOpen, count, selected, setSelected }: {
   model: ModelInfo; where: Where; sel: string; order: unknown; columns: readonly FieldInfo[]; onOpen: (id: string) => void; count: number;
+  selected: Set<string>; setSelected: (s: Set<string>) => void;
 }) {
+  const t = useT();
   const models = useModels();
   const rows = useBlock(model, sel, where, order, 0, Math.min(count, 500));
-  if (rows.error) return <ErrorPanel error={rows.error} retry={() => void rows.refetch()} />;
+  if (rows.error) {
+    return <tr><td colSpan={columns.length + 1}><ErrorPanel error={rows.error} retry={() => void rows.refetch()} /></td></tr>;
+  }
+  const toggle = (id: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(id); else next.delete(id);
+    setSelected(next);
+  };
   return (
-    <table className="records">
-      <thead><tr>{columns.map((f) => <th key={f.name} className="th-plain">{f.label}</th>)}</tr></thead>
-      <tbody>
-        {(rows.data ?? []).map((r) => (
-          <tr key={r.id} tabIndex={0} data-testid="list-row" onClick={() => onOpen(r.id)} onKeyDown={(e) => { if (e.key === 'Enter') onOpen(r.id); }}>
-            {columns.map((f) => <td key={f.name}><Display field={f} value={r[f.name]} models={models} record={r} /></td>)}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <>
+      {(rows.data ?? []).map((r) => (
+        <tr key={r.id} tabIndex={0} data-testid="list-row" className={selected.has(r.id) ? 'selected' : undefined}
+          onClick={() => onOpen(r.id)} onKeyDown={(e) => { if (e.key === 'Enter' && e.target === e.currentTarget) onOpen(r.id); }}>
+          <td className="col-select">
+            <input type="checkbox" checked={selected.has(r.id)} aria-label={t('list.select_row', { name: displayName(model, r) })}
+              onClick={(e) => e.stopPropagation()} onChange={(e) => toggle(r.id, e.target.checked)} />
+          </td>
+          {columns.map((f) => <td key={f.name} className={isNumber(f) ? 'num' : undefined}><Display field={f} value={r[f.name]} models={models} record={r} /></td>)}
+        </tr>
+      ))}
+    </>
   );
 }

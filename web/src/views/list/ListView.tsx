@@ -5,7 +5,7 @@ import { Button, Dialog, Heading, Modal } from 'react-aria-components';
 import { request } from '../../api/client.ts';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { errorMessage } from '../../app/errors.ts';
-import { asFields, useModels, type ListPlan } from '../../app/meta.ts';
+import { asFields, planAggregates, useModels, type ListPlan } from '../../app/meta.ts';
 import { actionSegment } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
@@ -161,7 +161,8 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
       {total.error ? (
         <ErrorPanel error={total.error} retry={() => void total.refetch()} />
       ) : search.group_by ? (
-        <GroupedList model={m} groupBy={search.group_by} fields={fields} columns={columns} where={where} sel={sel} order={orderBy(order)} onOpen={open} />
+        <GroupedList model={m} groupBy={search.group_by} fields={[...fields, ...asFields(searchPlan?.fields ?? [])]} columns={columns} where={where} sel={sel} order={orderBy(order)} onOpen={open}
+          aggregates={planAggregates(plan.aggregates)} selected={chosen.ids} setSelected={setSelected} />
       ) : (
         <RecordTable
           model={m} columns={columns} sel={sel} where={where} order={order} offset={offset}
