@@ -1,16 +1,22 @@
 import path from 'node:path';
 import { BootError } from './errors.js';
+import { instanceSecret } from './instance-secrets.js';
 
 /**
  * Every setting, its default and its meaning lives in this table; docs/configuration.md is
  * written from it. Values come from the environment (strings) and are parsed once at boot.
  */
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
-/** `min`/`max` bound an `int` or `number` setting (inclusive): a value outside stops the boot. */
-interface Spec { kind: Kind; default: string; doc: string; min?: number; max?: number }
+/**
+ * `min`/`max` bound an `int` or `number` setting (inclusive): a value outside stops the boot.
+ * `generated` (a `string` secret): unset or empty, the value is a random key generated once into
+ * `<DATA_DIR>/secrets.json` (src/kernel/instance-secrets.ts) instead of a default anyone can read.
+ */
+interface Spec { kind: Kind; default: string; doc: string; min?: number; max?: number; generated?: boolean }
 
 export const SETTINGS = {
-  NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. refuses the placeholder JWT key).' },
+  NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. `ALLOW_PUBLIC_DEV_KEYS` is ignored).' },
+  ALLOW_PUBLIC_DEV_KEYS: { kind: 'bool', default: 'false', doc: 'Development only: accept the public placeholder keys published in this repository as `JWT_SECRET_KEY`/`CONNECTOR_SECRET_KEY` (anyone can forge tokens and read connector secrets). Off, a placeholder stops the boot; ignored with NODE_ENV=production.' },
   HOST: { kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds.' },
   PORT: { kind: 'int', default: '8000', doc: 'HTTP port.' },
   DATA_DIR: { kind: 'string', default: './data', doc: 'Embedded data folder: one SQLite file per tenant under `<DATA_DIR>/tenants/`, local storage under `<DATA_DIR>/storage`.' },
@@ -108,7 +114,10 @@ export function defineSettings<T extends Table>(app: string, table: T): (setting
     let v = cache.get(settings);
     if (!v) {
       const out: Record<string, unknown> = {};
-      for (const [name, spec] of Object.entries(table)) out[name] = parse(name, spec, rawValue(settings.extra[name], spec));
+      for (const [name, spec] of Object.entries(table)) {
+        const raw = settings.extra[name];
+        out[name] = spec.generated && !raw ? instanceSecret(settings.DATA_DIR, name) : parse(name, spec, rawValue(raw, spec));
+      }
       v = Object.freeze(out) as Parsed<T>;
       cache.set(settings, v);
     }

@@ -21,8 +21,13 @@ export const PG_URL = process.env.FW_TEST_PG_URL || process.env.DATABASE_URL || 
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-pass-1';
-/** The auth app's public development key (src/apps/auth/settings.ts), used to forge tokens. */
+/**
+ * The public development key published in src/apps/auth/settings.ts: a token signed with it must
+ * be refused, since test servers run with a key of their own (`TestServer.jwtKey`).
+ */
 export const PLACEHOLDER_KEY = 'fw-insecure-development-key-change-me';
+/** A key only this process knows, as an operator's generated or configured key would be. */
+export const randomKey = (): string => crypto.randomBytes(32).toString('base64url');
 
 export const rand = (bytes = 3): string => crypto.randomBytes(bytes).toString('hex');
 
@@ -51,6 +56,8 @@ export interface TestServer {
   server: FastifyInstance;
   kernel: Kernel;
   provider: Provider;
+  /** The server's JWT_SECRET_KEY: tokens forged with it test claims, not the signature. */
+  jwtKey: string;
   request<T = any>(method: string, url: string, opts?: RequestOptions): Promise<Res<T>>;
   /** POST /api/auth/login; returns the raw response (check `status` yourself). */
   tryLogin(email: string, password: string, tenant?: string, opts?: RequestOptions): Promise<Res>;
@@ -97,6 +104,8 @@ export async function startTestServer(overrides: Record<string, string> = {}, op
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     LOG_LEVEL: 'silent',
+    JWT_SECRET_KEY: randomKey(),
+    CONNECTOR_SECRET_KEY: randomKey(),
     ...(provider === 'postgresql' ? { DATABASE_URL: PG_URL, PG_DATABASE_PREFIX: pgPrefix } : {}),
     ...overrides,
   });
@@ -146,6 +155,7 @@ export async function startTestServer(overrides: Record<string, string> = {}, op
     server,
     kernel,
     provider,
+    jwtKey: settings.extra.JWT_SECRET_KEY ?? '',
     request,
     tryLogin,
     login,
