@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { delegateOf } from '../../src/kernel/data/delegate.ts';
@@ -92,7 +93,7 @@ export function expectError(res: Res, status: number, code?: string): void {
   if (code) expect(res.body.error.code).toBe(code);
 }
 
-export async function startTestServer(overrides: Record<string, string> = {}, opts: { provider?: Provider } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Record<string, string> = {}, opts: { provider?: Provider; logStream?: Writable } = {}): Promise<TestServer> {
   const provider = opts.provider ?? 'sqlite';
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-auth-'));
   const pgPrefix = `fwt_${rand(4)}_`;
@@ -112,7 +113,7 @@ export async function startTestServer(overrides: Record<string, string> = {}, op
   const kernel = await Kernel.boot({ settings, worker: false, log: () => {} });
   let server: FastifyInstance;
   try {
-    server = await buildServer(kernel);
+    server = await buildServer(kernel, { logStream: opts.logStream });
     // tenants are provisioned, never created by an anonymous request: open (create, migrate,
     // seed) the default tenant up front, as `fw serve` does
     await kernel.tenants.get(settings.DEFAULT_TENANT);
