@@ -57,5 +57,7 @@ export function serverTimeouts(settings: Settings): ServerTimeouts {
  * exempt a slow request body by asking for a stream.
  */
 export function exemptFromIdleTimeout(req: FastifyRequest): void {
-  req.raw.socket?.setTimeout(0);
+  const socket = req.raw.socket;
+  // a request injected in process (light-my-request) has a stand-in socket without timers
+  if (typeof socket?.setTimeout === 'function') socket.setTimeout(0);
 }
