@@ -105,7 +105,11 @@ export class Kernel implements EnvCore {
     const cmd = this.registry.command(command);
     const client = principal.kind === 'anonymous'
       ? await this.anonymousClient(cmd, payload, principal)
-      : await this.tenants.get(principal.tenant_id);
+      // a principal with a session comes from a request's token, whose tenant was found to exist
+      // when it was verified: opened as existing, so not even a tenant dropped since is created
+      : principal.sid
+        ? await this.tenants.getExisting(principal.tenant_id)
+        : await this.tenants.get(principal.tenant_id);
     return this.execute(client, principal, (env, sink) => runCommand(env, sink, command, payload), cmd.transaction ?? cmd.mutates) as Promise<T>;
   }
 
