@@ -46,17 +46,33 @@ function readSecrets(file: string): Record<string, string> {
  */
 export function instanceSecret(dataDir: string, name: string): string {
   const file = secretsFile(dataDir);
-  const secrets = readSecrets(file);
-  const known = secrets[name];
-  if (known) return known;
-  secrets[name] = crypto.randomBytes(32).toString('base64url');
-  fs.mkdirSync(dataDir, { recursive: true });
-  const tmp = `${file}.${crypto.randomBytes(6).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  fs.renameSync(tmp, file);
-  // on stderr: stdout may be a protocol (`fw mcp`) or a command's answer (`fw migrate upgrade`)
-  console.error(`[fw] generated ${name} into ${file} (mode 0600): keep it with the data; several server processes must share their keys through the environment instead`);
-  return secrets[name];
+  for (;;) {
+    const existed = fs.existsSync(file);
+    const secrets = readSecrets(file);
+    const known = secrets[name];
+    if (known) return known;
+    secrets[name] = crypto.randomBytes(32).toString('base64url');
+    fs.mkdirSync(dataDir, { recursive: true });
+    const tmp = `${file}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+    fs.writeFileSync(tmp, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    if (existed) {
+      fs.renameSync(tmp, file);
+    } else {
+      // the first key of a fresh folder: a hard link creates the file complete or not at all, so
+      // of two processes starting together one writes it and the other reads that one's keys
+      try {
+        fs.linkSync(tmp, file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        continue;
+      } finally {
+        fs.rmSync(tmp, { force: true });
+      }
+    }
+    // on stderr: stdout may be a protocol (`fw mcp`) or a command's answer (`fw migrate upgrade`)
+    console.error(`[fw] generated ${name} into ${file} (mode 0600): keep it with the data; several server processes must share their keys through the environment instead`);
+    return secrets[name];
+  }
 }
 
 /**
