@@ -4,6 +4,7 @@
  * `<DATA_DIR>/secrets.json` (mode 0600, location printed) and read back on later boots; a key set
  * in the environment wins; a damaged file stops the boot instead of being replaced.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,7 +34,23 @@ const boot = (dataDir: string, env: Record<string, string> = {}) => Kernel.boot(
   log: () => {},
 });
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** `instanceSecret(dir, name)` in a process of its own; resolves with the key it returned. */
+const keyInChild = (dir: string, name: string): Promise<string> => new Promise((resolve, reject) => {
+  const code = `import('./src/kernel/instance-secrets.ts').then((m) => process.stdout.write(m.instanceSecret(${JSON.stringify(dir)}, ${JSON.stringify(name)})))`;
+  execFile(process.execPath, ['--import', 'tsx', '-e', code], { cwd: ROOT }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+});
+
 describe('generated keys', () => {
+  it('processes starting together on a fresh data folder all get the key that is in the file, and leave no temp file', async () => {
+    const dir = tempDir();
+    const keys = await Promise.all([1, 2, 3, 4].map(() => keyInChild(dir, 'JWT_SECRET_KEY')));
+    const stored = (JSON.parse(fs.readFileSync(path.join(dir, 'secrets.json'), 'utf8')) as Record<string, string>).JWT_SECRET_KEY;
+    expect(new Set(keys)).toEqual(new Set([stored]));
+    expect(fs.readdirSync(dir)).toEqual(['secrets.json']);
+  });
+
   it('with no key in the environment, both keys are generated once into DATA_DIR/secrets.json (mode 0600), the location printed, and reused by the next boot', async () => {
     const dir = tempDir();
     const printed = vi.spyOn(console, 'error').mockImplementation(() => {});
