@@ -32,10 +32,14 @@ function readSecrets(file: string): Record<string, string> {
   } catch {
     parsed = null;
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
-    throw new BootError(`${file} is not a JSON object of strings; fix or remove it (removing it makes new keys: sessions end, stored connector secrets become unreadable)`, undefined, 'SECRETS_FILE_INVALID');
+  const invalid = () => new BootError(`${file} is not a JSON object of strings; fix or remove it (removing it makes new keys: sessions end, stored connector secrets become unreadable)`, undefined, 'SECRETS_FILE_INVALID');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid();
+  const secrets: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    if (typeof value !== 'string') throw invalid();
+    secrets[name] = value;
   }
-  return parsed as Record<string, string>;
+  return secrets;
 }
 
 /**
