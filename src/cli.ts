@@ -91,12 +91,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (cmd === 'tenant' && (sub === 'create' || sub === 'list')) {
+    // a usage error boots nothing (a boot may write the data folder's generated keys)
+    if (sub === 'create' && !arg) throw new Error('usage: fw tenant create <key>');
     const kernel = await Kernel.boot({ settings, worker: false });
     try {
       if (sub === 'list') {
         for (const t of await kernel.tenants.list()) console.log(t);
-      } else {
-        if (!arg) throw new Error('usage: fw tenant create <key>');
+      } else if (arg) {
         const existed = await kernel.tenants.exists(arg);
         await kernel.tenants.get(arg);
         console.log(existed ? `tenant ${arg} exists (migrated and seeded)` : `created tenant ${arg}`);

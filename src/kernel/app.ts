@@ -27,6 +27,14 @@ export interface CommandDecl {
   record?: boolean;
   /** Anonymous callers may run it (login, refresh); everything else needs an authenticated principal. */
   public?: boolean;
+  /**
+   * A public command run by an anonymous caller for a tenant that does not exist: no database is
+   * opened (nor created), the payload is checked against `input` as usual, then this runs and
+   * must throw the refusal a caller gets from an existing tenant for bad credentials (login: 401
+   * AUTHENTICATION_FAILED after the same password work), so tenant names cannot be enumerated.
+   * Without it the caller gets 404 UNKNOWN_TENANT.
+   */
+  unknown_tenant?: (ctx: { kernel: Kernel; principal: Principal; payload: Record<string, unknown> }) => Promise<never>;
   /** Only these roles may run it (on top of the model's access); system principals always may. */
   roles?: string[];
   /**

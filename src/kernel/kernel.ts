@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { EventHandlerDecl } from './app.js';
 import { crudCommands } from './commands/crud.js';
-import { makeEnv, newSink, runCommand, runRollback, type EnvCore, type Sink } from './bus/pipeline.js';
+import { checkAnonymousCall, makeEnv, newSink, runCommand, runRollback, validateInput, type EnvCore, type Sink } from './bus/pipeline.js';
+import { FwError } from './errors.js';
 import { TenantDatabases } from './db/tenants.js';
 import { systemPrincipal, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
 import { writeOutbox } from './events/outbox.js';
@@ -12,7 +13,7 @@ import { loadActiveApps, projectLayout, type ProjectLayout } from './modules/loa
 import { delegateOf } from './data/delegate.js';
 import { countRecords, searchRecords, type SqlReadContext } from './data/sql/reads.js';
 import { loadDataFile } from './seed-data.js';
-import { Registry, type LoadedApp } from './registry/registry.js';
+import { Registry, type LoadedApp, type ResolvedCommand } from './registry/registry.js';
 import { createMemoryPubSub } from './pubsub/memory/index.js';
 import { createRedisPubSub } from './pubsub/redis/index.js';
 import { channelOf, type PubSub } from './pubsub/types.js';
@@ -101,11 +102,31 @@ export class Kernel implements EnvCore {
 
   /** Runs one command for a principal: its own transaction, outbox write, then notifications. */
   async dispatch<T = unknown>(command: string, payload: Record<string, unknown>, principal: Principal): Promise<T> {
-    const client = principal.kind === 'anonymous'
-      ? await this.tenants.getExisting(principal.tenant_id)
-      : await this.tenants.get(principal.tenant_id);
     const cmd = this.registry.command(command);
+    const client = principal.kind === 'anonymous'
+      ? await this.anonymousClient(cmd, payload, principal)
+      // a principal with a session comes from a request's token, whose tenant was found to exist
+      // when it was verified: opened as existing, so not even a tenant dropped since is created
+      : principal.sid
+        ? await this.tenants.getExisting(principal.tenant_id)
+        : await this.tenants.get(principal.tenant_id);
     return this.execute(client, principal, (env, sink) => runCommand(env, sink, command, payload), cmd.transaction ?? cmd.mutates) as Promise<T>;
+  }
+
+  /**
+   * The existing tenant of an anonymous caller: anonymous requests never create a tenant, and
+   * whether one exists must not show. So the checks that need no database come first (a private
+   * command is 401 either way), and for an unknown tenant a public command's `unknown_tenant`
+   * answers what bad credentials would (login, refresh, OAuth callback); else 404 UNKNOWN_TENANT.
+   */
+  private async anonymousClient(cmd: ResolvedCommand, payload: Record<string, unknown>, principal: Principal): Promise<RootDbClient> {
+    checkAnonymousCall(cmd, payload, principal);
+    try {
+      return await this.tenants.getExisting(principal.tenant_id);
+    } catch (err) {
+      if (!cmd.unknown_tenant || !(err instanceof FwError && err.code === 'UNKNOWN_TENANT')) throw err;
+      return cmd.unknown_tenant({ kernel: this, principal, payload: validateInput(cmd, payload) });
+    }
   }
 
   /**

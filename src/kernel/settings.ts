@@ -1,16 +1,22 @@
 import path from 'node:path';
 import { BootError } from './errors.js';
+import { instanceSecret } from './instance-secrets.js';
 
 /**
  * Every setting, its default and its meaning lives in this table; docs/configuration.md is
  * written from it. Values come from the environment (strings) and are parsed once at boot.
  */
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
-/** `min`/`max` bound an `int` or `number` setting (inclusive): a value outside stops the boot. */
-interface Spec { kind: Kind; default: string; doc: string; min?: number; max?: number }
+/**
+ * `min`/`max` bound an `int` or `number` setting (inclusive): a value outside stops the boot.
+ * `generated` (a `string` secret): unset or empty, the value is a random key generated once into
+ * `<DATA_DIR>/secrets.json` (src/kernel/instance-secrets.ts) instead of a default anyone can read.
+ */
+interface Spec { kind: Kind; default: string; doc: string; min?: number; max?: number; generated?: boolean }
 
 export const SETTINGS = {
-  NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. refuses the placeholder JWT key).' },
+  NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. `ALLOW_PUBLIC_DEV_KEYS` is ignored).' },
+  ALLOW_PUBLIC_DEV_KEYS: { kind: 'bool', default: 'false', doc: 'Development only: accept the public placeholder keys published in this repository as `JWT_SECRET_KEY`/`CONNECTOR_SECRET_KEY` (anyone can forge tokens and read connector secrets). Off, a placeholder stops the boot; ignored with NODE_ENV=production.' },
   HOST: { kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds.' },
   PORT: { kind: 'int', default: '8000', doc: 'HTTP port.' },
   DATA_DIR: { kind: 'string', default: './data', doc: 'Embedded data folder: one SQLite file per tenant under `<DATA_DIR>/tenants/`, local storage under `<DATA_DIR>/storage`.' },
@@ -33,6 +39,10 @@ export const SETTINGS = {
   API_DEFAULT_PAGE_SIZE: { kind: 'int', default: '50', doc: 'Records a list returns when the request gives no `limit`.' },
   API_MAX_PAGE_SIZE: { kind: 'int', default: '500', doc: 'Largest `limit` a list accepts; more is refused with 400 PAGE_TOO_LARGE.' },
   HTTP_BODY_LIMIT_BYTES: { kind: 'int', default: '1048576', doc: 'Largest JSON request body (uploads have their own limits).' },
+  HTTP_HEADERS_TIMEOUT_SECONDS: { kind: 'int', default: '30', min: 1, max: 3600, doc: 'A client must send a request\'s headers within this; a slower one (slowloris) gets 408 and is disconnected.' },
+  HTTP_REQUEST_TIMEOUT_SECONDS: { kind: 'int', default: '300', min: 0, max: 86400, doc: 'A client must send a whole request, headers and body, within this (408 and disconnected otherwise); 0 = no limit. Responses are not limited: event streams, subscriptions and downloads last as long as they need. Uploads must fit in it.' },
+  HTTP_IDLE_TIMEOUT_SECONDS: { kind: 'int', default: '60', min: 0, max: 86400, doc: 'A connection on which no byte moves either way for this long is closed: a request body that stalls, a download nobody reads. Live streams (event streams, subscriptions, WebSocket connections) are exempt once started. 0 = never.' },
+  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: { kind: 'int', default: '72', min: 1, max: 3600, doc: 'How long an idle keep-alive connection waits for its next request. Above the idle timeout of a load balancer in front (often 60 s), so the balancer closes first.' },
   REDIS_URL: { kind: 'string', default: '', doc: 'Empty = in-process pub/sub (one server process). `redis://host:port` = live notifications (subscriptions, client reloads) reach subscribers of every server process.' },
   TRUST_PROXY: { kind: 'bool', default: 'false', doc: 'Behind a reverse proxy: take the client address from X-Forwarded-For (login throttling per address, session records).' },
   CORS_ORIGINS: { kind: 'list', default: '', doc: 'Origins (`https://app.example.com`, comma-separated) whose pages may call /graphql from a browser: their preflights are answered and their responses readable, without credentials (the API authenticates with a bearer header, never a cookie). Empty = no cross-origin browser access; no Origin is reflected.' },
@@ -109,7 +119,10 @@ export function defineSettings<T extends Table>(app: string, table: T): (setting
     let v = cache.get(settings);
     if (!v) {
       const out: Record<string, unknown> = {};
-      for (const [name, spec] of Object.entries(table)) out[name] = parse(name, spec, rawValue(settings.extra[name], spec));
+      for (const [name, spec] of Object.entries(table)) {
+        const raw = settings.extra[name];
+        out[name] = spec.generated && !raw ? instanceSecret(settings.DATA_DIR, name) : parse(name, spec, rawValue(raw, spec));
+      }
       v = Object.freeze(out) as Parsed<T>;
       cache.set(settings, v);
     }

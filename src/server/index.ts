@@ -1,8 +1,11 @@
+import type { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Kernel } from '../kernel/kernel.js';
 import { installAuth } from './authenticate.js';
 import { installErrorHandling } from './errors.js';
 import { installInputChecks } from './input.js';
+import { loggerOptions } from './log.js';
+import { serverTimeouts } from './timeouts.js';
 import { graphqlRoutes } from './graphql/index.js';
 import { buildOpenApi, type RouteEntry } from './openapi.js';
 import { dataRoutes } from './routes/data.js';
@@ -15,9 +18,15 @@ import './types.js';
  * generic record routes and every active app's routes. Handlers only translate HTTP to
  * command-bus dispatches.
  */
-export async function buildServer(kernel: Kernel): Promise<FastifyInstance> {
+export interface BuildServerOptions {
+  /** Where the JSON log lines go instead of stdout (tests read them). */
+  logStream?: Writable;
+}
+
+export async function buildServer(kernel: Kernel, opts: BuildServerOptions = {}): Promise<FastifyInstance> {
   const server = Fastify({
-    logger: kernel.settings.LOG_LEVEL === 'silent' ? false : { level: kernel.settings.LOG_LEVEL },
+    logger: loggerOptions(kernel.settings, opts.logStream),
+    ...serverTimeouts(kernel.settings),
     bodyLimit: kernel.settings.HTTP_BODY_LIMIT_BYTES,
     trustProxy: kernel.settings.TRUST_PROXY,
     // a malformed URL (`%` not followed by hex) is refused before routing (and before the error

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ADMIN_EMAIL, ADMIN_PASSWORD, decodeJwt, expectError, PLACEHOLDER_KEY, rand, startTestServer,
+  ADMIN_EMAIL, ADMIN_PASSWORD, decodeJwt, expectError, rand, startTestServer,
   type Provider, type TestServer,
 } from '../helpers/server.ts';
 
@@ -93,7 +93,7 @@ function isolationSuite(provider: Provider) {
       const c = decodeJwt(tokenA).payload;
       const switched = await new jose.SignJWT({ tenant_id: tenantB, role: c.role, sid: c.sid })
         .setProtectedHeader({ alg: 'HS256' }).setSubject(c.sub).setJti(crypto.randomUUID())
-        .setIssuedAt().setExpirationTime('10m').sign(new TextEncoder().encode(PLACEHOLDER_KEY));
+        .setIssuedAt().setExpirationTime('10m').sign(new TextEncoder().encode(t.jwtKey));
       expectError(await t.request('GET', '/api/data/crm.lead', { token: switched }), 401, 'TOKEN_INVALID');
     });
 
@@ -110,13 +110,56 @@ function isolationSuite(provider: Provider) {
       expect(decodeJwt(res.body.access_token).payload.tenant_id).toBe(tenantB);
     });
 
-    it('a login naming a tenant that was never provisioned answers 404 UNKNOWN_TENANT and creates no database', async () => {
+    it('a login naming a tenant that was never provisioned fails exactly like wrong credentials (401 AUTHENTICATION_FAILED) and creates no database', async () => {
       const ghost = `ghost-${rand()}`;
-      expectError(await t.tryLogin(ADMIN_EMAIL, ADMIN_PASSWORD, ghost), 404, 'UNKNOWN_TENANT');
-      expectError(await t.request('POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD, tenant: ghost } }), 404, 'UNKNOWN_TENANT');
-      // a refresh token naming an unknown tenant is just an unknown token
+      const wrong = await t.tryLogin(ADMIN_EMAIL, 'wrong-password-1', tenantA);
+      expectError(wrong, 401, 'AUTHENTICATION_FAILED');
+      for (const res of [
+        await t.tryLogin(ADMIN_EMAIL, ADMIN_PASSWORD, ghost),
+        await t.request('POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD, tenant: ghost } }),
+      ]) {
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual(wrong.body);
+      }
+      // GraphQL: the login mutation, and a field that needs a user, answer as they do for a real tenant
+      const gql = (tenant: string, query: string) => t.request('POST', '/graphql', { headers: { 'x-tenant': tenant }, body: { query } });
+      const login = (password: string) => `mutation { login(email: "${ADMIN_EMAIL}", password: "${password}") { access_token } }`;
+      const viaGql = await gql(ghost, login(ADMIN_PASSWORD));
+      const wrongViaGql = await gql(tenantA, login('wrong-password-1'));
+      expect(viaGql.body.errors?.[0]?.extensions?.code).toBe('AUTHENTICATION_FAILED');
+      expect([viaGql.status, viaGql.body]).toEqual([wrongViaGql.status, wrongViaGql.body]);
+      const me = await gql(ghost, '{ me { id } }');
+      const meKnown = await gql(tenantA, '{ me { id } }');
+      expect([me.status, me.body]).toEqual([meKnown.status, meKnown.body]);
+      // a refresh token naming an unknown tenant is just an unknown token, over REST and GraphQL
       expectError(await t.request('POST', '/api/auth/refresh', { body: { refresh_token: `${ghost}.${'A'.repeat(43)}` } }), 401, 'TOKEN_INVALID');
+      const refresh = await gql(ghost, `mutation { refresh(refresh_token: "${ghost}.${'A'.repeat(43)}") { access_token } }`);
+      expect(refresh.body.errors?.[0]?.extensions?.code).toBe('TOKEN_INVALID');
       expect(await t.kernel.tenants.list()).not.toContain(ghost);
+    });
+
+    it('a correctly signed token naming a tenant that does not exist is 401 TOKEN_INVALID on REST and GraphQL, and creates no database', async () => {
+      // only someone holding the signing key could make it; verifying it must still create nothing
+      const ghost = `ghost-${rand()}`;
+      const c = decodeJwt(tokenA).payload;
+      const forged = await new jose.SignJWT({ tenant_id: ghost, role: 'admin', sid: c.sid })
+        .setProtectedHeader({ alg: 'HS256' }).setSubject(c.sub).setJti(crypto.randomUUID())
+        .setIssuedAt().setExpirationTime('10m').sign(new TextEncoder().encode(t.jwtKey));
+      expectError(await t.request('GET', '/api/data/crm.lead', { token: forged }), 401, 'TOKEN_INVALID');
+      expectError(await t.request('GET', '/api/auth/me', { token: forged }), 401, 'TOKEN_INVALID');
+      const gql = await t.request('POST', '/graphql', { token: forged, body: { query: '{ me { id } }' } });
+      expect(gql.body.errors?.[0]?.extensions?.code).toBe('TOKEN_INVALID');
+      expect(await t.kernel.tenants.list()).not.toContain(ghost);
+    });
+
+    it('a live session of a tenant that was dropped is 401 TOKEN_INVALID (its cached session included), and the tenant is not created again', async () => {
+      const gone = `gone-${rand()}`;
+      await t.provisionTenant(gone);
+      const token = (await t.login(ADMIN_EMAIL, ADMIN_PASSWORD, gone)).access_token;
+      expect((await t.request('GET', '/api/auth/me', { token })).status).toBe(200);
+      await t.kernel.tenants.drop(gone);
+      expectError(await t.request('GET', '/api/auth/me', { token }), 401, 'TOKEN_INVALID');
+      expect(await t.kernel.tenants.list()).not.toContain(gone);
     });
 
     it('an invalid tenant name on login is refused with 400 INVALID_TENANT', async () => {

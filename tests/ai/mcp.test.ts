@@ -174,6 +174,9 @@ describe('MCP over stdio (fw mcp)', () => {
     DATABASE_URL: '',
     REDIS_URL: '',
     DATA_DIR: t.kernel.settings.DATA_DIR,
+    // a second process of the same deployment shares its keys through the environment
+    JWT_SECRET_KEY: t.kernel.settings.extra.JWT_SECRET_KEY ?? '',
+    CONNECTOR_SECRET_KEY: t.kernel.settings.extra.CONNECTOR_SECRET_KEY ?? '',
     ACTIVE_MODULES: 'base,auth,connectors',
     ACTIVE_DOMAINS: 'crm',
     AI_ENABLED: 'true',

@@ -13,6 +13,9 @@ import { PLACEHOLDER_JWT_KEY } from '../../src/apps/auth/settings.ts';
 import { BootError, ExpiredTokenError, FwError, InvalidTokenError } from '../../src/kernel/errors.ts';
 import { loadSettings } from '../../src/kernel/settings.ts';
 
+/** Where the public placeholder key stops the boot: development without the switch, production with or without it. */
+const REFUSING_ENVS: Array<Record<string, string>> = [{}, { NODE_ENV: 'production' }, { NODE_ENV: 'production', ALLOW_PUBLIC_DEV_KEYS: 'true' }];
+
 const KEY = 'k'.repeat(32);
 const settings = (env: Record<string, string> = {}) => loadSettings({ LOG_LEVEL: 'silent', JWT_SECRET_KEY: KEY, ...env });
 const claims = { sub: crypto.randomUUID(), tenant_id: 'acme', role: 'user', sid: crypto.randomUUID() };
@@ -66,12 +69,14 @@ describe('which settings boot', () => {
     expect((await bootError({ JWT_SECRET_KEY: 'é'.repeat(15) })).code).toBe('INSECURE_JWT_KEY');
   });
 
-  it('the public placeholder key boots in development but not with NODE_ENV=production, for every HMAC algorithm', async () => {
+  it('the public placeholder key is refused (INSECURE_JWT_KEY) for every HMAC algorithm, in development too, unless ALLOW_PUBLIC_DEV_KEYS=true outside production', async () => {
     for (const alg of ['HS256', 'HS384', 'HS512']) {
-      await expect(JwtService.fromSettings(settings({ JWT_ALGORITHM: alg, JWT_SECRET_KEY: PLACEHOLDER_JWT_KEY }))).resolves.toBeInstanceOf(JwtService);
-      const err = await bootError({ JWT_ALGORITHM: alg, JWT_SECRET_KEY: PLACEHOLDER_JWT_KEY, NODE_ENV: 'production' });
-      expect(err.code).toBe('INSECURE_JWT_KEY');
-      expect(err.message).toMatch(/placeholder/);
+      for (const env of REFUSING_ENVS) {
+        const err = await bootError({ JWT_ALGORITHM: alg, JWT_SECRET_KEY: PLACEHOLDER_JWT_KEY, ...env });
+        expect(err.code).toBe('INSECURE_JWT_KEY');
+        expect(err.message).toMatch(/public placeholder/);
+      }
+      await expect(JwtService.fromSettings(settings({ JWT_ALGORITHM: alg, JWT_SECRET_KEY: PLACEHOLDER_JWT_KEY, ALLOW_PUBLIC_DEV_KEYS: 'true' }))).resolves.toBeInstanceOf(JwtService);
     }
     await expect(JwtService.fromSettings(settings({ NODE_ENV: 'production' }))).resolves.toBeInstanceOf(JwtService);
   });

@@ -32,10 +32,10 @@ afterAll(async () => {
 });
 
 /** The bcrypt compares one failed login ran: [plain password, cost of the hash it was checked against]. */
-async function comparesOf(email: string): Promise<Array<[string, number]>> {
+async function comparesOf(email: string, tenant?: string): Promise<Array<[string, number]>> {
   const compare = vi.spyOn(bcrypt, 'compare');
   try {
-    const res = await t.tryLogin(email, 'definitely-wrong-password');
+    const res = await t.tryLogin(email, 'definitely-wrong-password', tenant);
     expectError(res, 401, 'AUTHENTICATION_FAILED');
     return compare.mock.calls.map((args: unknown[]) => [String(args[0]), bcrypt.getRounds(String(args[1]))] as [string, number]);
   } finally {
@@ -44,13 +44,15 @@ async function comparesOf(email: string): Promise<Array<[string, number]>> {
 }
 
 describe('login work does not depend on whether the email exists', () => {
-  it('an unknown email, a known email with a wrong password and an inactive user each run one bcrypt compare at the configured cost', async () => {
+  it('an unknown email, a known email with a wrong password, an inactive user and a tenant that does not exist each run one bcrypt compare at the configured cost', async () => {
     const adminHash = (await delegateOf(await t.kernel.tenants.get('default'), t.kernel.registry.model('res.user')).findUnique({ where: { email: ADMIN_EMAIL } }))!.password_hash as string;
     expect(bcrypt.getRounds(adminHash)).toBe(COST);
     const expected = [['definitely-wrong-password', COST]];
     expect(await comparesOf(ADMIN_EMAIL)).toEqual(expected);
     expect(await comparesOf(`nobody-${rand()}@example.com`)).toEqual(expected);
     expect(await comparesOf(inactiveEmail)).toEqual(expected);
+    // a tenant that does not exist: no database to look in, the same bcrypt work all the same
+    expect(await comparesOf(ADMIN_EMAIL, `ghost-${rand()}`)).toEqual(expected);
     // the same answer for all three (status, code and message)
     const bodies = await Promise.all([ADMIN_EMAIL, `nobody-${rand()}@example.com`, inactiveEmail].map((e) => t.tryLogin(e, 'nope-nope-1').then((r) => r.body)));
     expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);

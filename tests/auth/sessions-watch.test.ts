@@ -18,7 +18,7 @@ import { SessionService } from '../../src/apps/auth/services/sessions.ts';
 import { delegateOf } from '../../src/kernel/data/delegate.ts';
 import { anonymousPrincipal, systemPrincipal, type Principal } from '../../src/kernel/env.ts';
 import { FwError } from '../../src/kernel/errors.ts';
-import { decodeJwt, PLACEHOLDER_KEY, rand, startTestServer, type TestServer, type TokenPair } from '../helpers/server.ts';
+import { decodeJwt, rand, startTestServer, type TestServer, type TokenPair } from '../helpers/server.ts';
 
 const PASSWORD = 'watch-pass-1';
 const ENDED = 'the session has ended';
@@ -85,7 +85,7 @@ function watch(s: SessionService, token: string, principal: Principal): { reason
   return { reasons, stop };
 }
 
-/** A token of the session of `token`, signed with the test key, expiring at `exp` (seconds). */
+/** A token of the session of `token`, signed with the server's key, expiring at `exp` (seconds). */
 function tokenExpiringAt(token: string, exp: number): Promise<string> {
   const c = decodeJwt(token).payload;
   return new jose.SignJWT({ tenant_id: c.tenant_id, role: c.role, sid: c.sid })
@@ -94,7 +94,7 @@ function tokenExpiringAt(token: string, exp: number): Promise<string> {
     .setJti(crypto.randomUUID())
     .setIssuedAt()
     .setExpirationTime(exp)
-    .sign(new TextEncoder().encode(PLACEHOLDER_KEY));
+    .sign(new TextEncoder().encode(t.jwtKey));
 }
 
 describe('what is watched', () => {

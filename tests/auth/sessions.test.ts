@@ -12,7 +12,7 @@ import { authServices } from '../../src/apps/auth/index.ts';
 import { describeClient, sha256, tenantOfRefreshToken } from '../../src/apps/auth/services/sessions.ts';
 import { delegateOf } from '../../src/kernel/data/delegate.ts';
 import { BadRequest, FwError, InvalidTokenError } from '../../src/kernel/errors.ts';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, decodeJwt, PLACEHOLDER_KEY, rand, startTestServer, type TestServer, type TokenPair } from '../helpers/server.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, decodeJwt, rand, startTestServer, type TestServer, type TokenPair } from '../helpers/server.ts';
 
 const SECRET = 'A'.repeat(42) + 'z';
 
@@ -94,7 +94,7 @@ describe('access-token check (SessionService.authenticate)', () => {
     .setJti(crypto.randomUUID())
     .setIssuedAt()
     .setExpirationTime(Math.floor(Date.now() / 1000) + expSeconds)
-    .sign(new TextEncoder().encode(PLACEHOLDER_KEY));
+    .sign(new TextEncoder().encode(t.jwtKey));
 
   it('a valid token gives the user principal: user, tenant, role and organization from the database, sid from the token', async () => {
     const pair: TokenPair = await t.login(email, password);

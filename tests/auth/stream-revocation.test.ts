@@ -21,7 +21,7 @@ import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegateOf } from '../../src/kernel/data/delegate.ts';
 import { Inbox, listen, readSseBlocks, sseSubscribe, wsClient, wsSubscribe } from '../helpers/api.ts';
-import { decodeJwt, PLACEHOLDER_KEY, rand, startTestServer, type TestServer } from '../helpers/server.ts';
+import { decodeJwt, rand, startTestServer, type TestServer } from '../helpers/server.ts';
 
 type Payload = { reason?: string };
 
@@ -135,8 +135,8 @@ async function roundTrip(env: Env, stream: Stream, reason: string): Promise<void
   await stream.inbox.waitFor((p) => p.reason === reason, `the "${reason}" reload`);
 }
 
-/** An access token of the same session as `token`, expiring in `seconds` (signed with the test key). */
-async function expiringToken(token: string, seconds: number): Promise<string> {
+/** An access token of the same session as `token`, expiring in `seconds` (signed with the server's key). */
+async function expiringToken(token: string, seconds: number, jwtKey: string): Promise<string> {
   const { payload } = decodeJwt(token);
   const now = Math.floor(Date.now() / 1000);
   return new jose.SignJWT({ tenant_id: payload.tenant_id, role: payload.role, sid: payload.sid })
@@ -145,7 +145,7 @@ async function expiringToken(token: string, seconds: number): Promise<string> {
     .setIssuedAt(now)
     .setExpirationTime(now + seconds)
     .setJti(crypto.randomUUID())
-    .sign(new TextEncoder().encode(PLACEHOLDER_KEY));
+    .sign(new TextEncoder().encode(jwtKey));
 }
 
 interface Case {
@@ -154,7 +154,7 @@ interface Case {
   /** the same token may open a stream again afterwards (scope changes) or is refused */
   reconnects: boolean;
   /** a stream opened with this token instead of the login's (expiry) */
-  token?: (token: string) => Promise<string>;
+  token?: (token: string, jwtKey: string) => Promise<string>;
 }
 
 const CASES: Record<string, Case> = {
@@ -179,7 +179,7 @@ const CASES: Record<string, Case> = {
   },
   'the access token\'s expiry': {
     reconnects: false,
-    token: (t) => expiringToken(t, 5),
+    token: (t, key) => expiringToken(t, 5, key),
     async act() { /* nothing: the clock does it */ },
   },
   'a change of organization': {
@@ -226,7 +226,7 @@ describe('open streams end with their session (in-process revocations)', () => {
           const email = `streamer-${rand()}@example.com`;
           const user = await env.ts.createUser(admin, { email, password: 'streamer-1', organization: org });
           const login = (await env.ts.login(email, 'streamer-1')).access_token;
-          const token = c.token ? await c.token(login) : login;
+          const token = c.token ? await c.token(login, env.ts.jwtKey) : login;
           const stream = await open(env, transport, token);
           const tag = rand();
           await roundTrip(env, stream, `before-${tag}`);

@@ -4,6 +4,9 @@
  * tokens are all refused with 401 before any handler runs. Production refuses the public key.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kernel } from '../../src/kernel/kernel.ts';
@@ -35,7 +38,7 @@ function sign(opts: { alg?: string; secret?: string; exp?: number; iat?: number;
     .setJti(crypto.randomUUID())
     .setIssuedAt(opts.iat ?? now)
     .setExpirationTime(opts.exp ?? now + 600)
-    .sign(key(opts.secret ?? PLACEHOLDER_KEY));
+    .sign(key(opts.secret ?? t.jwtKey));
 }
 
 describe('bearer middleware', () => {
@@ -128,6 +131,12 @@ describe('access-token verification', () => {
     expectError(await me(await sign({ alg: 'HS512' })), 401, 'TOKEN_INVALID');
   });
 
+  it('a token signed with the public placeholder key (the old default) is 401 TOKEN_INVALID: the server signs with a key of its own', async () => {
+    expectError(await me(await sign({ secret: PLACEHOLDER_KEY })), 401, 'TOKEN_INVALID');
+    // the same claims signed with the server's key are a valid token: only the key made the difference
+    expect((await me(await sign())).status).toBe(200);
+  });
+
   it('a correctly signed token whose session does not exist is 401 TOKEN_INVALID', async () => {
     expectError(await me(await sign({ extra: { sid: crypto.randomUUID() } })), 401, 'TOKEN_INVALID');
   });
@@ -136,7 +145,7 @@ describe('access-token verification', () => {
     const now = Math.floor(Date.now() / 1000);
     const token = await new jose.SignJWT({ tenant_id: 'default', role: 'admin' })
       .setProtectedHeader({ alg: 'HS256' }).setSubject(claims.sub).setJti(crypto.randomUUID())
-      .setIssuedAt(now).setExpirationTime(now + 600).sign(key(PLACEHOLDER_KEY));
+      .setIssuedAt(now).setExpirationTime(now + 600).sign(key(t.jwtKey));
     expectError(await me(token), 401, 'TOKEN_INVALID');
   });
 
@@ -159,7 +168,7 @@ describe('configured algorithm', () => {
       const c = decodeJwt(p.access_token).payload;
       const hs256 = await new jose.SignJWT({ tenant_id: c.tenant_id, role: c.role, sid: c.sid })
         .setProtectedHeader({ alg: 'HS256' }).setSubject(c.sub).setJti(crypto.randomUUID())
-        .setIssuedAt().setExpirationTime('10m').sign(key(PLACEHOLDER_KEY));
+        .setIssuedAt().setExpirationTime('10m').sign(key(s.jwtKey));
       expectError(await s.request('GET', '/api/auth/me', { token: hs256 }), 401, 'TOKEN_INVALID');
     } finally {
       await s.close();
@@ -169,14 +178,14 @@ describe('configured algorithm', () => {
 
 describe('production key check', () => {
   const boot = (extra: Record<string, string>) => Kernel.boot({
-    settings: loadSettings({ DATA_DIR: '/tmp/fw-never-used', ACTIVE_MODULES: 'base,auth', LOG_LEVEL: 'silent', NODE_ENV: 'production', ...extra }),
+    settings: loadSettings({ DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'fw-keys-')), ACTIVE_MODULES: 'base,auth', LOG_LEVEL: 'silent', NODE_ENV: 'production', ...extra }),
     worker: false,
     log: () => {},
   });
 
-  it('NODE_ENV=production with the placeholder JWT key: Kernel.boot rejects with INSECURE_JWT_KEY', async () => {
-    await expect(boot({})).rejects.toMatchObject({ code: 'INSECURE_JWT_KEY' });
+  it('NODE_ENV=production with the placeholder JWT key: Kernel.boot rejects with INSECURE_JWT_KEY, even with ALLOW_PUBLIC_DEV_KEYS', async () => {
     await expect(boot({ JWT_SECRET_KEY: PLACEHOLDER_KEY })).rejects.toMatchObject({ code: 'INSECURE_JWT_KEY' });
+    await expect(boot({ JWT_SECRET_KEY: PLACEHOLDER_KEY, ALLOW_PUBLIC_DEV_KEYS: 'true' })).rejects.toMatchObject({ code: 'INSECURE_JWT_KEY' });
   });
 
   it('a short JWT key is refused too (INSECURE_JWT_KEY)', async () => {

@@ -24,8 +24,12 @@ export type Provider = 'sqlite' | 'postgresql';
 export const PG_URL = process.env.FW_TEST_PG_URL || process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'fuzz-admin-pass-1';
-/** The auth app's public development key (the fuzz server runs with it): forged tokens are signed with it. */
-export const DEV_JWT_KEY = 'fw-insecure-development-key-change-me';
+/**
+ * The fuzz server's signing key, random per process as an operator's would be (the public
+ * placeholder is refused at boot): forged tokens are signed with it, so their claims are what is
+ * tested, not their signature.
+ */
+export const FUZZ_JWT_KEY = crypto.randomBytes(32).toString('base64url');
 export const FUZZ_TENANT = 'fuzz';
 export const OTHER_TENANT = 'other';
 /** Fixture logins come from this address, fuzzed logins from others (the per-address throttle stays on). */
@@ -201,6 +205,8 @@ export async function startFuzzServer(opts: StartOptions = {}): Promise<FuzzHarn
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     LOG_LEVEL: 'silent',
+    JWT_SECRET_KEY: FUZZ_JWT_KEY,
+    CONNECTOR_SECRET_KEY: crypto.randomBytes(32).toString('base64url'),
     WEB_CLIENT_DIR: fs.existsSync(path.join(webDist, 'index.html')) ? webDist : '',
     // throttling itself is tested in tests/auth; here a delay per failed login would only slow the
     // run down and lock the fixture accounts out
@@ -219,6 +225,7 @@ export async function startFuzzServer(opts: StartOptions = {}): Promise<FuzzHarn
   let server: FastifyInstance;
   try {
     server = await buildServer(kernel);
+    // provisioned the way an operator would (`fw tenant create`): no request creates a tenant
     for (const t of [settings.DEFAULT_TENANT, FUZZ_TENANT, OTHER_TENANT]) await kernel.tenants.get(t);
   } catch (err) {
     await kernel.close();

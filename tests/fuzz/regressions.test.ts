@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEV_JWT_KEY, FUZZ_TENANT, startFuzzServer, type FuzzHarness, type FuzzResponse } from './harness.ts';
+import { FUZZ_JWT_KEY, FUZZ_TENANT, startFuzzServer, type FuzzHarness, type FuzzResponse } from './harness.ts';
 import { storageProblems } from './integrity.ts';
 
 let h: FuzzHarness;
@@ -40,7 +40,7 @@ const sign = async (claims: Record<string, unknown>) => {
   const crypto = await import('node:crypto');
   const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`;
-  return `${input}.${crypto.createHmac('sha256', DEV_JWT_KEY).update(input).digest('base64url')}`;
+  return `${input}.${crypto.createHmac('sha256', FUZZ_JWT_KEY).update(input).digest('base64url')}`;
 };
 
 describe('rule no-5xx', () => {

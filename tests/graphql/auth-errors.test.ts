@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeJwt, expectError, PLACEHOLDER_KEY, startTestServer, type Res, type TestServer, type TokenPair } from '../helpers/server.ts';
+import { decodeJwt, expectError, startTestServer, type Res, type TestServer, type TokenPair } from '../helpers/server.ts';
 
 let t: TestServer;
 let pair: TokenPair;
@@ -38,7 +38,7 @@ function graphqlError(res: Res, status: number, code: string): { message: string
   return err;
 }
 
-/** A token for the admin's live session, signed with the development key, expiring as asked. */
+/** A token for the admin's live session, signed with the server's key, expiring as asked. */
 async function signed(exp: number, iat: number): Promise<string> {
   const claims = decodeJwt(pair.access_token).payload;
   return new jose.SignJWT({ tenant_id: claims.tenant_id, role: claims.role, sid: claims.sid })
@@ -47,7 +47,7 @@ async function signed(exp: number, iat: number): Promise<string> {
     .setJti(crypto.randomUUID())
     .setIssuedAt(iat)
     .setExpirationTime(exp)
-    .sign(new TextEncoder().encode(PLACEHOLDER_KEY));
+    .sign(new TextEncoder().encode(t.jwtKey));
 }
 
 describe('anonymous requests', () => {

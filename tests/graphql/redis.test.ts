@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminToken, listen, sleep, trackSubscribes, wsClient, wsSubscribe } from '../helpers/api.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { randomKey, startTestServer, type TestServer } from '../helpers/server.ts';
 
 const REDIS_URL = process.env.FW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** A tenant no other run uses, so channels on the shared Redis cannot cross-talk. */
@@ -27,14 +27,16 @@ const clients: Client[] = [];
 beforeAll(async () => {
   shared = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-redis-'));
   // one after the other: the first boot creates and seeds the shared default tenant
-  b = await startTestServer({ DATA_DIR: shared, REDIS_URL });
-  a = await startTestServer({ DATA_DIR: shared, REDIS_URL });
+  // instances of one deployment share their keys through the environment (a token of B works on A)
+  const keys = { JWT_SECRET_KEY: randomKey(), CONNECTOR_SECRET_KEY: randomKey() };
+  b = await startTestServer({ DATA_DIR: shared, REDIS_URL, ...keys });
+  a = await startTestServer({ DATA_DIR: shared, REDIS_URL, ...keys });
   // B creates the tenant; A then opens the existing database
   tokenOnB = await adminToken(b, tenant);
   await a.kernel.tenants.get(tenant);
   baseA = await listen(a);
   // a third instance without Redis: in-process pub/sub, so it must see nothing from the others
-  local = await startTestServer({ DATA_DIR: shared });
+  local = await startTestServer({ DATA_DIR: shared, ...keys });
   await local.kernel.tenants.get(tenant);
 });
 

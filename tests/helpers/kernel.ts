@@ -66,6 +66,9 @@ export function testSettings(opts: { provider: Provider; dataDir: string; pgPref
     EVENT_POLL_INTERVAL_MS: '50',
     EVENT_RETRY_BASE_MS: '20',
     LOG_LEVEL: 'silent',
+    // keys of this process only, as an operator's would be (the public placeholder is refused)
+    JWT_SECRET_KEY: crypto.randomBytes(32).toString('base64url'),
+    CONNECTOR_SECRET_KEY: crypto.randomBytes(32).toString('base64url'),
     DATABASE_URL: opts.provider === 'postgresql' ? PG_URL : '',
     PG_DATABASE_PREFIX: opts.pgPrefix,
     ...opts.settings,

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { delegateOf } from '../../src/kernel/data/delegate.ts';
@@ -21,8 +22,13 @@ export const PG_URL = process.env.FW_TEST_PG_URL || process.env.DATABASE_URL || 
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-pass-1';
-/** The auth app's public development key (src/apps/auth/settings.ts), used to forge tokens. */
+/**
+ * The public development key published in src/apps/auth/settings.ts: a token signed with it must
+ * be refused, since test servers run with a key of their own (`TestServer.jwtKey`).
+ */
 export const PLACEHOLDER_KEY = 'fw-insecure-development-key-change-me';
+/** A key only this process knows, as an operator's generated or configured key would be. */
+export const randomKey = (): string => crypto.randomBytes(32).toString('base64url');
 
 export const rand = (bytes = 3): string => crypto.randomBytes(bytes).toString('hex');
 
@@ -51,6 +57,8 @@ export interface TestServer {
   server: FastifyInstance;
   kernel: Kernel;
   provider: Provider;
+  /** The server's JWT_SECRET_KEY: tokens forged with it test claims, not the signature. */
+  jwtKey: string;
   request<T = any>(method: string, url: string, opts?: RequestOptions): Promise<Res<T>>;
   /** POST /api/auth/login; returns the raw response (check `status` yourself). */
   tryLogin(email: string, password: string, tenant?: string, opts?: RequestOptions): Promise<Res>;
@@ -85,7 +93,7 @@ export function expectError(res: Res, status: number, code?: string): void {
   if (code) expect(res.body.error.code).toBe(code);
 }
 
-export async function startTestServer(overrides: Record<string, string> = {}, opts: { provider?: Provider } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Record<string, string> = {}, opts: { provider?: Provider; logStream?: Writable } = {}): Promise<TestServer> {
   const provider = opts.provider ?? 'sqlite';
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-auth-'));
   const pgPrefix = `fwt_${rand(4)}_`;
@@ -97,13 +105,15 @@ export async function startTestServer(overrides: Record<string, string> = {}, op
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     LOG_LEVEL: 'silent',
+    JWT_SECRET_KEY: randomKey(),
+    CONNECTOR_SECRET_KEY: randomKey(),
     ...(provider === 'postgresql' ? { DATABASE_URL: PG_URL, PG_DATABASE_PREFIX: pgPrefix } : {}),
     ...overrides,
   });
   const kernel = await Kernel.boot({ settings, worker: false, log: () => {} });
   let server: FastifyInstance;
   try {
-    server = await buildServer(kernel);
+    server = await buildServer(kernel, { logStream: opts.logStream });
     // tenants are provisioned, never created by an anonymous request: open (create, migrate,
     // seed) the default tenant up front, as `fw serve` does
     await kernel.tenants.get(settings.DEFAULT_TENANT);
@@ -146,6 +156,7 @@ export async function startTestServer(overrides: Record<string, string> = {}, op
     server,
     kernel,
     provider,
+    jwtKey: settings.extra.JWT_SECRET_KEY ?? '',
     request,
     tryLogin,
     login,

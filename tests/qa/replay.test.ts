@@ -6,6 +6,8 @@
  * locator fallback, and a broken use case failing on the right step with what it tried.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -15,6 +17,7 @@ import { runSteps as runEngine, type StepRunContext } from '../../src/apps/qa/re
 import { replay } from '../../src/apps/qa/replay/run.ts';
 import { REPLAY_EMAIL, withSandbox } from '../../src/apps/qa/replay/sandbox.ts';
 import { checkStep } from '../../src/apps/qa/steps.ts';
+import { delegateOf } from '../../src/kernel/data/delegate.ts';
 import { systemPrincipal } from '../../src/kernel/env.ts';
 import { bootQaKernel, launchChromium, type QaKernel } from './helpers/replay-kernel.ts';
 
@@ -214,6 +217,41 @@ describe('fw e2e replay', () => {
     await expect(replay(q.kernel, { tenant: q.tenant, usecase: 'no.such', log: () => {} })).rejects.toMatchObject({ code: 'QA_USECASE_NOT_FOUND' });
     await expect(replay(q.kernel, { tenant: 'qa-sandbox', usecase: null, log: () => {} })).rejects.toMatchObject({ code: 'QA_SANDBOX_IS_SOURCE' });
   });
+});
+
+describe('the platform\'s origin', () => {
+  it('a start_path on another origin (stored past the write check) ends the use case in error before the browser opens it, and a navigate step there fails: the other site gets no request', async () => {
+    const hits: string[] = [];
+    // a page that would take what the replay types
+    const elsewhere = http.createServer((req, res) => { hits.push(req.url ?? ''); res.end('<form><input name="password"></form>'); });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+    const keys = ['origin.start', 'origin.navigate'];
+    try {
+      await q.kernel.dispatch('qa.usecase.import', { usecase_key: keys[0], name: 'Starts elsewhere', module: 'base', start_path: '/default', steps: [{ kind: 'chapter', caption: 'nothing' }] }, sys());
+      // as a row written before the check existed: straight into the database, past the hooks
+      const db = await q.kernel.tenants.get(q.tenant);
+      await delegateOf(db, q.kernel.registry.model('qa.usecase')).update({ where: { key: keys[0] }, data: { start_path: `${origin}/login` } });
+      const started = await replay(q.kernel, { tenant: q.tenant, usecase: keys[0], log: () => {} });
+      expect(started.runs[0].results[0]).toMatchObject({ status: 'error' });
+      expect(started.runs[0].results[0].error).toContain(`the start page "${origin}/login" is not on http://127.0.0.1:`);
+
+      await q.kernel.dispatch('qa.usecase.import', {
+        usecase_key: keys[1], name: 'Navigates elsewhere', module: 'base', start_path: '/default',
+        steps: [{ kind: 'navigate', value: { kind: 'literal', value: `${origin}/login` } }],
+      }, sys());
+      const navigated = await replay(q.kernel, { tenant: q.tenant, usecase: keys[1], log: () => {} });
+      expect(navigated.runs[0].results[0]).toMatchObject({ status: 'failed', failed_step: 1 });
+      expect(navigated.runs[0].results[0].error).toContain('navigate stays on the platform');
+      expect(hits).toEqual([]);
+    } finally {
+      elsewhere.close();
+      for (const key of keys) {
+        const [uc] = await search('qa.usecase', [['key', '=', key]]);
+        if (uc) await q.kernel.dispatch('fw.update', { model: 'qa.usecase', id: uc.id, values: { is_active: false } }, sys());
+      }
+    }
+  }, LONG);
 });
 
 describe('browsers other than Chromium', () => {

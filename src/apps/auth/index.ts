@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { defineApp, type CommandDecl, type HookDecl, type RouteContext } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
-import { anonymousPrincipal, type Env } from '../../kernel/env.js';
-import { AccessDenied, AuthenticationFailed, BadRequest, BootError, FwError, InvalidTokenError, ValidationError } from '../../kernel/errors.js';
+import { anonymousPrincipal, type Env, type Principal } from '../../kernel/env.js';
+import { AccessDenied, AuthenticationFailed, BadRequest, BootError, InvalidTokenError, ValidationError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { o } from '../../kernel/output.js';
 import '../../server/types.js';
@@ -61,6 +61,37 @@ const Me = o.object('Me', {
 
 const users = (env: Env) => delegateOf(env.db, env.registry.model('res.user'));
 
+/**
+ * The password check of a login, with its throttle: the user found by `findUser` (null for none)
+ * when the password is right and the user active, else 401 AUTHENTICATION_FAILED after the same
+ * work (an unknown email is checked against the dummy hash, so it costs one bcrypt compare too).
+ */
+async function checkLogin(
+  { throttle, dummyHash }: AuthServices, principal: Principal, p: Record<string, unknown>,
+  findUser: (email: string) => Promise<Record<string, unknown> | null>,
+): Promise<Record<string, unknown>> {
+  const email = String(p.email).trim().toLowerCase();
+  const ip = principal.client?.ip ?? null;
+  const key = `${principal.tenant_id}:${email}`;
+  await throttle.before(key, ip);
+  let user: Record<string, unknown> | null;
+  let ok: boolean;
+  try {
+    user = await findUser(email);
+    ok = await verifyPassword(String(p.password), (user?.password_hash as string | undefined) ?? await dummyHash);
+  } catch (err) {
+    // a server error says nothing about the password: it must not count as a failed login
+    await throttle.abandoned(key, ip);
+    throw err;
+  }
+  if (!user || !ok || !user.is_active) {
+    await throttle.failed(key, ip);
+    throw new AuthenticationFailed();
+  }
+  await throttle.succeeded(key, ip);
+  return user;
+}
+
 const commands: CommandDecl[] = [
   {
     name: 'auth.login',
@@ -72,28 +103,16 @@ const commands: CommandDecl[] = [
     description: 'Exchange email and password for an access token and a refresh token',
     input: { email: f.char(255, { required: true }), password: f.char(1024, { required: true }) },
     async handler(env, p) {
-      const { sessions, throttle, dummyHash } = await svc(env);
-      const email = String(p.email).trim().toLowerCase();
-      const ip = env.principal.client?.ip ?? null;
-      const key = `${env.tenant}:${email}`;
-      await throttle.before(key, ip);
-      let user: Record<string, unknown> | null;
-      let ok: boolean;
-      try {
-        user = await users(env).findUnique({ where: { email } });
-        ok = await verifyPassword(String(p.password), (user?.password_hash as string | undefined) ?? await dummyHash);
-      } catch (err) {
-        // a server error says nothing about the password: it must not count as a failed login
-        await throttle.abandoned(key, ip);
-        throw err;
-      }
-      if (!user || !ok || !user.is_active) {
-        await throttle.failed(key, ip);
-        throw new AuthenticationFailed();
-      }
-      await throttle.succeeded(key, ip);
+      const services = await svc(env);
+      const user = await checkLogin(services, env.principal, p, (email) => users(env).findUnique({ where: { email } }));
       // not env.sudo(): the system principal has no client, and the session records its user agent and address
-      return sessions.issue(env, { id: user.record_uuid as string, role: user.role as string });
+      return services.sessions.issue(env, { id: user.record_uuid as string, role: user.role as string });
+    },
+    // a tenant that does not exist is a login that fails like any other: the same throttle, the
+    // same bcrypt work against the dummy hash, the same 401 (no 404 telling tenants apart)
+    async unknown_tenant({ kernel, principal, payload }) {
+      await checkLogin(await authServices(kernel), principal, payload, async () => null);
+      throw new AuthenticationFailed();
     },
   },
   {
@@ -118,6 +137,10 @@ const commands: CommandDecl[] = [
         const u = await users(env).findUnique({ where: { record_uuid: id }, select: { role: true, is_active: true } });
         return u ? { role: u.role as string, is_active: u.is_active as boolean } : null;
       }, retryKey);
+    },
+    // a refresh token naming a tenant that does not exist is just an unknown token
+    async unknown_tenant() {
+      throw new InvalidTokenError('unknown refresh token');
     },
   },
   {
@@ -279,12 +302,9 @@ function authRoutes(server: FastifyInstance, { kernel }: RouteContext): void {
     const token = fromCookie ? fromCookie.token : body.refresh_token;
     const retry_key = fromCookie ? fromCookie.retryKey : body.retry_key;
     const principal = { ...anonymousPrincipal(tenantOfRefreshToken(token)), client: req.principal.client };
-    // a token naming a tenant that does not exist is just an unknown token: 401 like any refused refresh.
-    // An absent retry_key (undefined) is left out by the command's input check.
-    const pair = await kernel.dispatch<TokenPair>('auth.refresh', { refresh_token: token, retry_key }, principal).catch((err: unknown) => {
-      throw err instanceof FwError && err.code === 'UNKNOWN_TENANT' ? new InvalidTokenError('unknown refresh token') : err;
-    });
-    return answer(req, reply, pair);
+    // an absent retry_key (undefined) is left out by the command's input check; a tenant that does
+    // not exist answers 401 TOKEN_INVALID (the command's unknown_tenant)
+    return answer(req, reply, await kernel.dispatch<TokenPair>('auth.refresh', { refresh_token: token, retry_key }, principal));
   });
   server.post('/api/auth/logout', async (req, reply) => {
     const result = await kernel.dispatch('auth.logout', {}, req.principal);

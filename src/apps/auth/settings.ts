@@ -1,10 +1,10 @@
 import { defineSettings } from '../../kernel/settings.js';
 
-/** The publicly known development key; production refuses to start with it. */
+/** The publicly known development key (once the default): refused unless ALLOW_PUBLIC_DEV_KEYS. */
 export const PLACEHOLDER_JWT_KEY = 'fw-insecure-development-key-change-me';
 
 export const authSettings = defineSettings('auth', {
-  JWT_SECRET_KEY: { kind: 'string', default: PLACEHOLDER_JWT_KEY, doc: 'HMAC signing key of access tokens (HS*). Must be overridden in production (NODE_ENV=production refuses the placeholder).' },
+  JWT_SECRET_KEY: { kind: 'string', default: '', generated: true, doc: 'HMAC signing key of access tokens (HS*), at least 32 bytes. Unset = a random key generated once into `<DATA_DIR>/secrets.json`. The public placeholder stops the boot (unless ALLOW_PUBLIC_DEV_KEYS). Several server processes must share one key.' },
   JWT_ALGORITHM: { kind: 'string', default: 'HS256', doc: 'Signing algorithm: HS256, HS384, HS512 (shared key), or RS256/ES256 with JWT_PRIVATE_KEY/JWT_PUBLIC_KEY (PEM).' },
   JWT_PRIVATE_KEY: { kind: 'string', default: '', doc: 'PKCS#8 PEM private key for RS256/ES256.' },
   JWT_PUBLIC_KEY: { kind: 'string', default: '', doc: 'SPKI PEM public key for RS256/ES256.' },

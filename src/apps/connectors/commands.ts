@@ -276,6 +276,10 @@ export const commands: CommandDecl[] = [
     transaction: false,
     returns: 'json',
     description: 'OAuth redirect target: check the state, exchange the code, store the returned params, test the connection',
+    // a state naming a tenant that does not exist is an unknown state, like any other
+    async unknown_tenant() {
+      throw new OAuthStateError('OAUTH_STATE_INVALID', 'the OAuth state is unknown', 401);
+    },
     input: {
       provider_type: f.char(64, { required: true }),
       state: f.char(200, { required: true }),

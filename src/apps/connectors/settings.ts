@@ -1,10 +1,10 @@
 import { defineSettings } from '../../kernel/settings.js';
 
-/** The publicly known development key; production refuses to start with it. */
+/** The publicly known development key (once the default): refused unless ALLOW_PUBLIC_DEV_KEYS. */
 export const PLACEHOLDER_CONNECTOR_KEY = 'fw-insecure-connector-secret-key-change-me';
 
 export const connectorSettings = defineSettings('connectors', {
-  CONNECTOR_SECRET_KEY: { kind: 'string', default: PLACEHOLDER_CONNECTOR_KEY, doc: 'Key material for encrypting connector secrets at rest (AES-256-GCM; the key is the SHA-256 of this text). At least 32 characters; NODE_ENV=production refuses the placeholder. Changing it makes stored secrets undecryptable.' },
+  CONNECTOR_SECRET_KEY: { kind: 'string', default: '', generated: true, doc: 'Key material for encrypting connector secrets at rest (AES-256-GCM; the key is the SHA-256 of this text), at least 32 bytes. Unset = a random key generated once into `<DATA_DIR>/secrets.json`. The public placeholder stops the boot (unless ALLOW_PUBLIC_DEV_KEYS). Changing it makes stored secrets undecryptable.' },
   CONNECTOR_OAUTH_STATE_TTL_SECONDS: { kind: 'int', default: '600', doc: 'Lifetime of the single-use OAuth `state` nonce issued by ir.connector.oauth_start.' },
   CONNECTOR_OAUTH_REDIRECT_BASE_URL: { kind: 'string', default: '', doc: 'Public base URL of this server, used to build the OAuth redirect URI (`<base>/api/connectors/oauth/callback/<provider_type>`); empty = a relative path.' },
   CONNECTOR_TEST_TIMEOUT_MS: { kind: 'int', default: '15000', doc: 'A provider connection test (or OAuth code exchange) taking longer fails with a timeout.' },

@@ -4,6 +4,7 @@ import { AuthenticationRequired } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { defineSettings } from '../../kernel/settings.js';
 import { authenticatorOf, bearerToken } from '../../server/authenticate.js';
+import { exemptFromIdleTimeout } from '../../server/timeouts.js';
 import '../../server/types.js';
 
 export const presentationSettings = defineSettings('presentation', {
@@ -57,6 +58,8 @@ export function eventStreamRoute(server: FastifyInstance, kernel: Kernel): void 
     await listen(tenant);
 
     reply.hijack();
+    // quiet between events for as long as it lives: the heartbeat, not the idle timeout, finds a dead peer
+    exemptFromIdleTimeout(req);
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     const send = (e: Buffered) => res.write(`id: ${e.id}\nevent: ${e.name}\ndata: ${JSON.stringify(e.data)}\n\n`);

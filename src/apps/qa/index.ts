@@ -3,6 +3,7 @@ import { gateCommand } from './gate.js';
 import manifest from './manifest.js';
 import { recordingCommands, recordingStepHooks } from './recordings.js';
 import { qaRoutes } from './routes.js';
+import { startPathHooks } from './same-origin.js';
 import { checkQaSettings } from './settings.js';
 
 /**
@@ -14,7 +15,7 @@ import { checkQaSettings } from './settings.js';
 export const app = defineApp({
   manifest,
   commands: [...recordingCommands, gateCommand],
-  hooks: recordingStepHooks,
+  hooks: [...recordingStepHooks, ...startPathHooks],
   routes: qaRoutes,
   boot: (kernel) => { checkQaSettings(kernel.settings); },
 });

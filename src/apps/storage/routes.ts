@@ -39,9 +39,11 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
-function sendDownload(kernel: Kernel, req: FastifyRequest, reply: FastifyReply, id: string, version?: number) {
+async function sendDownload(kernel: Kernel, req: FastifyRequest, reply: FastifyReply, id: string, version?: number) {
+  // a request opens only a tenant that exists (its token's, checked when it was verified)
+  const client = await kernel.tenants.getExisting(req.principal.tenant_id);
   // two commands on one client: held across both, so an eviction in between cannot close it
-  return kernel.tenants.withClient(req.principal.tenant_id, (client) => sendHeld(kernel, client, req, reply, id, version));
+  return kernel.tenants.hold(client, () => sendHeld(kernel, client, req, reply, id, version));
 }
 
 async function sendHeld(kernel: Kernel, client: RootDbClient, req: FastifyRequest, reply: FastifyReply, id: string, version?: number) {

@@ -99,12 +99,7 @@ const RECORD_WRITES = new Map<string, RecordChange['op']>([['fw.create', 'create
 /** The one pipeline every command runs through, whatever the entry point. */
 export async function runCommand(env: Env, sink: Sink, name: string, payload: Record<string, unknown>): Promise<unknown> {
   const cmd = env.registry.command(name);
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-    throw new BadRequest('a command payload is a JSON object', undefined, 'INVALID_PAYLOAD');
-  }
-  if (env.principal.kind === 'anonymous' && !cmd.public) {
-    throw new AuthenticationRequired(`${name} needs an authenticated caller`);
-  }
+  checkAnonymousCall(cmd, payload, env.principal);
   if (cmd.roles && env.principal.kind !== 'system' && !cmd.roles.includes(env.principal.role)) {
     throw new AccessDenied(`role "${env.principal.role}" may not run ${name}`, { command: name });
   }
@@ -143,10 +138,24 @@ async function runModelCommand(env: Env, cmd: ResolvedCommand, payload: Record<s
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Checks a command payload against its declared `input` fields; `id` is always allowed. */
+/**
+ * The checks that come before any database: the payload is an object, and an anonymous caller
+ * runs only public commands. Kernel.dispatch runs them before it opens an anonymous caller's
+ * tenant too, so the answer does not depend on whether the tenant exists.
+ */
+export function checkAnonymousCall(cmd: ResolvedCommand, payload: unknown, principal: Principal): asserts payload is Record<string, unknown> {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw new BadRequest('a command payload is a JSON object', undefined, 'INVALID_PAYLOAD');
+  }
+  if (principal.kind === 'anonymous' && !cmd.public) {
+    throw new AuthenticationRequired(`${cmd.name} needs an authenticated caller`);
+  }
+}
+
 const FILE_KEYS = new Set(['stream', 'filename', 'content_type', 'declared_size']);
 
-function validateInput(cmd: ResolvedCommand, payload: Record<string, unknown>): Record<string, unknown> {
+/** Checks a command payload against its declared `input` fields; `id` is always allowed. */
+export function validateInput(cmd: ResolvedCommand, payload: Record<string, unknown>): Record<string, unknown> {
   if (!cmd.inputFields) return { ...payload };
   const out: Record<string, unknown> = {};
   const errors: Array<{ field: string; code: string; message: string }> = [];

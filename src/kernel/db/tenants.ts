@@ -31,8 +31,8 @@ export interface TenantDatabasesOptions {
 
 /**
  * One database per tenant: a SQLite file under DATA_DIR, or a database on the PostgreSQL server
- * of DATABASE_URL. Opening a tenant creates it if needed and applies pending migrations, so a
- * new tenant is usable on first request. Open clients are kept in a bounded LRU.
+ * of DATABASE_URL. `get` creates a tenant if needed and applies pending migrations (provisioning);
+ * `getExisting` opens only a tenant that exists. Open clients are kept in a bounded LRU.
  */
 export class TenantDatabases {
   readonly provider: DbProvider;
@@ -79,7 +79,13 @@ export class TenantDatabases {
     return url.toString();
   }
 
-  /** The tenant's client, creating and migrating its database on first use. */
+  /**
+   * The tenant's client, creating, migrating and seeding its database if it does not exist: the
+   * provisioning path (`fw tenant create`, `fw serve`'s default tenant, the QA sandbox) and
+   * in-process callers. Requests never reach it for a tenant that does not exist: anonymous ones
+   * open tenants with `getExisting`, and a token naming an unknown tenant is refused when it is
+   * verified (SessionService.authenticate).
+   */
   async get(tenant: string): Promise<RootDbClient> {
     const cached = this.clients.get(tenant);
     if (cached) return cached.client;

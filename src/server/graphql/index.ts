@@ -10,6 +10,7 @@ import { BadRequest, FwError, PayloadTooLarge, toErrorBody } from '../../kernel/
 import type { Kernel } from '../../kernel/kernel.js';
 import { defineSettings } from '../../kernel/settings.js';
 import '../types.js';
+import { exemptFromIdleTimeout } from '../timeouts.js';
 import { answerableTypes, GRAPHQL_RESPONSE_TYPES, isGraphQLRequest, notAcceptable, SUBSCRIPTION_STREAM_TYPES, subscriptionAccept } from './accept.js';
 import { costLimit } from './cost.js';
 import { checkCsrf, CSRF_HEADERS } from './csrf.js';
@@ -263,6 +264,8 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
         replaceCsp(reply, GRAPHIQL_CSP);
         return reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(await response.text());
       }
+      // a subscription stream may be quiet between events for longer than the idle timeout
+      if (type.startsWith('text/event-stream') || type.startsWith('multipart/mixed')) exemptFromIdleTimeout(req);
       return reply.send(response.body);
     },
   });

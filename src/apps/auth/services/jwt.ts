@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import * as jose from 'jose';
 import { BootError, ExpiredTokenError, InvalidTokenError } from '../../../kernel/errors.js';
+import { refusePublicKey } from '../../../kernel/instance-secrets.js';
 import type { Settings } from '../../../kernel/settings.js';
 import { authSettings, PLACEHOLDER_JWT_KEY } from '../settings.js';
 
@@ -33,9 +34,7 @@ export class JwtService {
     const alg = s.JWT_ALGORITHM;
     const ttl = s.JWT_ACCESS_TOKEN_EXPIRE_MINUTES * 60;
     if (HMAC.has(alg)) {
-      if (settings.NODE_ENV === 'production' && s.JWT_SECRET_KEY === PLACEHOLDER_JWT_KEY) {
-        throw new BootError('JWT_SECRET_KEY is the public placeholder; set a secret key before running in production', undefined, 'INSECURE_JWT_KEY');
-      }
+      refusePublicKey(settings, 'JWT_SECRET_KEY', s.JWT_SECRET_KEY, PLACEHOLDER_JWT_KEY, 'INSECURE_JWT_KEY');
       if (Buffer.byteLength(s.JWT_SECRET_KEY) < 32) throw new BootError('JWT_SECRET_KEY must be at least 32 bytes', undefined, 'INSECURE_JWT_KEY');
       const key = new TextEncoder().encode(s.JWT_SECRET_KEY);
       return new JwtService(alg, key, key, ttl);

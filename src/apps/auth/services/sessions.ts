@@ -302,18 +302,21 @@ export class SessionService {
       this.verified.set(token, claims);
     }
     const tenant = claims.tenant_id;
+    // verifying a token never creates a tenant: one naming an invalid tenant key, or a tenant
+    // that does not exist (never provisioned, or dropped since the session was cached), is an
+    // invalid token, 401 like a bad signature. Checked on cache hits too; an open tenant costs
+    // a map lookup
+    try {
+      await this.kernel.tenants.assertExists(tenant);
+    } catch (err) {
+      if (err instanceof FwError && (err.code === 'UNKNOWN_TENANT' || err.code === 'INVALID_TENANT')) throw new InvalidTokenError();
+      throw err;
+    }
     const key = `${tenant}:${claims.sid}`;
     let s = this.cache.get(key);
     if (!s) {
       // plain reads through the bus as the system: outside a transaction they run as compiled SQL
-      // a signed token naming no valid tenant key is an invalid token (401), not a bad request
-      let tenantKey: string;
-      try {
-        tenantKey = checkTenantKey(tenant);
-      } catch {
-        throw new InvalidTokenError();
-      }
-      const system = systemPrincipal(tenantKey);
+      const system = systemPrincipal(tenant);
       const search = (model: string, domain: unknown[], fields: string[]) =>
         this.kernel.dispatch<{ items: Record<string, unknown>[] }>('fw.search', { model, domain, fields, limit: 1 }, system).then((r) => r.items[0]);
       // whether a live row exists is all that counts: no fields asked for (the record id alone comes back)

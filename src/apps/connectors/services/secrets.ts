@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { BootError } from '../../../kernel/errors.js';
+import { refusePublicKey } from '../../../kernel/instance-secrets.js';
 import type { Settings } from '../../../kernel/settings.js';
 import { ConnectorConfigError } from '../errors.js';
 import { connectorSettings, PLACEHOLDER_CONNECTOR_KEY } from '../settings.js';
@@ -22,12 +23,10 @@ function keyOf(settings: Settings): Buffer {
   return k;
 }
 
-/** Boot-time check, like auth's JWT key: short keys never, the public placeholder not in production. */
+/** Boot-time check, like auth's JWT key: short keys never, the public placeholder only with ALLOW_PUBLIC_DEV_KEYS. */
 export function checkSecretKey(settings: Settings): void {
   const raw = connectorSettings(settings).CONNECTOR_SECRET_KEY;
-  if (settings.NODE_ENV === 'production' && raw === PLACEHOLDER_CONNECTOR_KEY) {
-    throw new BootError('CONNECTOR_SECRET_KEY is the public placeholder; set a secret key before running in production', undefined, 'INSECURE_CONNECTOR_KEY');
-  }
+  refusePublicKey(settings, 'CONNECTOR_SECRET_KEY', raw, PLACEHOLDER_CONNECTOR_KEY, 'INSECURE_CONNECTOR_KEY');
   if (Buffer.byteLength(raw) < 32) throw new BootError('CONNECTOR_SECRET_KEY must be at least 32 bytes', undefined, 'INSECURE_CONNECTOR_KEY');
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { systemPrincipal, type Principal } from '../../../kernel/env.js';
 import { FwError, NotFound } from '../../../kernel/errors.js';
+import { startUrl } from '../same-origin.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { runSteps as engineRunSteps, type StepResult, type StepRunContext } from '../replay/engine.js';
 import { CHROMIUM_PATH, DEFAULT_FIXTURES_DIR, DEFAULT_STEP_TIMEOUT_MS, startServer } from '../replay/run.js';
@@ -169,8 +170,9 @@ async function film(kernel: Kernel, deps: PolishDeps, o: {
       }
       Object.assign(variables, { run_id: o.runId, usecase: key, sandbox_tenant: creds.tenant, org: creds.organization?.code ?? '-', replay_email: creds.email });
       const start = interpolate(String(usecase.row.start_path || '/'), variables);
+      const url = startUrl(start, o.base);
       try {
-        await page.goto(new URL(start, o.base).toString(), { timeout: SIGN_IN_TIMEOUT_MS });
+        await page.goto(url.toString(), { timeout: SIGN_IN_TIMEOUT_MS });
       } catch (err) {
         throw new FwError('QA_START_FAILED', 500, `opening the start page ${start} failed: ${errMsg(err)}`);
       }

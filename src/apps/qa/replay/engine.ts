@@ -3,6 +3,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Locator, Page } from 'playwright-core';
 import { DEFAULT_SCREENSHOT_POLICY, type LocatorChain, type StepAssertion, type StepData, type StepValue } from '../steps.js';
+import { onOrigin } from '../same-origin.js';
 import { chainToString, describeTried, matches, resolveTarget, StepFailure, toLocator, type ResolvedTarget, type TriedLocator } from './locate.js';
 
 /**
@@ -306,8 +307,9 @@ async function act(page: Page, step: StepData, budget: Budget, ctx: StepRunConte
     case 'chapter':
       return { matched: null, attempts: 0 };
     case 'navigate': {
-      const target = new URL(resolveValue(step.value, ctx), ctx.baseUrl);
-      if (target.origin !== new URL(ctx.baseUrl).origin) throw new StepFailure(`navigate stays on the platform: ${target.origin} is not ${new URL(ctx.baseUrl).origin}`);
+      const value = resolveValue(step.value, ctx);
+      const target = onOrigin(value, ctx.baseUrl);
+      if (!target) throw new StepFailure(`navigate stays on the platform: "${value}" is not on ${new URL(ctx.baseUrl).origin}`);
       await page.goto(target.toString(), { timeout: Math.max(1000, budget.left), waitUntil: 'load' });
       return { matched: null, attempts: 1 };
     }

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { systemPrincipal, type Principal } from '../../../kernel/env.js';
 import { FwError, NotFound } from '../../../kernel/errors.js';
+import { startUrl } from '../same-origin.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { buildServer } from '../../../server/index.js';
 import { qaSettings, type QaSettings } from '../settings.js';
@@ -224,8 +225,10 @@ async function replayUsecase(kernel: Kernel, o: {
       }
       Object.assign(variables, { run_id: runId, usecase: key, sandbox_tenant: creds.tenant, org: creds.organization?.code ?? '-', replay_email: creds.email });
       const start = interpolate(String(uc.row.start_path || '/'), variables);
+      // checked again here, after interpolation: rows written before the write-time check, or a variable, may lead elsewhere
+      const url = startUrl(start, base);
       try {
-        await page.goto(new URL(start, base).toString(), { timeout: SIGN_IN_TIMEOUT_MS });
+        await page.goto(url.toString(), { timeout: SIGN_IN_TIMEOUT_MS });
       } catch (err) {
         throw new FwError('QA_START_FAILED', 500, `opening the start page ${start} failed: ${errMsg(err)}`);
       }
