@@ -10,7 +10,8 @@ import { defineSettings } from '../../kernel/settings.js';
 import '../types.js';
 import { answerableTypes, GRAPHQL_RESPONSE_TYPES, isGraphQLRequest, notAcceptable, SUBSCRIPTION_STREAM_TYPES, subscriptionAccept } from './accept.js';
 import { exposureOf, switchOf } from '../exposure.js';
-import { documentBounds } from './bounds.js';
+import { documentBounds, validationErrorCap } from './bounds.js';
+import { boundedParseCaches } from './cache.js';
 import { costLimit } from './cost.js';
 import { maskError } from './errors.js';
 import { depthLimit } from './depth.js';
@@ -26,7 +27,7 @@ export const graphqlSettings = defineSettings('graphql', {
   GRAPHQL_MAX_COST: { kind: 'int', default: '50000', doc: 'Largest cost of an operation: the number of values it can return, with every list counted at its `limit`/`first` (docs/api.md#guards). Larger ones get 400 QUERY_TOO_COSTLY and nothing runs.' },
   GRAPHQL_COST_LIST_SIZE: { kind: 'int', default: '10', doc: 'Size the cost guard assumes for a list field without a `limit`/`first` argument (One2Many relations, command outputs).' },
   GRAPHQL_MAX_TOKENS: { kind: 'int', default: '1000', min: 1, doc: 'Most tokens a GraphQL document may have (names, punctuation, values; not comments), counted while it is parsed: a longer one gets 400 QUERY_TOO_MANY_TOKENS before it is validated.' },
-  GRAPHQL_MAX_FIELDS: { kind: 'int', default: '500', min: 1, doc: 'Most fields a GraphQL document may select, fragments counted every time they are spread: more get 400 QUERY_TOO_MANY_FIELDS before the document is validated.' },
+  GRAPHQL_MAX_FIELDS: { kind: 'int', default: '300', min: 1, doc: 'Most fields a GraphQL document may select, fragments counted every time they are spread: more get 400 QUERY_TOO_MANY_FIELDS before the document is validated.' },
   GRAPHQL_MAX_ALIASES: { kind: 'int', default: '30', min: 0, doc: 'Most aliases a GraphQL document may have, fragments counted every time they are spread: more get 400 QUERY_TOO_MANY_ALIASES before the document is validated.' },
   GRAPHQL_MAX_DIRECTIVES: { kind: 'int', default: '50', min: 0, doc: 'Most directives (`@include`, `@skip`, …) a GraphQL document may have, fragments counted every time they are spread: more get 400 QUERY_TOO_MANY_DIRECTIVES before the document is validated.' },
   GRAPHQL_JIT_MIN_USES: { kind: 'int', default: '2', min: 0, doc: 'A document is compiled to JavaScript by graphql-jit from its Nth execution on; the ones before run on graphql-js, so a document sent once is never compiled. 1 = compile at once, 0 = never.' },
@@ -116,6 +117,8 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     // GraphiQL from local, immutable assets instead of yoga's CDN page (./graphiql.ts)
     renderGraphiQL: graphiqlRenderer(GRAPHQL_ENDPOINT),
     maskedErrors: { maskError },
+    // the parsed documents and parse errors yoga keeps, bounded in bytes (./cache.ts)
+    parserAndValidationCache: boundedParseCaches(),
     context: ({ req }) => ({ kernel, principal: req.principal, loaders: createLoaders(kernel, req.principal) }),
     plugins: [
       // the document's size is bounded while it is parsed, before validation or compilation
@@ -123,6 +126,7 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
       documentBounds({
         maxTokens: s.GRAPHQL_MAX_TOKENS, maxFields: s.GRAPHQL_MAX_FIELDS, maxAliases: s.GRAPHQL_MAX_ALIASES, maxDirectives: s.GRAPHQL_MAX_DIRECTIVES,
       }),
+      validationErrorCap(),
       // a subscription over HTTP is answered as an event stream only: refused before it subscribes
       subscriptionAccept(),
       multipartLimits(fileLimit, kernel.settings.HTTP_BODY_LIMIT_BYTES),
