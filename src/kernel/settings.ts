@@ -10,7 +10,7 @@ type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
 interface Spec { kind: Kind; default: string; doc: string; min?: number; max?: number }
 
 export const SETTINGS = {
-  NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. refuses the placeholder JWT key).' },
+  NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. refuses the placeholder JWT key) and production defaults (introspection and the OpenAPI document for signed-in callers only, GraphiQL off).' },
   HOST: { kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds.' },
   PORT: { kind: 'int', default: '8000', doc: 'HTTP port.' },
   DATA_DIR: { kind: 'string', default: './data', doc: 'Embedded data folder: one SQLite file per tenant under `<DATA_DIR>/tenants/`, local storage under `<DATA_DIR>/storage`.' },
