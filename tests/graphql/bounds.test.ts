@@ -7,7 +7,7 @@
  * schema explorer's introspection query pass the defaults.
  *
  * The `tight` server has GRAPHQL_MAX_TOKENS=60, _FIELDS=8, _ALIASES=3, _DIRECTIVES=2; the `open`
- * one has the defaults (1000, 300, 30, 50).
+ * one has the defaults (1000, 300, 15, 50).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -83,8 +83,8 @@ describe('the finding', () => {
   });
 
   it('with the token limit lifted, its 10,000 aliases are refused by the alias limit, its 20,000 fields first by the field limit', () => {
-    const lifted: DocumentLimits = { maxTokens: 1_000_000, maxFields: 1_000_000, maxAliases: 30, maxDirectives: 50 };
-    expect(() => boundedParse(FINDING, lifted)).toThrow(expect.objectContaining({ code: 'QUERY_TOO_MANY_ALIASES', status: 400, details: { count: 10_000, limit: 30 } }));
+    const lifted: DocumentLimits = { maxTokens: 1_000_000, maxFields: 1_000_000, maxAliases: 15, maxDirectives: 50 };
+    expect(() => boundedParse(FINDING, lifted)).toThrow(expect.objectContaining({ code: 'QUERY_TOO_MANY_ALIASES', status: 400, details: { count: 10_000, limit: 15 } }));
     expect(() => boundedParse(FINDING, { ...lifted, maxFields: 500 })).toThrow(expect.objectContaining({ code: 'QUERY_TOO_MANY_FIELDS', details: { count: 20_000, limit: 500 } }));
   });
 });
@@ -138,8 +138,8 @@ describe('each limit at its boundary (POST)', () => {
   it('a refused mutation writes nothing', async () => {
     const count = async () => (await gqlOk(open, '{ resOrganizationCount }', {}, { token: openToken })).resOrganizationCount;
     const before = await count();
-    const doc = `mutation { ${Array.from({ length: 31 }, (_, i) => `m${i}: resOrganizationCreate(input: { name: "Bound ${i}" }) { id }`).join(' ')} }`;
-    refused(await gql(open, doc, {}, { token: openToken }), 'QUERY_TOO_MANY_ALIASES', { count: 31, limit: 30 });
+    const doc = `mutation { ${Array.from({ length: 16 }, (_, i) => `m${i}: resOrganizationCreate(input: { name: "Bound ${i}" }) { id }`).join(' ')} }`;
+    refused(await gql(open, doc, {}, { token: openToken }), 'QUERY_TOO_MANY_ALIASES', { count: 16, limit: 15 });
     expect(await count()).toBe(before);
   });
 
@@ -271,8 +271,8 @@ describe('what must keep passing the defaults', () => {
   const defaults = graphqlSettings(loadSettings({}));
   const limits: DocumentLimits = { maxTokens: defaults.GRAPHQL_MAX_TOKENS, maxFields: defaults.GRAPHQL_MAX_FIELDS, maxAliases: defaults.GRAPHQL_MAX_ALIASES, maxDirectives: defaults.GRAPHQL_MAX_DIRECTIVES };
 
-  it('the defaults are 1000 tokens, 300 fields, 30 aliases, 50 directives', () => {
-    expect(limits).toEqual({ maxTokens: 1000, maxFields: 300, maxAliases: 30, maxDirectives: 50 });
+  it('the defaults are 1000 tokens, 300 fields, 15 aliases, 50 directives', () => {
+    expect(limits).toEqual({ maxTokens: 1000, maxFields: 300, maxAliases: 15, maxDirectives: 50 });
   });
 
   it('every fixed document of the web client (web/src/gql) parses within the defaults, with at least 4× room', () => {
