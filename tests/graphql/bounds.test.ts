@@ -6,8 +6,10 @@
  * graphql-ws. Fragments count every time they are spread. The web client's documents and the
  * schema explorer's introspection query pass the defaults.
  *
+ * Anonymous callers' documents are held to GRAPHQL_ANONYMOUS_MAX_TOKENS (250) tokens.
+ *
  * The `tight` server has GRAPHQL_MAX_TOKENS=60, _FIELDS=8, _ALIASES=3, _DIRECTIVES=2; the `open`
- * one has the defaults (1000, 300, 15, 50).
+ * one has the defaults (1000, 300, 15, 50; 250 tokens for anonymous callers).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -75,9 +77,15 @@ const DIRECTIVES_2 = '{ me { email @include(if: true) name @skip(if: false) } }'
 const DIRECTIVES_3 = '{ me { email @include(if: true) name @skip(if: false) id @include(if: true) } }';
 
 describe('the finding', () => {
-  it('10,000 aliases of me { email } from an anonymous caller: 400 QUERY_TOO_MANY_TOKENS, nothing else looked at it', async () => {
+  it('10,000 aliases of me { email } from an anonymous caller: 400 QUERY_TOO_MANY_TOKENS at the anonymous limit, nothing else looked at it', async () => {
     expect(FINDING.length).toBeGreaterThan(259_000);
     const res = await gql(open, FINDING);
+    refused(res, 'QUERY_TOO_MANY_TOKENS', { limit: 250 });
+    expect(res.body.errors![0].message).toBe('the document has more than 250 tokens, over the limit of 250 for anonymous callers (GRAPHQL_ANONYMOUS_MAX_TOKENS): sign in, or send a smaller document');
+  });
+
+  it('…and from a signed-in caller at the general limit', async () => {
+    const res = await gql(open, FINDING, {}, { token: openToken });
     refused(res, 'QUERY_TOO_MANY_TOKENS', { limit: 1000 });
     expect(res.body.errors![0].message).toBe('the document has more than 1000 tokens, over the limit of 1000 (GRAPHQL_MAX_TOKENS): send a smaller document');
   });
@@ -95,6 +103,19 @@ describe('each limit at its boundary (POST)', () => {
     expect((await gqlOk(tight, withTokens(60), {}, { token: tightToken })).resOrganizations).toEqual([]);
     expect(tokens(withTokens(61))).toBe(61);
     refused(await gql(tight, withTokens(61), {}, { token: tightToken }), 'QUERY_TOO_MANY_TOKENS', { limit: 60 });
+  });
+
+  it('anonymous callers: 250 tokens are parsed, 251 refused (POST and GET), also when a signed-in caller sent the same document before', async () => {
+    const at = withTokens(250);
+    const over = withTokens(251);
+    expect(tokens(over)).toBe(251);
+    // at the limit the document is parsed and runs: resOrganizations needs a token
+    gqlError(await gql(open, at), 'UNAUTHENTICATED', 401);
+    expect((await gqlOk(open, over, {}, { token: openToken })).resOrganizations).toEqual([]); // now in yoga's parse cache
+    refused(await gql(open, over), 'QUERY_TOO_MANY_TOKENS', { limit: 250 });
+    refused(await open.request<GqlBody>('GET', `/graphql?query=${encodeURIComponent(over)}`), 'QUERY_TOO_MANY_TOKENS', { limit: 250 });
+    // the lower of the two limits applies: the tight server allows 60 to everyone
+    refused(await gql(tight, withTokens(61)), 'QUERY_TOO_MANY_TOKENS', { limit: 60 });
   });
 
   it('fields: 8 run, 9 are refused with count and limit', async () => {
@@ -124,7 +145,7 @@ describe('each limit at its boundary (POST)', () => {
     const levels = 40;
     const doc = `{ me { ...F0 } } ${Array.from({ length: levels - 1 }, (_, i) => `fragment F${i} on Me { ...F${i + 1} ...F${i + 1} }`).join(' ')} fragment F${levels - 1} on Me { email }`;
     expect(tokens(doc)).toBeLessThan(1000);
-    refused(await gql(open, doc), 'QUERY_TOO_MANY_FIELDS', { count: 1 + 2 ** (levels - 1), limit: 300 });
+    refused(await gql(open, doc, {}, { token: openToken }), 'QUERY_TOO_MANY_FIELDS', { count: 1 + 2 ** (levels - 1), limit: 300 });
   });
 
   it('the refusal is 400 whatever the Accept header, also for anonymous callers', async () => {
@@ -145,7 +166,7 @@ describe('each limit at its boundary (POST)', () => {
 
   it('validation stops at 20 errors: 245 unused variables get 20 and a last one saying validation stopped', async () => {
     const doc = `query Q(${Array.from({ length: 245 }, (_, i) => `$v${i}: Int`).join(' ')}) { __typename }`;
-    const res = await gql(open, doc);
+    const res = await gql(open, doc, {}, { token: openToken });
     expect(res.body.errors).toHaveLength(21);
     expect(res.body.errors![0].message).toBe('Variable "$v0" is never used in operation "Q".');
     expect(res.body.errors![20].message).toBe('Too many validation errors, error limit reached. Validation aborted.');
@@ -271,8 +292,19 @@ describe('what must keep passing the defaults', () => {
   const defaults = graphqlSettings(loadSettings({}));
   const limits: DocumentLimits = { maxTokens: defaults.GRAPHQL_MAX_TOKENS, maxFields: defaults.GRAPHQL_MAX_FIELDS, maxAliases: defaults.GRAPHQL_MAX_ALIASES, maxDirectives: defaults.GRAPHQL_MAX_DIRECTIVES };
 
-  it('the defaults are 1000 tokens, 300 fields, 15 aliases, 50 directives', () => {
+  it('the defaults are 1000 tokens (250 for anonymous callers), 300 fields, 15 aliases, 50 directives', () => {
     expect(limits).toEqual({ maxTokens: 1000, maxFields: 300, maxAliases: 15, maxDirectives: 50 });
+    expect(defaults.GRAPHQL_ANONYMOUS_MAX_TOKENS).toBe(250);
+  });
+
+  it('what an anonymous web client sends (login, refresh) and the explorer\'s introspection query fit the anonymous limit', () => {
+    const src = fs.readFileSync(path.join(ROOT, 'web/src/gql/gql.ts'), 'utf8');
+    const docs = [...src.match(/type Documents = \{([\s\S]*?)\n\};/)![1]!.matchAll(/^\s+("(?:[^"\\]|\\.)*"): typeof/gm)].map((m) => JSON.parse(m[1]!) as string);
+    const anonymous = docs.filter((d) => /mutation (Login|Refresh)\b/.test(d));
+    expect(anonymous).toHaveLength(2);
+    for (const d of anonymous) expect(tokens(d)).toBeLessThan(defaults.GRAPHQL_ANONYMOUS_MAX_TOKENS / 4);
+    const full = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true });
+    expect(tokens(full)).toBeLessThan(defaults.GRAPHQL_ANONYMOUS_MAX_TOKENS);
   });
 
   it('every fixed document of the web client (web/src/gql) parses within the defaults, with at least 4× room', () => {

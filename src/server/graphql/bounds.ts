@@ -25,6 +25,7 @@ import {
   type DocumentNode, type FragmentDefinitionNode, type ParseOptions, type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { Principal } from '../../kernel/env.js';
 import { BadRequest } from '../../kernel/errors.js';
 
 export interface DocumentLimits {
@@ -155,15 +156,30 @@ export function boundedParse(source: string | Source, limits: DocumentLimits, op
  * Replaces the parser of every request (yoga's HTTP paths, and graphql-ws through the same
  * enveloped `parse`) with `boundedParse`. yoga caches a document by its text, and the refusal
  * likewise, so a document is counted once.
+ *
+ * An anonymous caller may only log in, refresh, follow an OAuth callback (and introspect in
+ * development): documents of a few dozen tokens. Its documents are held to `anonymousMaxTokens`,
+ * checked on every request, cached document or not (lexing that many tokens costs microseconds),
+ * so what one anonymous document can cost to validate stays far below what a signed-in caller's
+ * may. The principal comes from the request (`req.principal`, set by the auth hook; graphql-ws
+ * operations are always signed in).
  */
-export function documentBounds(limits: DocumentLimits): Plugin {
+export function documentBounds(limits: DocumentLimits, anonymousMaxTokens: number): Plugin {
+  const anonymous = { ...limits, maxTokens: Math.min(limits.maxTokens, anonymousMaxTokens) };
   return {
-    onParse({ setParseFn }) {
+    onParse({ context, params, setParseFn }) {
+      const principal = (context as { req?: { principal?: Principal } }).req?.principal;
+      if (principal?.kind === 'anonymous') {
+        if (overTokens(params.source, anonymous.maxTokens)) {
+          throw new BadRequest(`the document has more than ${anonymous.maxTokens} tokens, over the limit of ${anonymous.maxTokens} for anonymous callers (GRAPHQL_ANONYMOUS_MAX_TOKENS): sign in, or send a smaller document`, { limit: anonymous.maxTokens }, QUERY_TOO_MANY_TOKENS);
+        }
+        setParseFn((source, options) => boundedParse(source, anonymous, options));
+        return;
+      }
       setParseFn((source, options) => boundedParse(source, limits, options));
     },
   };
 }
-
 
 /**
  * How many validation errors a document gets before validation stops (graphql-js's `maxErrors`,

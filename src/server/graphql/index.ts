@@ -27,6 +27,7 @@ export const graphqlSettings = defineSettings('graphql', {
   GRAPHQL_MAX_COST: { kind: 'int', default: '50000', doc: 'Largest cost of an operation: the number of values it can return, with every list counted at its `limit`/`first` (docs/api.md#guards). Larger ones get 400 QUERY_TOO_COSTLY and nothing runs.' },
   GRAPHQL_COST_LIST_SIZE: { kind: 'int', default: '10', doc: 'Size the cost guard assumes for a list field without a `limit`/`first` argument (One2Many relations, command outputs).' },
   GRAPHQL_MAX_TOKENS: { kind: 'int', default: '1000', min: 1, doc: 'Most tokens a GraphQL document may have (names, punctuation, values; not comments), counted while it is parsed: a longer one gets 400 QUERY_TOO_MANY_TOKENS before it is validated.' },
+  GRAPHQL_ANONYMOUS_MAX_TOKENS: { kind: 'int', default: '250', min: 1, doc: 'Most tokens a document of an anonymous caller may have (login, refresh and, in development, the schema explorer\'s introspection query need fewer than 200): a longer one gets 400 QUERY_TOO_MANY_TOKENS before it is validated. GRAPHQL_MAX_TOKENS applies if smaller.' },
   GRAPHQL_MAX_FIELDS: { kind: 'int', default: '300', min: 1, doc: 'Most fields a GraphQL document may select, fragments counted every time they are spread: more get 400 QUERY_TOO_MANY_FIELDS before the document is validated.' },
   GRAPHQL_MAX_ALIASES: { kind: 'int', default: '15', min: 0, doc: 'Most aliases a GraphQL document may have, fragments counted every time they are spread: more get 400 QUERY_TOO_MANY_ALIASES before the document is validated.' },
   GRAPHQL_MAX_DIRECTIVES: { kind: 'int', default: '50', min: 0, doc: 'Most directives (`@include`, `@skip`, …) a GraphQL document may have, fragments counted every time they are spread: more get 400 QUERY_TOO_MANY_DIRECTIVES before the document is validated.' },
@@ -125,7 +126,7 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
       // look at it (HTTP and graphql-ws parse through here alike)
       documentBounds({
         maxTokens: s.GRAPHQL_MAX_TOKENS, maxFields: s.GRAPHQL_MAX_FIELDS, maxAliases: s.GRAPHQL_MAX_ALIASES, maxDirectives: s.GRAPHQL_MAX_DIRECTIVES,
-      }),
+      }, s.GRAPHQL_ANONYMOUS_MAX_TOKENS),
       validationErrorCap(),
       // a subscription over HTTP is answered as an event stream only: refused before it subscribes
       subscriptionAccept(),
