@@ -64,8 +64,8 @@ function candidates(): Record<string, string> {
     'fragment fan': `query Q${ID} { me { ${range(fan).map((i) => `...F${ID}_${i}`).join(' ')} } } ${range(fan).map((i) => `fragment F${ID}_${i} on Me { email }`).join(' ')}`,
     // unused variables: a validation error each (validation stops at 20)
     variables: `query Q${ID}(${range(fit(4, 7)).map((i) => `$v${ID}_${i}: Int`).join(' ')}) { __typename }`,
-    // directives (at most 50), and plain fields after them
-    directives: `query Q${ID} { ${range(fit(6, 4)).map(() => '__typename @include(if: true)').join(' ')} }`,
+    // directives on as many fields as fit (8 tokens each)
+    directives: `query Q${ID} { ${range(fit(8, 4)).map(() => '__typename @include(if: true)').join(' ')} }`,
     // as many root fields as fit (each runs a resolver)
     'root fields': `query Q${ID} { ${rootsFit.join(' ')} }`,
     // the schema explorer's query (refused to anonymous callers in production)
