@@ -1,9 +1,10 @@
 /**
  * The load generator, run as its own process (pinned to the load core): autocannon jobs from a
- * JSON spec (argv[2]), warm-up first, then the measured run of every job side by side. Prints
+ * JSON spec (argv[2], or the file named by `@<file>` there), warm-up first, then the measured run of every job side by side. Prints
  * JSON lines on stdout: {"event":"measure-start"} when warm-up ends, {"event":"result",...} last.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import autocannon from 'autocannon';
 
@@ -16,7 +17,10 @@ export interface LoadJob {
   headers?: Record<string, string>;
   /** Cycled one per request. */
   bodies?: string[];
-  /** Body with `{{n}}` replaced by a number unique in this run (creates). */
+  /**
+   * Body with `{{n}}` replaced by a number unique in this run (creates), and `{{id}}` by a text
+   * unique in this run that is valid inside a GraphQL name (fresh documents).
+   */
   bodyTemplate?: string;
   connections: number;
   warmupS: number;
@@ -61,7 +65,7 @@ function options(job: LoadJob, durationS: number) {
     const i = n++;
     req.path = job.paths[i % job.paths.length];
     if (job.bodies) req.body = job.bodies[i % job.bodies.length];
-    else if (job.bodyTemplate) req.body = job.bodyTemplate.replaceAll('{{n}}', `${runId}-${process.pid}-${i}`);
+    else if (job.bodyTemplate) req.body = job.bodyTemplate.replaceAll('{{n}}', `${runId}-${process.pid}-${i}`).replaceAll('{{id}}', `${runId}_${process.pid}_${i}`);
     return req;
   };
   return {
@@ -135,7 +139,8 @@ function summarise(job: LoadJob, r: any): LoadResult {
 }
 
 async function main(): Promise<void> {
-  const jobs = JSON.parse(process.argv[2]!) as LoadJob[];
+  const arg = process.argv[2]!;
+  const jobs = JSON.parse(arg.startsWith('@') ? fs.readFileSync(arg.slice(1), 'utf8') : arg) as LoadJob[];
   const warm = jobs.filter((j) => j.warmupS > 0);
   const go = (j: LoadJob, s: number) => (j.probe ? probe(j, s) : run(j, s));
   await Promise.all(warm.map((j) => go(j, j.warmupS)));

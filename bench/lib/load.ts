@@ -1,4 +1,6 @@
 /** Runs the load worker as a separate process on the load core and collects its results. */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { LoadJob, LoadResult } from './load-worker.ts';
 import { pinning, spawnPinned, waitExit } from './proc.ts';
@@ -14,7 +16,20 @@ export function spawnScript(name: string, script: string, args: string[], core: 
 
 /** `onMeasureStart` runs when every warm-up is over (reset the server's peak RSS there). */
 export async function runLoad(jobs: LoadJob[], onMeasureStart?: () => void): Promise<LoadResult[]> {
-  const child = spawnScript(`load ${jobs.map((j) => j.name).join('+')}`, 'lib/load-worker.ts', [JSON.stringify(jobs)], pinning.loadCore);
+  // an argument is limited to 128 KiB on Linux (E2BIG): a larger spec (a 259 KB document) goes
+  // through a temp file, passed as `@<file>`
+  const spec = JSON.stringify(jobs);
+  const specDir = spec.length > 64 * 1024 ? fs.mkdtempSync(path.join(os.tmpdir(), 'fw-load-')) : null;
+  if (specDir) fs.writeFileSync(path.join(specDir, 'jobs.json'), spec);
+  try {
+    return await runLoadWith(jobs, specDir ? `@${path.join(specDir, 'jobs.json')}` : spec, onMeasureStart);
+  } finally {
+    if (specDir) fs.rmSync(specDir, { recursive: true, force: true });
+  }
+}
+
+async function runLoadWith(jobs: LoadJob[], spec: string, onMeasureStart?: () => void): Promise<LoadResult[]> {
+  const child = spawnScript(`load ${jobs.map((j) => j.name).join('+')}`, 'lib/load-worker.ts', [spec], pinning.loadCore);
   let buf = '';
   let result: LoadResult[] | null = null;
   child.proc.stdout!.on('data', (d: Buffer) => {

@@ -9,7 +9,17 @@ export class FwError extends Error {
   readonly details?: Record<string, unknown>;
 
   constructor(code: string, status: number, message: string, details?: Record<string, unknown>) {
-    super(message);
+    // A refusal (4xx) is an answer, not a bug: its stack is never looked at, and formatting one
+    // costs about 0.1 ms with source maps on (tsx), paid whenever GraphQL wraps the error (it
+    // copies `stack`): an anonymous document of 39 root fields answers 39 refusals. So a 4xx
+    // captures no frames (its stack is its first line); 5xx keep theirs.
+    const frames = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = frames;
+    }
     this.name = new.target.name;
     this.code = code;
     this.status = status;

@@ -15,7 +15,7 @@ type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
 interface Spec { kind: Kind; default: string; doc: string; min?: number; max?: number; generated?: boolean }
 
 export const SETTINGS = {
-  NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. `ALLOW_PUBLIC_DEV_KEYS` is ignored).' },
+  NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. `ALLOW_PUBLIC_DEV_KEYS` is ignored) and production defaults (introspection and the OpenAPI document for signed-in callers only, GraphiQL off).' },
   ALLOW_PUBLIC_DEV_KEYS: { kind: 'bool', default: 'false', doc: 'Development only: accept the public placeholder keys published in this repository as `JWT_SECRET_KEY`/`CONNECTOR_SECRET_KEY` (anyone can forge tokens and read connector secrets). Off, a placeholder stops the boot; ignored with NODE_ENV=production.' },
   HOST: { kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds.' },
   PORT: { kind: 'int', default: '8000', doc: 'HTTP port.' },

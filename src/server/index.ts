@@ -7,7 +7,7 @@ import { installInputChecks } from './input.js';
 import { loggerOptions } from './log.js';
 import { serverTimeouts } from './timeouts.js';
 import { graphqlRoutes } from './graphql/index.js';
-import { buildOpenApi, type RouteEntry } from './openapi.js';
+import { openApiRoute, type RouteEntry } from './openapi.js';
 import { dataRoutes } from './routes/data.js';
 import { installSecurityHeaders, setBaselineHeaders } from './security.js';
 import { webClientRoutes } from './web-client.js';
@@ -51,8 +51,7 @@ export async function buildServer(kernel: Kernel, opts: BuildServerOptions = {})
   server.get('/api/base/ping', async (req) => ({ pong: true, tenant_id: req.principal.tenant_id, time: new Date().toISOString() }));
   graphqlRoutes(server, kernel);
   const limits = { defaultLimit: kernel.settings.API_DEFAULT_PAGE_SIZE, maxLimit: kernel.settings.API_MAX_PAGE_SIZE };
-  let openapi: Record<string, unknown> | undefined;
-  server.get('/api/openapi.json', { config: { auth: 'public' } }, async () => (openapi ??= buildOpenApi(kernel.registry, limits, routes)));
+  openApiRoute(server, kernel, limits, routes);
   dataRoutes(server, kernel, limits);
 
   for (const app of kernel.registry.apps) {

@@ -1,5 +1,15 @@
+import type { FastifyInstance } from 'fastify';
+import { AuthenticationRequired, NotFound } from '../kernel/errors.js';
+import type { Kernel } from '../kernel/kernel.js';
 import type { ResolvedField, ResolvedModel } from '../kernel/registry/model.js';
 import type { Registry, ResolvedCommand } from '../kernel/registry/registry.js';
+import { defineSettings } from '../kernel/settings.js';
+import { exposureAllows, exposureOf } from './exposure.js';
+import './types.js';
+
+export const openapiSettings = defineSettings('openapi', {
+  OPENAPI_DOCUMENT: { kind: 'string', default: 'auto', doc: 'Who may read `GET /api/openapi.json`: `public`, `authenticated` (a bearer token; else 401 OPENAPI_UNAUTHENTICATED), `off` (404 OPENAPI_DISABLED), or `auto`: authenticated with NODE_ENV=production, public otherwise.' },
+});
 
 type Json = Record<string, unknown>;
 
@@ -155,4 +165,25 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
     security: [{ bearer: [] }],
     paths,
   };
+}
+
+export const OPENAPI_DISABLED = 'OPENAPI_DISABLED';
+export const OPENAPI_UNAUTHENTICATED = 'OPENAPI_UNAUTHENTICATED';
+
+/**
+ * `GET /api/openapi.json`, built once on first request, for the callers OPENAPI_DOCUMENT allows
+ * (`../exposure.ts`: signed-in callers only by default with NODE_ENV=production). The route is
+ * `optional`: a bearer token, when sent, is checked as on any route.
+ */
+export function openApiRoute(server: FastifyInstance, kernel: Kernel, limits: { defaultLimit: number; maxLimit: number }, routes: RouteEntry[]): void {
+  const exposure = exposureOf(kernel.settings, 'OPENAPI_DOCUMENT', openapiSettings(kernel.settings).OPENAPI_DOCUMENT);
+  let doc: Json | undefined;
+  server.get('/api/openapi.json', { config: { auth: exposure === 'public' ? 'public' : 'optional' } }, async (req) => {
+    const verdict = exposureAllows(exposure, req.principal);
+    if (verdict === 'off') throw new NotFound('the OpenAPI document is turned off on this server (OPENAPI_DOCUMENT=off)', { setting: 'OPENAPI_DOCUMENT' }, OPENAPI_DISABLED);
+    if (verdict === 'anonymous') {
+      throw new AuthenticationRequired('the OpenAPI document is served to signed-in callers only (OPENAPI_DOCUMENT=authenticated, the default with NODE_ENV=production): send a bearer access token', OPENAPI_UNAUTHENTICATED);
+    }
+    return (doc ??= buildOpenApi(kernel.registry, limits, routes));
+  });
 }

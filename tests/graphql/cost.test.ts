@@ -6,11 +6,15 @@
  * the limit, over HTTP (POST and GET) and graphql-ws, and nothing runs.
  *
  * The `tight` server has GRAPHQL_MAX_COST=5000 so the exact costs below can be asserted; the
- * `open` server has the defaults (50000, page size 50, at most 500).
+ * `open` server has the defaults (50000, page size 50, at most 500). Both lift the document
+ * bounds (tokens, fields, aliases: bounds.test.ts), which would otherwise refuse the large
+ * documents here before the cost guard sees them.
  */
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql, gqlError, gqlOk, startServerWithApps, wsClient, wsSubscribe, type ApiServer } from '../helpers/api.ts';
+
+const UNBOUNDED = { GRAPHQL_MAX_TOKENS: '100000', GRAPHQL_MAX_FIELDS: '100000', GRAPHQL_MAX_ALIASES: '10000' };
 
 let tight: ApiServer;
 let tightToken: string;
@@ -19,8 +23,8 @@ let openToken: string;
 
 beforeAll(async () => {
   [tight, open] = await Promise.all([
-    startServerWithApps([], { GRAPHQL_MAX_COST: '5000' }),
-    startServerWithApps([]),
+    startServerWithApps([], { GRAPHQL_MAX_COST: '5000', ...UNBOUNDED }),
+    startServerWithApps([], UNBOUNDED),
   ]);
   [tightToken, openToken] = await Promise.all([tight.adminToken(), open.adminToken()]);
 });

@@ -7,7 +7,8 @@
  * immutable for a year (a new version is a new URL), gzipped for clients that accept it. The
  * page names only those same-origin URLs.
  *
- * The 9 MB module is imported on the first asset request, not at boot.
+ * The 9 MB module is imported on the first asset request, not at boot. With the explorer off
+ * (GRAPHIQL, off by default in production) neither the page nor its assets are served.
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -105,6 +106,13 @@ export function graphiqlRenderer(graphqlEndpoint: string): (opts?: GraphiQLOptio
   </body>
 </html>
 `;
+}
+
+export const GRAPHIQL_DISABLED = 'GRAPHIQL_DISABLED';
+
+/** The answer to a browser opening `GET /graphql` while the explorer is off (GRAPHIQL). */
+export function graphiqlDisabled(): NotFound {
+  return new NotFound('the GraphiQL explorer is turned off on this server (GRAPHIQL=off, the default with NODE_ENV=production)', { setting: 'GRAPHIQL' }, GRAPHIQL_DISABLED);
 }
 
 /** GET (and HEAD) `<endpoint>/graphiql/<version>/<file>`: public, immutable, gzipped when accepted. */

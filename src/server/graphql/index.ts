@@ -1,21 +1,25 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  GraphQLError, isInputObjectType, Kind, NoSchemaIntrospectionCustomRule, type DocumentNode, type GraphQLSchema, type TypeNode,
-} from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { Transform } from 'node:stream';
 import { storageSettings } from '../../apps/storage/settings.js';
-import { BadRequest, FwError, PayloadTooLarge, toErrorBody } from '../../kernel/errors.js';
+import { BadRequest, FwError, PayloadTooLarge } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { defineSettings } from '../../kernel/settings.js';
 import '../types.js';
 import { exemptFromIdleTimeout } from '../timeouts.js';
 import { answerableTypes, GRAPHQL_RESPONSE_TYPES, isGraphQLRequest, notAcceptable, SUBSCRIPTION_STREAM_TYPES, subscriptionAccept } from './accept.js';
+import { exposureOf, switchOf } from '../exposure.js';
+import { documentBounds, validationErrorCap } from './bounds.js';
+import { boundedParseCaches } from './cache.js';
 import { costLimit } from './cost.js';
 import { checkCsrf, CSRF_HEADERS } from './csrf.js';
+import { maskError } from './errors.js';
 import { depthLimit } from './depth.js';
-import { graphiqlAssetRoutes, graphiqlRenderer } from './graphiql.js';
+import { graphiqlAssetRoutes, graphiqlDisabled, graphiqlRenderer } from './graphiql.js';
+import { introspectionAccess } from './introspection.js';
+import { jitAfterUses, jitCanRun } from './jit.js';
 import { createLoaders } from './loaders.js';
 import { buildGraphQLSchema, type GqlContext } from './schema.js';
 import { graphqlWebSocket } from './ws.js';
@@ -25,8 +29,15 @@ export const graphqlSettings = defineSettings('graphql', {
   GRAPHQL_MAX_DEPTH: { kind: 'int', default: '10', doc: 'Deepest selection a GraphQL operation may have, in nested fields (introspection not counted). Deeper ones get 400 QUERY_TOO_DEEP and nothing runs.' },
   GRAPHQL_MAX_COST: { kind: 'int', default: '50000', doc: 'Largest cost of an operation: the number of values it can return, with every list counted at its `limit`/`first` (docs/api.md#guards). Larger ones get 400 QUERY_TOO_COSTLY and nothing runs.' },
   GRAPHQL_COST_LIST_SIZE: { kind: 'int', default: '10', doc: 'Size the cost guard assumes for a list field without a `limit`/`first` argument (One2Many relations, command outputs).' },
+  GRAPHQL_MAX_TOKENS: { kind: 'int', default: '1000', min: 1, doc: 'Most tokens a GraphQL document may have (names, punctuation, values; not comments), counted while it is parsed: a longer one gets 400 QUERY_TOO_MANY_TOKENS before it is validated.' },
+  GRAPHQL_ANONYMOUS_MAX_TOKENS: { kind: 'int', default: '250', min: 1, doc: 'Most tokens a document of an anonymous caller may have (login, refresh and, in development, the schema explorer\'s introspection query need fewer than 200): a longer one gets 400 QUERY_TOO_MANY_TOKENS before it is validated. GRAPHQL_MAX_TOKENS applies if smaller.' },
+  GRAPHQL_MAX_FIELDS: { kind: 'int', default: '300', min: 1, doc: 'Most fields a GraphQL document may select, fragments counted every time they are spread: more get 400 QUERY_TOO_MANY_FIELDS before the document is validated.' },
+  GRAPHQL_MAX_ALIASES: { kind: 'int', default: '15', min: 0, doc: 'Most aliases a GraphQL document may have, fragments counted every time they are spread: more get 400 QUERY_TOO_MANY_ALIASES before the document is validated.' },
+  GRAPHQL_MAX_DIRECTIVES: { kind: 'int', default: '50', min: 0, doc: 'Most directives (`@include`, `@skip`, …) a GraphQL document may have, fragments counted every time they are spread: more get 400 QUERY_TOO_MANY_DIRECTIVES before the document is validated.' },
+  GRAPHQL_JIT_MIN_USES: { kind: 'int', default: '2', min: 0, doc: 'A document is compiled to JavaScript by graphql-jit from its Nth execution on; the ones before run on graphql-js, so a document sent once is never compiled (nor any of an anonymous caller). 1 = compile at once, 0 = never.' },
   GRAPHQL_UPLOAD_MAX_BYTES: { kind: 'int', default: String(25 * 1024 * 1024), doc: 'Largest multipart request /graphql accepts (file uploads are held in memory by the multipart parser): a larger Content-Length gets 413 before the body is read, a body without one is cut off with 413 once it passes the limit.' },
-  GRAPHQL_INTROSPECTION: { kind: 'bool', default: 'true', doc: 'Answer introspection queries (schema explorers, codegen). Set false to hide the schema.' },
+  GRAPHQL_INTROSPECTION: { kind: 'string', default: 'auto', doc: 'Who may introspect the schema (`__schema`, `__type`): `public`, `authenticated` (a bearer token; else 401 INTROSPECTION_UNAUTHENTICATED), `off` (403 INTROSPECTION_DISABLED), or `auto`: authenticated with NODE_ENV=production, public otherwise. `true`/`false` mean public/off.' },
+  GRAPHIQL: { kind: 'string', default: 'auto', doc: 'The GraphiQL explorer page at `GET /graphql` in a browser: `on`, `off` (404 GRAPHIQL_DISABLED), or `auto`: off with NODE_ENV=production, on otherwise.' },
 });
 
 const GRAPHQL_ENDPOINT = '/graphql';
@@ -41,55 +52,6 @@ export function graphqlSchemaOf(kernel: Kernel): GraphQLSchema {
   }
   return s;
 }
-
-/** Our errors keep their code and status; anything else is masked as INTERNAL_ERROR. */
-function maskError(error: unknown): Error {
-  // GraphQL's own errors (syntax, validation, variable coercion) chain only GraphQLErrors: shown as they are
-  if (onlyGraphQLErrors(error)) return error as GraphQLError;
-  const original = error instanceof GraphQLError ? error.originalError ?? error : error;
-  if (original instanceof RangeError) {
-    return new GraphQLError(original.message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
-  }
-  const { status, body } = toErrorBody(original);
-  const gqlError = error instanceof GraphQLError ? error : undefined;
-  return new GraphQLError(body.error.message, {
-    nodes: gqlError?.nodes, path: gqlError?.path,
-    extensions: { code: body.error.code, ...(body.error.details ? { details: body.error.details } : {}), http: { status: original instanceof FwError ? status : 500 } },
-  });
-}
-
-function onlyGraphQLErrors(error: unknown): boolean {
-  for (let e: unknown = error; e; e = (e as GraphQLError).originalError) {
-    if (!(e instanceof GraphQLError)) return false;
-  }
-  return error instanceof GraphQLError;
-}
-
-const jitChecked = new WeakMap<DocumentNode, boolean>();
-/**
- * graphql-jit cannot compile the coercion of variables whose type is a recursive input object
- * (our `where` inputs nest AND/OR; zalando-incubator/graphql-jit#175, open): operations with an
- * input-object variable run on graphql-js. Inline arguments and scalar variables compile fine.
- * Subscriptions run on graphql-js too: graphql-jit's subscribe fails on an aliased root field
- * ("executionContext.resolveInfos[resolveInfoName] is not a function"), and a subscription is
- * compiled once per connection anyway, so there is nothing to gain.
- */
-function jitCanRun(schema: GraphQLSchema, document: DocumentNode): boolean {
-  let ok = jitChecked.get(document);
-  if (ok === undefined) {
-    ok = document.definitions.every((d) => d.kind !== Kind.OPERATION_DEFINITION
-      || (d.operation !== 'subscription' && (d.variableDefinitions ?? []).every((v) => !isInputObjectType(schema.getType(namedTypeOf(v.type))))));
-    jitChecked.set(document, ok);
-  }
-  return ok;
-}
-const namedTypeOf = (t: TypeNode): string => (t.kind === Kind.NAMED_TYPE ? t.name.value : namedTypeOf(t.type));
-
-const hideSchema: Plugin = {
-  onValidate({ addValidationRule }) {
-    addValidationRule(NoSchemaIntrospectionCustomRule);
-  },
-};
 
 const isMultipart = (contentType: string | null | undefined): boolean => !!contentType && /^multipart\/form-data\b/i.test(contentType);
 
@@ -171,6 +133,9 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
   const fileLimit = storage.STORAGE_MAX_UPLOAD_BYTES <= storage.STORAGE_MAX_FILE_SIZE_BYTES
     ? { limit: storage.STORAGE_MAX_UPLOAD_BYTES, setting: 'STORAGE_MAX_UPLOAD_BYTES' }
     : { limit: storage.STORAGE_MAX_FILE_SIZE_BYTES, setting: 'STORAGE_MAX_FILE_SIZE_BYTES' };
+  const introspection = exposureOf(kernel.settings, 'GRAPHQL_INTROSPECTION', s.GRAPHQL_INTROSPECTION, { true: 'public', false: 'off' });
+  const graphiql = switchOf(kernel.settings, 'GRAPHIQL', s.GRAPHIQL);
+  const compileNow = jitAfterUses(s.GRAPHQL_JIT_MIN_USES);
   const yoga = createYoga<{ req: FastifyRequest; reply: FastifyReply }, GqlContext>({
     schema: graphqlSchemaOf(kernel),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -178,28 +143,42 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
     landingPage: false,
     // yoga reflects any Origin with credentials by default: only the listed origins, never credentials
     cors: corsOptions(kernel.settings.CORS_ORIGINS),
+    graphiql,
     // GraphiQL from local, immutable assets instead of yoga's CDN page (./graphiql.ts)
     renderGraphiQL: graphiqlRenderer(GRAPHQL_ENDPOINT),
     maskedErrors: { maskError },
+    // the parsed documents and parse errors yoga keeps, bounded in bytes (./cache.ts)
+    parserAndValidationCache: boundedParseCaches(),
     context: ({ req }) => ({ kernel, principal: req.principal, loaders: createLoaders(kernel, req.principal) }),
     plugins: [
+      // the document's size is bounded while it is parsed, before validation or compilation
+      // look at it (HTTP and graphql-ws parse through here alike)
+      documentBounds({
+        maxTokens: s.GRAPHQL_MAX_TOKENS, maxFields: s.GRAPHQL_MAX_FIELDS, maxAliases: s.GRAPHQL_MAX_ALIASES, maxDirectives: s.GRAPHQL_MAX_DIRECTIVES,
+      }, s.GRAPHQL_ANONYMOUS_MAX_TOKENS),
+      validationErrorCap(),
       // a subscription over HTTP is answered as an event stream only: refused before it subscribes
       subscriptionAccept(),
       multipartLimits(fileLimit, kernel.settings.HTTP_BODY_LIMIT_BYTES),
+      // who may introspect is known only per request (the principal): checked before it runs
+      ...introspectionAccess(introspection),
       // depth, then cost: both refuse before anything runs, with a code and HTTP 400
       depthLimit(s.GRAPHQL_MAX_DEPTH),
       costLimit({
         maxCost: s.GRAPHQL_MAX_COST, unsizedListSize: s.GRAPHQL_COST_LIST_SIZE,
         defaultListSize: kernel.settings.API_DEFAULT_PAGE_SIZE, maxListSize: kernel.settings.API_MAX_PAGE_SIZE,
       }),
-      ...(s.GRAPHQL_INTROSPECTION ? [] : [hideSchema]),
-      // operations are compiled to JavaScript once per document (graphql-jit) instead of being
-      // interpreted per request: list queries resolve hundreds of fields
-      useGraphQlJit({}, { enableIf: (args) => jitCanRun(args.schema, args.document) }),
+      // operations run often are compiled to JavaScript (graphql-jit) instead of being
+      // interpreted per request: list queries resolve hundreds of fields. Not those of anonymous
+      // callers, who may only log in or refresh: compiling is work anyone could ask for (./jit.ts)
+      useGraphQlJit({}, {
+        enableIf: (args) => (args.contextValue as Partial<GqlContext>).principal?.kind !== 'anonymous'
+          && jitCanRun(args.schema, args.document) && compileNow(args.document),
+      }),
     ],
   });
   graphqlWebSocket(server, kernel, yoga);
-  graphiqlAssetRoutes(server, GRAPHQL_ENDPOINT);
+  if (graphiql) graphiqlAssetRoutes(server, GRAPHQL_ENDPOINT);
   // yoga parses multipart (GraphQL file uploads) itself from the raw request
   server.addContentTypeParser('multipart/form-data', (_req, _payload, done) => done(null));
   server.route({
@@ -217,7 +196,11 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
       // yoga picks the response type after executing and answers 406 (no body) when the client
       // accepts none: decide first, with yoga's own rules (./accept.ts), so nothing runs (or
       // commits) for a request that will be refused
-      if (isGraphQLRequest(req.method, req.headers.accept) && answerableTypes(req.headers.accept).length === 0) {
+      const graphqlRequest = isGraphQLRequest(req.method, req.headers.accept);
+      // a browser asking for the explorer page: refused when it is off, rather than answered
+      // as a GraphQL request without a query
+      if (!graphqlRequest && req.method === 'GET' && !graphiql) throw graphiqlDisabled();
+      if (graphqlRequest && answerableTypes(req.headers.accept).length === 0) {
         // an unread multipart body (an upload) is not worth reading to refuse it
         if (isMultipart(req.headers['content-type'])) void reply.header('connection', 'close');
         throw notAcceptable(GRAPHQL_RESPONSE_TYPES);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ExecutionArgs } from 'graphql';
+import type { DocumentNode, ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -7,6 +7,7 @@ import type { Principal } from '../../kernel/env.js';
 import { FwError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { authenticatorOf } from '../authenticate.js';
+import { maskError } from './errors.js';
 import type { GqlContext } from './schema.js';
 
 type Enveloped = ReturnType<YogaServerInstance<Record<string, unknown>, GqlContext>['getEnveloped']>;
@@ -18,7 +19,10 @@ interface EnvelopSource { getEnveloped(initial: Record<string, unknown>): Envelo
  * (`{ authorization: 'Bearer …' }`), since browsers cannot set headers on a WebSocket.
  */
 export function graphqlWebSocket(server: FastifyInstance, kernel: Kernel, yoga: EnvelopSource): void {
-  const wss = new WebSocketServer({ noServer: true });
+  // a message is bounded like a JSON request body: graphql-ws parses each one whole (JSON.parse,
+  // on the event loop) before anything looks at it, even before the connection is authenticated;
+  // ws's own default is 100 MiB. A larger message closes the socket with 1009 (Message Too Big)
+  const wss = new WebSocketServer({ noServer: true, maxPayload: kernel.settings.HTTP_BODY_LIMIT_BYTES });
   server.server.on('upgrade', (req, socket, head) => {
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/graphql') return void socket.destroy();
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
@@ -53,7 +57,15 @@ export function graphqlWebSocket(server: FastifyInstance, kernel: Kernel, yoga: 
     onSubscribe: async (ctx, _id, params) => {
       const principal = principals.get(ctx.extra)!;
       const enveloped = yoga.getEnveloped({ req: { principal }, params });
-      const document = enveloped.parse(params.query);
+      // the same parse as HTTP: a document over the bounds (./bounds.ts) or malformed is answered
+      // with its error on this operation, as over HTTP (thrown, graphql-ws would close the whole
+      // socket with 4500)
+      let document: DocumentNode;
+      try {
+        document = enveloped.parse(params.query);
+      } catch (err) {
+        return [maskError(err)];
+      }
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length) return errors;
       const args: ExecutionArgs = {

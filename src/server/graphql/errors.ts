@@ -1,0 +1,29 @@
+/**
+ * How errors leave GraphQL, on HTTP (yoga's `maskedErrors`) and graphql-ws alike.
+ */
+import { GraphQLError } from 'graphql';
+import { FwError, toErrorBody } from '../../kernel/errors.js';
+
+/** Our errors keep their code and status; anything else is masked as INTERNAL_ERROR. */
+export function maskError(error: unknown): GraphQLError {
+  // GraphQL's own errors (syntax, validation, variable coercion) chain only GraphQLErrors: shown as they are
+  if (onlyGraphQLErrors(error)) return error as GraphQLError;
+  const original = error instanceof GraphQLError ? error.originalError ?? error : error;
+  if (original instanceof RangeError) {
+    return new GraphQLError(original.message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+  }
+  const { status, body } = toErrorBody(original);
+  const gqlError = error instanceof GraphQLError ? error : undefined;
+  return new GraphQLError(body.error.message, {
+    nodes: gqlError?.nodes, path: gqlError?.path,
+    extensions: { code: body.error.code, ...(body.error.details ? { details: body.error.details } : {}), http: { status: original instanceof FwError ? status : 500 } },
+  });
+}
+
+function onlyGraphQLErrors(error: unknown): boolean {
+  for (let e: unknown = error; e; e = (e as GraphQLError).originalError) {
+    if (!(e instanceof GraphQLError)) return false;
+  }
+  return error instanceof GraphQLError;
+}
+

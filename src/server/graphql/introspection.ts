@@ -1,0 +1,57 @@
+/**
+ * Who may introspect the schema (`__schema`, `__type`): GRAPHQL_INTROSPECTION, through
+ * `../exposure.ts` (`public` in development, signed-in callers only with NODE_ENV=production).
+ * The check runs before the operation executes or subscribes, with the caller known, so it
+ * cannot be a validation rule: yoga caches a document's validation result for every caller.
+ * Whether a document introspects is graphql-js's own rule (`NoSchemaIntrospectionCustomRule`,
+ * any field of type `__Schema` or `__Type`), remembered per document. `__typename` is not
+ * introspection. A refusal is a request error with no `data`:
+ * - `off`: 403 INTROSPECTION_DISABLED, for everyone;
+ * - `authenticated` and no bearer token: 401 INTROSPECTION_UNAUTHENTICATED.
+ */
+import { GraphQLError, NoSchemaIntrospectionCustomRule, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { exposureAllows, type Exposure } from '../exposure.js';
+import type { GqlContext } from './schema.js';
+
+export const INTROSPECTION_DISABLED = 'INTROSPECTION_DISABLED';
+export const INTROSPECTION_UNAUTHENTICATED = 'INTROSPECTION_UNAUTHENTICATED';
+
+const introspects = new WeakMap<DocumentNode, boolean>();
+function isIntrospection(schema: GraphQLSchema, document: DocumentNode): boolean {
+  let yes = introspects.get(document);
+  if (yes === undefined) {
+    yes = validate(schema, document, [NoSchemaIntrospectionCustomRule]).length > 0;
+    introspects.set(document, yes);
+  }
+  return yes;
+}
+
+function refusal(verdict: 'anonymous' | 'off'): GraphQLError {
+  return verdict === 'off'
+    ? new GraphQLError('GraphQL introspection has been disabled on this server (GRAPHQL_INTROSPECTION=off)', {
+      extensions: { code: INTROSPECTION_DISABLED, details: { setting: 'GRAPHQL_INTROSPECTION' }, http: { status: 403 } },
+    })
+    : new GraphQLError('GraphQL introspection needs a signed-in caller on this server (GRAPHQL_INTROSPECTION=authenticated, the default with NODE_ENV=production): send a bearer access token', {
+      extensions: { code: INTROSPECTION_UNAUTHENTICATED, details: { setting: 'GRAPHQL_INTROSPECTION' }, http: { status: 401 } },
+    });
+}
+
+/** Refuses introspecting operations of callers the exposure does not allow; nothing for `public`. */
+export function introspectionAccess(exposure: Exposure): Plugin[] {
+  if (exposure === 'public') return [];
+  const check = (args: { schema: GraphQLSchema; document: DocumentNode; contextValue: unknown }): GraphQLError | null => {
+    const verdict = exposureAllows(exposure, (args.contextValue as Partial<GqlContext>).principal);
+    return verdict !== 'allowed' && isIntrospection(args.schema, args.document) ? refusal(verdict) : null;
+  };
+  return [{
+    onExecute({ args, setResultAndStopExecution }) {
+      const err = check(args);
+      if (err) setResultAndStopExecution({ errors: [err] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const err = check(args);
+      if (err) setResultAndStopExecution({ errors: [err] });
+    },
+  }];
+}
