@@ -216,6 +216,18 @@ describe('res.user', () => {
     expect(await run('res.user.register', { email: 'phrase@example.test', name: 'Phrase', password: 'violet staple orbit lantern' })).toMatchObject({ email: 'phrase@example.test' });
   });
 
+  it('any Unicode (spaces, accents, emoji) and 64 characters are accepted; over 72 UTF-8 bytes (or characters) is refused with 422, never silently truncated by bcrypt', async () => {
+    for (const [i, password] of ['ünïcödé 🐴 pässphrase 🔑', 'x7'.repeat(32), '€'.repeat(24)].entries()) {
+      expect(await run('res.user.register', { email: `unicode-${i}@example.test`, name: 'U', password }), password).toMatchObject({ email: `unicode-${i}@example.test` });
+    }
+    // 25 characters but 75 bytes: past the input's 72 characters the payload check refuses first
+    const err = await expectFwError(run('res.user.register', { email: 'toolong-0@example.test', name: 'L', password: '€'.repeat(25) }), 422, 'PASSWORD_TOO_LONG');
+    expect(err.details).toEqual({ field: 'password' });
+    const chars = await expectFwError(run('res.user.register', { email: 'toolong-1@example.test', name: 'L', password: 'x7'.repeat(36) + 'y' }), 422, 'VALIDATION_FAILED');
+    expect(chars.details?.errors).toEqual([expect.objectContaining({ field: 'password', message: '"password": longer than 72 characters' })]);
+    for (const i of [0, 1]) expect(await storedUser(`toolong-${i}@example.test`)).toBeNull();
+  });
+
   it('a weak ADMIN_PASSWORD refuses to boot (WEAK_ADMIN_PASSWORD) with a sentence saying why', async () => {
     for (const [weak, why] of [['admin123', 'password must have at least 10 characters'], ['1234567890', 'password is one of the']]) {
       const err = await bootTestKernel({ settings: { ADMIN_PASSWORD: weak } }).then(() => null, (e: unknown) => e);
