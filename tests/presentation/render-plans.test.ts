@@ -49,7 +49,9 @@ const get = (url: string, t = token) => ts.request('GET', url, { token: t });
 function asGraphql(rest: Record<string, any>): Record<string, unknown> {
   const { sheet, columns, ...plan } = rest;
   const typename = `${rest.type[0].toUpperCase()}${rest.type.slice(1)}Plan`;
-  if (rest.type === 'form') return { __typename: typename, ...plan, nodes: flattenSheet(sheet as SheetNode[]) };
+  // GraphQL selects a header button's `modifiers` (null when none); the REST plan leaves it out
+  const header = plan.header ? { ...plan.header, buttons: plan.header.buttons.map((b: Record<string, unknown>) => ({ modifiers: null, ...b })) } : plan.header;
+  if (rest.type === 'form') return { __typename: typename, ...plan, header, nodes: flattenSheet(sheet as SheetNode[]) };
   if (rest.type === 'kanban') return { __typename: typename, ...plan, kanban_columns: columns };
   return { __typename: typename, ...rest };
 }
