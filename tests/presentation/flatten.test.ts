@@ -38,7 +38,7 @@ describe('flattenSheet', () => {
     for (const n of nodes) if (n.parent !== null) expect(n.parent).toBeLessThan(n.index);
     expect(nodes[3]).toEqual({
       index: 3, parent: 0, kind: 'field', string: 'Expected revenue', button: null, list: null, modifiers: null,
-      field: { name: 'expected_revenue', label: 'Expected revenue', type: 'integer', widget: 'money', optional: null, required: false, readonly: false, relation: null, values: null, default: 0 },
+      field: { name: 'expected_revenue', label: 'Expected revenue', type: 'integer', widget: 'money', optional: null, required: false, readonly: false, relation: null, values: null, default: 0, help: null },
     });
     // a node with view modifiers carries their trees
     expect(nodes[5].modifiers).toEqual({

@@ -124,7 +124,7 @@ describe('render plans', () => {
       expect(typeof plan.title).toBe('string');
       expect(plan.fields.length).toBeGreaterThan(0);
       for (const f of plan.fields) {
-        expect(Object.keys(f).sort()).toEqual(['default', 'label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
+        expect(Object.keys(f).sort()).toEqual(['default', 'help', 'label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
       }
       const typeKeys = { list: ['default_order', 'limit', 'columns', 'aggregates'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], search: ['search_fields', 'filters', 'group_by'] }[plan.type as 'list'];
       for (const k of typeKeys) expect(plan, `${id} has ${k}`).toHaveProperty(k);
@@ -133,7 +133,9 @@ describe('render plans', () => {
 
   it('a field label defaults to the field description; a label attribute overrides it', async () => {
     const list = (await get('/api/presentation/view/res.organization.list')).body;
-    expect(list.fields.find((f: { name: string }) => f.name === 'code').label).toBe('Workspace slug (lowercase letters, digits, hyphens)');
+    expect(list.fields.find((f: { name: string }) => f.name === 'code').label).toBe('Workspace slug');
+    // the field's help is its own key, never part of the label (a list shows labels as column titles)
+    expect(list.fields.find((f: { name: string }) => f.name === 'code').help).toMatch(/^Lowercase letters, digits and hyphens/);
     const form = (await get('/api/presentation/view/res.organization.form')).body;
     expect(form.fields.find((f: { name: string }) => f.name === 'code').label).toBe('Workspace slug');
   });

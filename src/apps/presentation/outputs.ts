@@ -29,6 +29,7 @@ const PlanField = o.object('PlanField', {
   relation: o.nullable(o.string({ description: 'Target model of a Reference or One2Many' })),
   values: o.list(o.string(), { nullable: true, description: 'Values of an Enum field' }),
   default: o.json({ nullable: true, description: 'The default of a new record ("now": a DateTime stamped at creation); null when none' }),
+  help: o.nullable(o.string({ description: 'Help text shown under the input (the field\'s declared help); null when none' })),
 }, { description: 'A field a view shows' });
 
 /** View modifiers (src/apps/presentation/views/modifiers.ts): expression trees the client evaluates. */

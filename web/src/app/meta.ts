@@ -28,7 +28,7 @@ export const MeDocument = graphql(`
   query Me { me { id name email role tenant_id organization { id name code } } }
 `);
 
-graphql(`fragment PlanFieldParts on PlanField { name label type widget optional required readonly relation values default }`);
+graphql(`fragment PlanFieldParts on PlanField { name label type widget optional required readonly relation values default help }`);
 graphql(`fragment PlanButtonParts on PlanButton { string name type special special_accept modifiers }`);
 
 export const ViewPlanDocument = graphql(`

@@ -20,6 +20,8 @@ export interface PlanField {
   values: string[] | null;
   /** The model's default for a new record (`"now"` for a DateTime stamped at creation); null when none */
   default: unknown;
+  /** The field's help text (declared `help`), shown under its input; null when none */
+  help: string | null;
 }
 
 export interface PlanButton { string: string; name: string; type: string; special: string | null; special_accept: string | null; modifiers?: Modifiers }
@@ -115,6 +117,7 @@ class Ctx {
       relation: f.target ?? null,
       values: f.values ? [...f.values] : null,
       default: f.default ?? null,
+      help: f.help ?? null,
     };
     if (!this.fields.has(f.name)) this.fields.set(f.name, p);
     return p;

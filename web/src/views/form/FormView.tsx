@@ -109,6 +109,17 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
     });
   }, [m, recordId, isNew, form]);
 
+  // Ctrl+S (⌘S) saves, as in every editor; the browser's "save page" is not what anyone means here
+  const submit = useRef<() => void>(() => {});
+  submit.current = () => { if (!readOnly && !saving) void form.handleSubmit((v) => save(v))(); };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') { e.preventDefault(); submit.current(); }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
   const blocker = useBlocker({ shouldBlockFn: () => dirty && !saving, enableBeforeUnload: () => dirty && !saving, withResolver: true });
 
   async function save(values: Values, revision?: number) {
@@ -233,7 +244,8 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
       </div>
       {Extension && <Extension recordId={isNew ? null : recordId!} form={form} record={record.data} reload={() => void record.refetch()} />}
       {plan.chatter && <Chatter model={m.key} recordId={isNew ? null : recordId!} />}
-      <Modal isOpen={blocker.status === 'blocked'} className="modal">
+      {/* Escape answers "Stay" (nothing is lost); on the conflict it closes and keeps the edits */}
+      <Modal isOpen={blocker.status === 'blocked'} className="modal" onOpenChange={(open) => { if (!open) blocker.reset?.(); }}>
         <Dialog role="alertdialog" className="dialog" data-testid="dirty-dialog">
           <Heading slot="title">{t('form.dirty.title')}</Heading>
           <p>{t('form.dirty.body')}</p>
@@ -243,7 +255,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
           </div>
         </Dialog>
       </Modal>
-      <Modal isOpen={!!conflict} className="modal">
+      <Modal isOpen={!!conflict} className="modal" onOpenChange={(open) => { if (!open) setConflict(null); }}>
         <Dialog role="alertdialog" className="dialog" data-testid="conflict-dialog">
           <Heading slot="title">{t('form.conflict.title')}</Heading>
           <p>{t('form.conflict.body', { expected: conflict?.expected ?? 0, actual: conflict?.actual ?? 0 })}</p>
@@ -346,8 +358,9 @@ function FieldRow({ field: declared, form, list, recordId, readOnly, onLines, mo
         ) : (
           <Controller name={field.name} control={form.control}
             rules={{ validate: (v) => !field.required || field.type === 'boolean' || (v !== null && v !== undefined && v !== '') || t('form.required', { label: field.label }) }}
-            render={({ field: c }) => <>{Input({ field, id, value: c.value, onChange: c.onChange, onBlur: c.onBlur, invalid: !!err, describedBy: err ? `${id}-err` : undefined })}</>} />
+            render={({ field: c }) => <>{Input({ field, id, value: c.value, onChange: c.onChange, onBlur: c.onBlur, invalid: !!err, describedBy: [err && `${id}-err`, field.help && `${id}-help`].filter(Boolean).join(' ') || undefined })}</>} />
         )}
+        {field.help && !(field.readonly || readOnly) && <p className="field-help muted small" id={`${id}-help`} data-testid={`help-${field.name}`}>{field.help}</p>}
         {err && <p className="field-error" id={`${id}-err`} role="alert" data-testid={`error-${field.name}`}>{err}</p>}
       </div>
     </div>
