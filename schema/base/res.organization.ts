@@ -8,7 +8,7 @@ export default defineModel({
   name_search_fields: ['name', 'code'],
   fields: {
     name: f.char(200, { required: true }),
-    code: f.char(63, { unique: true, description: 'Workspace slug (lowercase letters, digits, hyphens)' }),
+    code: f.char(63, { unique: true, description: 'Workspace slug', help: 'Lowercase letters, digits and hyphens; the first part of the workspace\'s addresses.' }),
     country: f.reference('res.country', { on_delete: 'set null' }),
     is_active: f.boolean({ default: true, description: 'Active' }),
     users: f.one2many('res.user', 'organization'),

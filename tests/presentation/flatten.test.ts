@@ -27,21 +27,26 @@ describe('flattenSheet', () => {
     const nodes = flattenSheet(sheetOf('crm.lead.form'));
     expect(outline(nodes)).toEqual([
       'group:Lead@-',
-      'field:Name@0', 'field:Email@0', 'field:Expected revenue@0', 'field:Win probability (0–1)@0',
+      'field:Name@0', 'field:Email@0', 'field:Expected revenue@0', 'field:Win probability (0–1)@0', 'field:Closed on@0',
       'group:Ownership@-',
-      'field:Organization@5', 'field:Salesperson@5', 'field:Country@5',
+      'field:Organization@6', 'field:Salesperson@6', 'field:Country@6',
       'notebook:@-',
-      'page:Notes@9',
-      'field:Notes@10',
+      'page:Notes@10',
+      'field:Notes@11',
     ]);
     expect(nodes.map((n) => n.index)).toEqual(nodes.map((_, i) => i));
     for (const n of nodes) if (n.parent !== null) expect(n.parent).toBeLessThan(n.index);
     expect(nodes[3]).toEqual({
-      index: 3, parent: 0, kind: 'field', string: 'Expected revenue', button: null, list: null,
-      field: { name: 'expected_revenue', label: 'Expected revenue', type: 'integer', widget: 'money', optional: null, required: false, readonly: false, relation: null, values: null, default: 0 },
+      index: 3, parent: 0, kind: 'field', string: 'Expected revenue', button: null, list: null, modifiers: null,
+      field: { name: 'expected_revenue', label: 'Expected revenue', type: 'integer', widget: 'money', optional: null, required: false, readonly: false, relation: null, values: null, default: 0, help: null },
     });
-    expect(nodes[7].field).toMatchObject({ name: 'salesperson', type: 'reference', relation: 'res.user' });
-    expect(nodes[10]).toEqual({ index: 10, parent: 9, kind: 'page', string: 'Notes', field: null, button: null, list: null });
+    // a node with view modifiers carries their trees
+    expect(nodes[5].modifiers).toEqual({
+      invisible: { op: 'not in', args: [{ field: 'stage' }, { const: ['won', 'lost'] }] },
+      required: { op: '==', args: [{ field: 'stage' }, { const: 'won' }] },
+    });
+    expect(nodes[8].field).toMatchObject({ name: 'salesperson', type: 'reference', relation: 'res.user' });
+    expect(nodes[11]).toEqual({ index: 11, parent: 10, kind: 'page', string: 'Notes', field: null, button: null, list: null, modifiers: null });
   });
 
   it('storage.document.form: two pages under one notebook, the nested One2Many list on its field node', () => {
@@ -68,9 +73,9 @@ describe('flattenSheet', () => {
       { kind: 'group', string: null, children: [{ kind: 'button', string: 'Go', name: 'x.go', type: 'object', special: null, special_accept: null }] },
     ]);
     expect(nodes).toEqual([
-      { index: 0, parent: null, kind: 'separator', string: null, field: null, button: null, list: null },
-      { index: 1, parent: null, kind: 'group', string: null, field: null, button: null, list: null },
-      { index: 2, parent: 1, kind: 'button', string: 'Go', field: null, list: null, button: { string: 'Go', name: 'x.go', type: 'object', special: null, special_accept: null } },
+      { index: 0, parent: null, kind: 'separator', string: null, field: null, button: null, list: null, modifiers: null },
+      { index: 1, parent: null, kind: 'group', string: null, field: null, button: null, list: null, modifiers: null },
+      { index: 2, parent: 1, kind: 'button', string: 'Go', field: null, list: null, modifiers: null, button: { string: 'Go', name: 'x.go', type: 'object', special: null, special_accept: null } },
     ]);
     expect(flattenSheet([])).toEqual([]);
   });

@@ -49,7 +49,9 @@ const get = (url: string, t = token) => ts.request('GET', url, { token: t });
 function asGraphql(rest: Record<string, any>): Record<string, unknown> {
   const { sheet, columns, ...plan } = rest;
   const typename = `${rest.type[0].toUpperCase()}${rest.type.slice(1)}Plan`;
-  if (rest.type === 'form') return { __typename: typename, ...plan, nodes: flattenSheet(sheet as SheetNode[]) };
+  // GraphQL selects a header button's `modifiers` (null when none); the REST plan leaves it out
+  const header = plan.header ? { ...plan.header, buttons: plan.header.buttons.map((b: Record<string, unknown>) => ({ modifiers: null, ...b })) } : plan.header;
+  if (rest.type === 'form') return { __typename: typename, ...plan, header, nodes: flattenSheet(sheet as SheetNode[]) };
   if (rest.type === 'kanban') return { __typename: typename, ...plan, kanban_columns: columns };
   return { __typename: typename, ...rest };
 }
@@ -122,7 +124,7 @@ describe('render plans', () => {
       expect(typeof plan.title).toBe('string');
       expect(plan.fields.length).toBeGreaterThan(0);
       for (const f of plan.fields) {
-        expect(Object.keys(f).sort()).toEqual(['default', 'label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
+        expect(Object.keys(f).sort()).toEqual(['default', 'help', 'label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
       }
       const typeKeys = { list: ['default_order', 'limit', 'columns', 'aggregates'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], search: ['search_fields', 'filters', 'group_by'] }[plan.type as 'list'];
       for (const k of typeKeys) expect(plan, `${id} has ${k}`).toHaveProperty(k);
@@ -131,7 +133,9 @@ describe('render plans', () => {
 
   it('a field label defaults to the field description; a label attribute overrides it', async () => {
     const list = (await get('/api/presentation/view/res.organization.list')).body;
-    expect(list.fields.find((f: { name: string }) => f.name === 'code').label).toBe('Workspace slug (lowercase letters, digits, hyphens)');
+    expect(list.fields.find((f: { name: string }) => f.name === 'code').label).toBe('Workspace slug');
+    // the field's help is its own key, never part of the label (a list shows labels as column titles)
+    expect(list.fields.find((f: { name: string }) => f.name === 'code').help).toMatch(/^Lowercase letters, digits and hyphens/);
     const form = (await get('/api/presentation/view/res.organization.form')).body;
     expect(form.fields.find((f: { name: string }) => f.name === 'code').label).toBe('Workspace slug');
   });

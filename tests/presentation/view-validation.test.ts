@@ -206,6 +206,25 @@ describe('fields', () => {
     expect(compile(list('<field name="name" aggregate="min"/><field name="email"/>')).aggregates).toEqual({ name: 'min' });
   }, );
 
+  it('view modifiers are parsed against the model and refused with the file, element and attribute', () => {
+    const plan = compile(form('<header><button name="res.user.activate" invisible="is_active"/></header><sheet><group invisible="role == \'qa\'"><field name="name" readonly="not is_active" required="role in [\'admin\']"/></group></sheet>'));
+    expect(plan.header).toMatchObject({ buttons: [{ modifiers: { invisible: { field: 'is_active' } } }] });
+    const sheet = plan.sheet as Array<Record<string, any>>;
+    expect(sheet[0].modifiers).toEqual({ invisible: { op: '==', args: [{ field: 'role' }, { const: 'qa' }] } });
+    expect(sheet[0].children[0].modifiers).toEqual({
+      readonly: { op: 'not', args: [{ field: 'is_active' }] },
+      required: { op: 'in', args: [{ field: 'role' }, { const: ['admin'] }] },
+    });
+    // a field an expression reads is loaded by the client even when the form does not show it
+    expect(plan.fields.map((f) => f.name)).toEqual(expect.arrayContaining(['is_active', 'role']));
+    expect(failure(form('<sheet><field name="name" invisible="rol == \'qa\'"/></sheet>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/sheet[1]/field[1]>: invisible="rol == \'qa\'": unknown field "rol"');
+    expect(failure(form('<sheet><group readonly="1"><field name="name"/></group></sheet>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/sheet[1]/group[1]>: <group> takes no readonly attribute (only invisible)');
+    expect(failure(form('<sheet><field name="name" required="password_hash"/></sheet>')))
+      .toBe('views/test/res_user_form.xml: <view/form[1]/sheet[1]/field[1]>: required="password_hash": unknown field "password_hash"');
+  });
+
   it('optional must be show or hide in a nested One2Many list too', () => {
     const xml = form('<sheet><field name="users"><list><field name="name" optional="sometimes"/></list></field></sheet>', 'res.organization');
     expect(failure(xml))

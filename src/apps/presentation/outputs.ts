@@ -29,11 +29,16 @@ const PlanField = o.object('PlanField', {
   relation: o.nullable(o.string({ description: 'Target model of a Reference or One2Many' })),
   values: o.list(o.string(), { nullable: true, description: 'Values of an Enum field' }),
   default: o.json({ nullable: true, description: 'The default of a new record ("now": a DateTime stamped at creation); null when none' }),
+  help: o.nullable(o.string({ description: 'Help text shown under the input (the field\'s declared help); null when none' })),
 }, { description: 'A field a view shows' });
+
+/** View modifiers (src/apps/presentation/views/modifiers.ts): expression trees the client evaluates. */
+const modifiers = (what: string) => o.json({ nullable: true, description: `invisible, readonly, required of ${what}: expression trees over the record's values ({ const } | { field } | { op, args }); null when none` });
 
 const PlanButton = o.object('PlanButton', {
   string: str, name: o.string({ description: 'The command the button dispatches' }), type: str,
   special: o.nullable(o.string({ description: 'file_upload or null' })), special_accept: optStr,
+  modifiers: modifiers('a header button (invisible only)'),
 });
 
 const NestedList = o.object('NestedList', {
@@ -56,6 +61,7 @@ const FormNode = o.object('FormNode', {
   field: o.nullable(PlanField),
   button: o.nullable(PlanButton),
   list: o.nullable(NestedList),
+  modifiers: modifiers('the node'),
 }, { description: 'One node of a form sheet, flattened: parents come before their children' });
 
 /** Keys every plan has; shared by all members, so they are the `ViewPlan` interface's fields. */

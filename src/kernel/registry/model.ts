@@ -7,6 +7,8 @@ export interface ResolvedField {
   name: string;
   type: FieldType;
   description: string;
+  /** A sentence that helps a person fill the field (shown under the input), not its label. */
+  help?: string;
   required: boolean;
   unique: boolean;
   readonly: boolean;
@@ -91,6 +93,7 @@ export function resolveField(model: string, name: string, decl: FieldDecl): Reso
     name,
     type: decl.type,
     description: decl.description ?? humanize(name),
+    ...(decl.help ? { help: decl.help } : {}),
     required: decl.required ?? false,
     unique: decl.unique ?? false,
     readonly: (decl.readonly ?? false) || priv,

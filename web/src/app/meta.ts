@@ -28,8 +28,8 @@ export const MeDocument = graphql(`
   query Me { me { id name email role tenant_id organization { id name code } } }
 `);
 
-graphql(`fragment PlanFieldParts on PlanField { name label type widget optional required readonly relation values default }`);
-graphql(`fragment PlanButtonParts on PlanButton { string name type special special_accept }`);
+graphql(`fragment PlanFieldParts on PlanField { name label type widget optional required readonly relation values default help }`);
+graphql(`fragment PlanButtonParts on PlanButton { string name type special special_accept modifiers }`);
 
 export const ViewPlanDocument = graphql(`
   query ViewPlan($view_id: String!) {
@@ -42,7 +42,7 @@ export const ViewPlanDocument = graphql(`
         view_id version title type model chatter fields { ...PlanFieldParts }
         header { statusbar { field values clickable } buttons { ...PlanButtonParts } }
         nodes {
-          index parent kind string
+          index parent kind string modifiers
           field { ...PlanFieldParts }
           button { ...PlanButtonParts }
           list { model inverse default_order limit columns { name label type widget optional required readonly relation values default } }

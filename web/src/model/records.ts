@@ -14,6 +14,8 @@ export interface FieldInfo {
   required?: boolean; readonly?: boolean; relation?: string | null; values?: readonly string[] | null;
   /** the model's default for a new record ("now" for a DateTime stamped at creation) */
   default?: unknown;
+  /** a sentence shown under the input (the field's declared help) */
+  help?: string | null;
 }
 export type Models = ReadonlyMap<string, ModelInfo>;
 export type Row = Record<string, unknown> & { id: string };

@@ -1,3 +1,4 @@
+import type { Modifiers } from './modifiers.js';
 import type { NestedList, PlanButton, PlanField, SheetNode } from './plan.js';
 
 /**
@@ -16,34 +17,36 @@ export interface FormNode {
   field: PlanField | null;
   button: PlanButton | null;
   list: NestedList | null;
+  /** The node's invisible/readonly/required expressions (view modifiers); null when it has none. */
+  modifiers: Modifiers | null;
 }
 
 /** The sheet of a form plan as a flat list: pages become nodes of kind `page` under their notebook. */
 export function flattenSheet(sheet: readonly SheetNode[]): FormNode[] {
   const out: FormNode[] = [];
   const add = (parent: number | null, kind: FormNode['kind'], extra: Partial<FormNode> = {}): number => {
-    out.push({ index: out.length, parent, kind, string: null, field: null, button: null, list: null, ...extra });
+    out.push({ index: out.length, parent, kind, string: null, field: null, button: null, list: null, modifiers: null, ...extra });
     return out.length - 1;
   };
   const walk = (nodes: readonly SheetNode[], parent: number | null): void => {
     for (const n of nodes) {
       switch (n.kind) {
         case 'group':
-          walk(n.children, add(parent, 'group', { string: n.string }));
+          walk(n.children, add(parent, 'group', { string: n.string, modifiers: n.modifiers ?? null }));
           break;
         case 'notebook': {
           const notebook = add(parent, 'notebook');
-          for (const page of n.pages) walk(page.children, add(notebook, 'page', { string: page.string }));
+          for (const page of n.pages) walk(page.children, add(notebook, 'page', { string: page.string, modifiers: page.modifiers ?? null }));
           break;
         }
         case 'field': {
-          const { kind: _, list, ...field } = n;
-          add(parent, 'field', { string: field.label, field, list: list ?? null });
+          const { kind: _, list, modifiers, ...field } = n;
+          add(parent, 'field', { string: field.label, field, list: list ?? null, modifiers: modifiers ?? null });
           break;
         }
         case 'button': {
-          const { kind: _, ...button } = n;
-          add(parent, 'button', { string: button.string, button });
+          const { kind: _, modifiers, ...button } = n;
+          add(parent, 'button', { string: button.string, button, modifiers: modifiers ?? null });
           break;
         }
         case 'separator':

@@ -3,6 +3,7 @@ import { domainToWhere } from '../../../kernel/data/domain.js';
 import type { ResolvedField, ResolvedModel } from '../../../kernel/registry/model.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
 import { parseDomainLiteral, placeholderValues, resolvePlaceholders } from './domain-literal.js';
+import { ModifierError, parseModifier, type Expr, type ModifierName, type Modifiers } from './modifiers.js';
 import { ViewFileError, type XmlNode } from './xml.js';
 
 export type ViewType = 'list' | 'form' | 'kanban' | 'search';
@@ -19,9 +20,11 @@ export interface PlanField {
   values: string[] | null;
   /** The model's default for a new record (`"now"` for a DateTime stamped at creation); null when none */
   default: unknown;
+  /** The field's help text (declared `help`), shown under its input; null when none */
+  help: string | null;
 }
 
-export interface PlanButton { string: string; name: string; type: string; special: string | null; special_accept: string | null }
+export interface PlanButton { string: string; name: string; type: string; special: string | null; special_accept: string | null; modifiers?: Modifiers }
 
 export interface NestedListColumn {
   name: string; label: string; type: string; widget: string | null; optional: string | null;
@@ -35,9 +38,9 @@ export interface NestedList { model: string; inverse: string; default_order: str
 
 /** One node of a form plan's `sheet` (the REST shape: a tree). */
 export type SheetNode =
-  | { kind: 'group'; string: string | null; children: SheetNode[] }
-  | { kind: 'notebook'; pages: Array<{ string: string; children: SheetNode[] }> }
-  | (PlanField & { kind: 'field'; list?: NestedList })
+  | { kind: 'group'; string: string | null; children: SheetNode[]; modifiers?: Modifiers }
+  | { kind: 'notebook'; pages: Array<{ string: string; children: SheetNode[]; modifiers?: Modifiers }> }
+  | (PlanField & { kind: 'field'; list?: NestedList; modifiers?: Modifiers })
   | (PlanButton & { kind: 'button' })
   | { kind: 'separator'; string: string | null };
 
@@ -53,6 +56,12 @@ export interface RenderPlan {
 }
 
 const VIEW_ID = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+\.(list|form|kanban|search)$/;
+
+const referenced = (e: Expr, out: string[] = []): string[] => {
+  if ('field' in e) out.push(e.field);
+  if ('args' in e) for (const a of e.args) referenced(a, out);
+  return out;
+};
 
 class Ctx {
   fields = new Map<string, PlanField>();
@@ -71,6 +80,29 @@ class Ctx {
     if (!f || f.private) this.fail(node, `${model.key} has no field "${name}"`);
     return f;
   }
+  /**
+   * The modifiers an element declares (`allowed` names the ones it may have), parsed against the
+   * model; a field an expression reads joins the plan's fields so the client loads its value.
+   */
+  modifiers(node: XmlNode, allowed: readonly ModifierName[]): Modifiers | undefined {
+    const out: Modifiers = {};
+    for (const name of ['invisible', 'readonly', 'required'] as const) {
+      const text = node.attrs[name];
+      if (text === undefined) continue;
+      if (!allowed.includes(name)) this.fail(node, `<${node.tag}> takes no ${name} attribute (only ${allowed.join(', ')})`);
+      const isField = (n: string) => { const f = this.model.fields.get(n); return !!f && !f.private; };
+      try {
+        out[name] = parseModifier(text, isField);
+      } catch (err) {
+        if (!(err instanceof ModifierError)) throw err;
+        this.fail(node, `${name}="${text}": ${err.message}`);
+      }
+      for (const field of referenced(out[name]!)) {
+        if (!this.fields.has(field)) this.planField({ ...node, attrs: { name: field } }, this.model.fields.get(field)!);
+      }
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
   planField(node: XmlNode, f: ResolvedField): PlanField {
     const optional = node.attrs.optional ?? null;
     if (optional !== null && optional !== 'show' && optional !== 'hide') this.fail(node, `optional must be show or hide`);
@@ -85,6 +117,7 @@ class Ctx {
       relation: f.target ?? null,
       values: f.values ? [...f.values] : null,
       default: f.default ?? null,
+      help: f.help ?? null,
     };
     if (!this.fields.has(f.name)) this.fields.set(f.name, p);
     return p;
@@ -175,24 +208,28 @@ function button(ctx: Ctx, node: XmlNode): PlanButton {
   if (type !== 'object') ctx.fail(node, `button type must be "object"`);
   const special = node.attrs.special ?? null;
   if (special !== null && special !== 'file_upload') ctx.fail(node, `unknown special "${special}"`);
-  return { string: node.attrs.string ?? name, name, type, special, special_accept: node.attrs['special-accept'] ?? null };
+  return withModifiers({ string: node.attrs.string ?? name, name, type, special, special_accept: node.attrs['special-accept'] ?? null }, ctx.modifiers(node, ['invisible']));
 }
+
+/** `modifiers` only when the element declares some (plans without them stay as they were). */
+const withModifiers = <T extends object>(node: T, modifiers: Modifiers | undefined): T & { modifiers?: Modifiers } =>
+  modifiers ? { ...node, modifiers } : node;
 
 function formNode(ctx: Ctx, node: XmlNode): SheetNode {
   switch (node.tag) {
     case 'group':
-      return { kind: 'group', string: node.attrs.string ?? null, children: node.children.map((c) => formNode(ctx, c)) };
+      return withModifiers({ kind: 'group', string: node.attrs.string ?? null, children: node.children.map((c) => formNode(ctx, c)) }, ctx.modifiers(node, ['invisible']));
     case 'notebook':
       return {
         kind: 'notebook',
         pages: node.children.map((p) => {
           if (p.tag !== 'page') ctx.fail(p, 'a notebook holds <page> elements');
-          return { string: ctx.attr(p, 'string'), children: p.children.map((c) => formNode(ctx, c)) };
+          return withModifiers({ string: ctx.attr(p, 'string'), children: p.children.map((c) => formNode(ctx, c)) }, ctx.modifiers(p, ['invisible']));
         }),
       };
     case 'field': {
       const f = ctx.field(node);
-      const out: SheetNode = { kind: 'field', ...ctx.planField(node, f) };
+      const out: SheetNode = withModifiers({ kind: 'field', ...ctx.planField(node, f) }, ctx.modifiers(node, ['invisible', 'readonly', 'required']));
       const nested = node.children.find((c) => c.tag === 'list');
       if (nested) {
         if (f.type !== 'one2many') ctx.fail(nested, `only a One2Many field can hold a nested list (${f.name} is ${f.type})`);

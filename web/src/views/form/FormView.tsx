@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useBlocker, useNavigate, useParams } from '@tanstack/react-router';
-import { useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
-import { Controller, useForm, type UseFormReturn } from 'react-hook-form';
+import { createContext, useContext, useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
+import { Controller, useForm, useWatch, type UseFormReturn } from 'react-hook-form';
 import { Button, Dialog, Heading, Modal, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { request } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
@@ -22,7 +22,16 @@ import { inputWidgetFor } from '../../widgets/inputs.tsx';
 import type { ViewProps } from '../registry.ts';
 import { filePayload, isFileButton, pickFile, runCommand } from './commands.ts';
 import { OneToMany, saveLines, type LineChanges } from './OneToMany.tsx';
+import { holds, modifiersOf, watchedFields, type Modifiers } from './modifiers.ts';
 import { buildTree, type TreeNode } from './tree.ts';
+
+/** The values view modifiers read, live (only the fields some modifier names are watched). */
+const ModifierValues = createContext<Record<string, unknown>>({});
+const useModifier = (raw: unknown) => {
+  const values = useContext(ModifierValues);
+  const m: Modifiers = modifiersOf(raw);
+  return { invisible: holds(m, 'invisible', values), readonly: holds(m, 'readonly', values), required: holds(m, 'required', values) };
+};
 
 type Values = Record<string, unknown>;
 /** What a model-specific extension of the form gets (connectors add their parameters panel). */
@@ -67,6 +76,13 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
   const [remote, setRemote] = useState<'changed' | 'deleted' | null>(null);
   const invalidate = useInvalidateModel();
   const dirty = form.formState.isDirty || linesDirty > 0;
+  // view modifiers: the fields their expressions read are watched, so they follow every edit
+  const watched = useMemo(() => watchedFields([
+    ...plan.nodes.map((n) => modifiersOf(n.modifiers)),
+    ...(plan.header?.buttons ?? []).map((b) => modifiersOf(b.modifiers)),
+  ]), [plan]);
+  const watchedValues = useWatch({ control: form.control, name: watched });
+  const modifierValues = useMemo(() => Object.fromEntries(watched.map((f, i) => [f, watchedValues[i]])), [watched, watchedValues]);
 
   // the revision the person's edits started from: a save is checked against it, not against a
   // refetch that happened meanwhile (that is what makes a conflict a conflict)
@@ -92,6 +108,17 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
       else if (form.formState.isDirty) setRemote('changed');
     });
   }, [m, recordId, isNew, form]);
+
+  // Ctrl+S (⌘S) saves, as in every editor; the browser's "save page" is not what anyone means here
+  const submit = useRef<() => void>(() => {});
+  submit.current = () => { if (!readOnly && !saving) void form.handleSubmit((v) => save(v))(); };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') { e.preventDefault(); submit.current(); }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
 
   const blocker = useBlocker({ shouldBlockFn: () => dirty && !saving, enableBeforeUnload: () => dirty && !saving, withResolver: true });
 
@@ -161,6 +188,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
   const statusField = plan.header?.statusbar?.field;
   const status = statusField ? form.watch(statusField) : undefined;
   return (
+    <ModifierValues.Provider value={modifierValues}>
     <form className="view view-form" onSubmit={form.handleSubmit((v) => { if (!readOnly) void save(v); })} noValidate data-testid="form-view" data-readonly={readOnly || undefined}>
       <div className="control-panel">
         <div className="cp-row">
@@ -189,7 +217,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
       {plan.header && (
         <div className="form-header">
           <div className="form-buttons">
-            {plan.header.buttons.map((b) => (
+            {plan.header.buttons.filter((b) => !holds(modifiersOf(b.modifiers), 'invisible', modifierValues)).map((b) => (
               <Button key={b.name} className="btn" isDisabled={isNew} onPress={() => void runButton(b)} data-testid={`button-${b.name}`}>{b.string}</Button>
             ))}
           </div>
@@ -216,7 +244,8 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
       </div>
       {Extension && <Extension recordId={isNew ? null : recordId!} form={form} record={record.data} reload={() => void record.refetch()} />}
       {plan.chatter && <Chatter model={m.key} recordId={isNew ? null : recordId!} />}
-      <Modal isOpen={blocker.status === 'blocked'} className="modal">
+      {/* Escape answers "Stay" (nothing is lost); on the conflict it closes and keeps the edits */}
+      <Modal isOpen={blocker.status === 'blocked'} className="modal" onOpenChange={(open) => { if (!open) blocker.reset?.(); }}>
         <Dialog role="alertdialog" className="dialog" data-testid="dirty-dialog">
           <Heading slot="title">{t('form.dirty.title')}</Heading>
           <p>{t('form.dirty.body')}</p>
@@ -226,7 +255,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
           </div>
         </Dialog>
       </Modal>
-      <Modal isOpen={!!conflict} className="modal">
+      <Modal isOpen={!!conflict} className="modal" onOpenChange={(open) => { if (!open) setConflict(null); }}>
         <Dialog role="alertdialog" className="dialog" data-testid="conflict-dialog">
           <Heading slot="title">{t('form.conflict.title')}</Heading>
           <p>{t('form.conflict.body', { expected: conflict?.expected ?? 0, actual: conflict?.actual ?? 0 })}</p>
@@ -237,6 +266,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
         </Dialog>
       </Modal>
     </form>
+    </ModifierValues.Provider>
   );
 }
 
@@ -245,7 +275,12 @@ function FormNodeView({ tree, form, recordId, readOnly, onButton, onLines }: {
   onLines: (field: string, c: LineChanges) => void;
 }) {
   const { node, children } = tree;
+  const mod = useModifier(node.modifiers);
+  const values = useContext(ModifierValues);
+  if (mod.invisible) return null;
   const kids = children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} readOnly={readOnly} onButton={onButton} onLines={onLines} />);
+  // a page hidden by its modifier leaves the notebook (its tab too)
+  const pages = children.filter((p) => !holds(modifiersOf(p.node.modifiers), 'invisible', values));
   switch (node.kind) {
     case 'group':
       return (
@@ -258,9 +293,9 @@ function FormNodeView({ tree, form, recordId, readOnly, onButton, onLines }: {
       return (
         <Tabs className="notebook">
           <TabList className="tablist" aria-label="Pages">
-            {children.map((p) => <Tab key={p.node.index} id={String(p.node.index)} className="tab">{p.node.string}</Tab>)}
+            {pages.map((p) => <Tab key={p.node.index} id={String(p.node.index)} className="tab">{p.node.string}</Tab>)}
           </TabList>
-          {children.map((p) => (
+          {pages.map((p) => (
             <TabPanel key={p.node.index} id={String(p.node.index)} className="tabpanel">
               {p.children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} readOnly={readOnly} onButton={onButton} onLines={onLines} />)}
             </TabPanel>
@@ -272,16 +307,22 @@ function FormNodeView({ tree, form, recordId, readOnly, onButton, onLines }: {
     case 'button':
       return node.button ? <Button className="btn" onPress={() => onButton(node.button!)}>{node.button.string}</Button> : null;
     case 'field':
-      return node.field ? <FieldRow field={node.field as FieldInfo} form={form} list={node.list} recordId={recordId} readOnly={readOnly} onLines={onLines} /> : null;
+      return node.field ? (
+        <FieldRow field={node.field as FieldInfo} form={form} list={node.list} recordId={recordId} readOnly={readOnly} onLines={onLines}
+          modReadonly={mod.readonly} modRequired={mod.required} />
+      ) : null;
     default:
       return <>{kids}</>;
   }
 }
 
-function FieldRow({ field, form, list, recordId, readOnly, onLines }: {
+function FieldRow({ field: declared, form, list, recordId, readOnly, onLines, modReadonly = false, modRequired = false }: {
   field: FieldInfo; form: UseFormReturn<Values>; list: FormPlan['nodes'][number]['list']; recordId: string | null; readOnly: boolean;
   onLines: (field: string, c: LineChanges) => void;
+  /** the view's readonly/required modifiers, evaluated on the current values */
+  modReadonly?: boolean; modRequired?: boolean;
 }) {
+  const field = useMemo(() => ({ ...declared, readonly: !!declared.readonly || modReadonly, required: !!declared.required || modRequired }), [declared, modReadonly, modRequired]);
   const t = useT();
   const models = useModels();
   const boot = useBootstrap();
@@ -317,8 +358,9 @@ function FieldRow({ field, form, list, recordId, readOnly, onLines }: {
         ) : (
           <Controller name={field.name} control={form.control}
             rules={{ validate: (v) => !field.required || field.type === 'boolean' || (v !== null && v !== undefined && v !== '') || t('form.required', { label: field.label }) }}
-            render={({ field: c }) => <>{Input({ field, id, value: c.value, onChange: c.onChange, onBlur: c.onBlur, invalid: !!err, describedBy: err ? `${id}-err` : undefined })}</>} />
+            render={({ field: c }) => <>{Input({ field, id, value: c.value, onChange: c.onChange, onBlur: c.onBlur, invalid: !!err, describedBy: [err && `${id}-err`, field.help && `${id}-help`].filter(Boolean).join(' ') || undefined })}</>} />
         )}
+        {field.help && !(field.readonly || readOnly) && <p className="field-help muted small" id={`${id}-help`} data-testid={`help-${field.name}`}>{field.help}</p>}
         {err && <p className="field-error" id={`${id}-err`} role="alert" data-testid={`error-${field.name}`}>{err}</p>}
       </div>
     </div>

@@ -1,19 +1,19 @@
 import { useNavigate } from '@tanstack/react-router';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Button, Menu, MenuItem, MenuTrigger, Popover, type Selection } from 'react-aria-components';
 import type { SearchPlan } from '../../app/meta.ts';
 import type { ViewSearch } from '../../app/search-params.ts';
 import { useT } from '../../i18n/index.tsx';
 
 /**
- * The search view: typed text (Enter applies it), filters and a group-by, each shown as a
- * removable facet and kept in the URL.
+ * The search view: typed text (Enter applies it and empties the box), filters and a group-by,
+ * each shown as a removable facet and kept in the URL; Backspace in the empty box removes the text facet.
  */
 export function SearchBar({ plan, search, allowGroupBy = true }: { plan: SearchPlan; search: ViewSearch; allowGroupBy?: boolean }) {
   const t = useT();
   const navigate = useNavigate();
-  const [text, setText] = useState(search.q ?? '');
-  useEffect(() => setText(search.q ?? ''), [search.q]);
+  // what is being typed; once applied it becomes a facet and the box is empty again
+  const [text, setText] = useState('');
   const set = (patch: Partial<ViewSearch>) =>
     navigate({ to: '.', search: (s: ViewSearch) => ({ ...s, page: undefined, ...patch }) } as never);
   const fieldNames = plan.search_fields.map((f) => f.string).join(', ');
@@ -32,7 +32,7 @@ export function SearchBar({ plan, search, allowGroupBy = true }: { plan: SearchP
           placeholder={t('search.placeholder')} aria-label={t('search.for', { field: fieldNames, text: '' })}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {
-            if (e.key === 'Enter') set({ q: text.trim() || undefined });
+            if (e.key === 'Enter' && text.trim()) { set({ q: text.trim() }); setText(''); }
             if (e.key === 'Backspace' && !text && search.q) set({ q: undefined });
           }}
         />
