@@ -105,7 +105,7 @@ describe('QA results in the web client', () => {
     expect(await admin.getByTestId('view-title').textContent()).toBe('Runs');
     await expect.poll(() => rows(admin).count()).toBe(1);
     const row = rows(admin).first();
-    expect(await row.locator('.badge').first().textContent()).toBe('failed');
+    expect(await row.locator('.badge').first().textContent()).toBe('Failed'); // the value's label
     // Use cases 2, Passed 1, Failed 1 (the columns after the status and the browser)
     expect((await row.locator('td').allInnerTexts()).slice(3, 7)).toEqual(['chromium', '2', '1', '1']);
     // qaRunCreate is not in the schema: no New button
@@ -123,14 +123,14 @@ describe('QA results in the web client', () => {
     await admin.getByTestId('form-readonly').waitFor();
     expect(await admin.getByTestId('form-save').count()).toBe(0);
     expect(await admin.locator('[data-testid="form-view"] input:not([type="checkbox"]), [data-testid="form-view"] textarea, [data-testid="form-view"] select').count()).toBe(0);
-    await expect.poll(() => fieldText(admin, 'status')).toBe('failed');
+    await expect.poll(() => fieldText(admin, 'status')).toBe('Failed');
     await expect.poll(() => fieldText(admin, 'usecase_count')).toBe('2');
     await expect.poll(() => lines(admin, 'results').count()).toBe(2);
     expect(await admin.getByTestId('o2m-add-results').count()).toBe(0);
     // in the order they ran (use cases replay in key order)
     expect(await lines(admin, 'results').allInnerTexts()).toEqual([
-      expect.stringMatching(/^org\.broken\s+base\s+failed\s+[\d,]+\s+2\s+step 2 \(click: Frobnicate\) failed: no locator matched/),
-      expect.stringMatching(/^org\.list\s+base\s+passed\s+[\d,]+\s+—\s+—$/),
+      expect.stringMatching(/^org\.broken\s+base\s+Failed\s+[\d,]+\s+2\s+step 2 \(click: Frobnicate\) failed: no locator matched/),
+      expect.stringMatching(/^org\.list\s+base\s+Passed\s+[\d,]+\s+—\s+—$/),
     ]);
     await shot(admin, 'qa-run', { dark: true, fullPage: true });
 
@@ -139,12 +139,12 @@ describe('QA results in the web client', () => {
     admin.on('request', (r) => { if (r.url().includes('/api/qa/run-steps/')) shots.push({ url: new URL(r.url()).pathname, auth: r.headers().authorization }); });
     await lines(admin, 'results').first().click();
     await admin.waitForURL(/\/action-qa\.action_run_results\/[0-9a-f-]{36}$/);
-    expect(await admin.getByTestId('form-title').textContent()).toBe('org.broken');
+    await expect.poll(() => admin.getByTestId('form-title').textContent()).toBe('org.broken');
     await expect.poll(() => lines(admin, 'steps').count()).toBe(3);
     const steps = await lines(admin, 'steps').allInnerTexts();
-    expect(steps[0]).toMatch(/^1\s+click\s+Open the Organizations list\s+passed\s+[\d,.]+\s+1\s+—/);
-    expect(steps[1]).toMatch(/^2\s+click\s+Frobnicate\s+failed\s+[\d,.]+\s+1\s+no locator matched exactly one visible element within 1500 ms/);
-    expect(steps[2]).toMatch(/^3\s+assert\s+—\s+skipped\s+—\s+—\s+0\s+—$/);
+    expect(steps[0]).toMatch(/^1\s+click\s+Open the Organizations list\s+Passed\s+[\d,.]+\s+1\s+—/);
+    expect(steps[1]).toMatch(/^2\s+click\s+Frobnicate\s+Failed\s+[\d,.]+\s+1\s+no locator matched exactly one visible element within 1500 ms/);
+    expect(steps[2]).toMatch(/^3\s+assert\s+—\s+Skipped\s+—\s+—\s+0\s+—$/);
     // steps 1 and 2 have a thumbnail (a screenshot per step; the skipped one has none)
     await expect.poll(async () => (await images(admin, '[data-testid="field-steps"]')).length).toBe(2);
     for (const img of await images(admin, '[data-testid="field-steps"]')) {
@@ -165,7 +165,7 @@ describe('QA results in the web client', () => {
     await lines(admin, 'steps').nth(1).click();
     await admin.waitForURL(/\/action-qa\.action_run_steps\/[0-9a-f-]{36}$/);
     await admin.getByTestId('form-readonly').waitFor();
-    await expect.poll(() => fieldText(admin, 'status')).toBe('failed');
+    await expect.poll(() => fieldText(admin, 'status')).toBe('Failed');
     await expect.poll(() => fieldText(admin, 'error')).toMatch(/^no locator matched exactly one visible element within 1500 ms — tried #1 getByTestId\('frobnicate'\): no match; #2 getByRole\('button', \{ name: 'Frobnicate' \}\): no match$/);
     const tried = await jsonField(admin, 'tried_locators');
     expect(tried).toEqual([
@@ -231,7 +231,7 @@ describe('QA results in the web client', () => {
     await expect.poll(() => lines(admin, 'steps').count()).toBe(3);
     expect(await admin.getByTestId('field-steps').locator('input, select, textarea').count()).toBe(0);
     expect(await admin.getByTestId('o2m-add-steps').count()).toBe(0);
-    expect(await lines(admin, 'steps').nth(1).innerText()).toMatch(/^2\s+click\s+Open the Organizations list\s+always\s+—\s+—\s+—$/);
+    expect(await lines(admin, 'steps').nth(1).innerText()).toMatch(/^2\s+Click\s+Open the Organizations list\s+Always\s+—\s+—\s+—$/);
     await shot(admin, 'qa-usecase', { dark: true, fullPage: true });
     // a line opens from the keyboard too
     await lines(admin, 'steps').nth(1).press('Enter');
