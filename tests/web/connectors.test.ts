@@ -2,13 +2,15 @@
  * Connectors in the browser (admin): a new connector starts from a registered provider type, its
  * parameters form comes from the provider's config_schema with secrets masked, the connection
  * test shows its status and message, activate/deactivate run from the header, and a JSON
- * configuration file imported through the file-upload button replaces the parameters.
+ * configuration file imported through the file-upload button replaces the parameters. The form has
+ * one Save (the record and its parameters) and one Test button, and offers Authorize only for a
+ * provider with an OAuth flow.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { actionUrl, login, shot, startWeb, type WebEnv } from './helpers/browser.ts';
+import { actionUrl, axeSerious, describeViolations, login, shot, startWeb, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
@@ -58,7 +60,9 @@ describe('connectors', () => {
     expect(await page.getByTestId('param-secret').getAttribute('type')).toBe('password');
     await page.getByTestId('param-url').fill(hookUrl);
     await page.getByTestId('param-secret').fill('s3cr3t-value');
-    await page.getByTestId('params-save').click();
+    // the parameters make the form dirty: its one Save writes them
+    await page.getByTestId('dirty-mark').waitFor();
+    await page.getByTestId('form-save').click();
     await expect.poll(async () => (await env.api('GET', `/api/connectors/${connectorId}/config`)).body.config).toEqual({ url: hookUrl, secret: '********' });
     await page.reload();
     await page.getByTestId('param-secret').waitFor();
@@ -67,13 +71,34 @@ describe('connectors', () => {
     expect(await page.content()).not.toContain('s3cr3t-value');
   });
 
+  it('the form has exactly one Save and one Test button, and no Authorize for a provider without OAuth', async () => {
+    const types = (await env.api('GET', '/api/connectors/types')).body as Array<Record<string, any>>;
+    expect(types.find((x) => x.category === 'messaging' && x.provider_type === 'webhook')?.oauth).toBe(false);
+    await page.getByTestId('connector-params').waitFor();
+    await page.getByTestId('button-ir.connector.activate').waitFor();
+    const buttons = await page.getByRole('button').allInnerTexts();
+    expect(buttons.filter((b) => b.trim() === 'Save')).toHaveLength(1);
+    expect(buttons.filter((b) => /test/i.test(b))).toHaveLength(1);
+    expect(buttons.filter((b) => /authori[sz]e/i.test(b))).toHaveLength(0);
+    expect(describeViolations(await axeSerious(page))).toBe('');
+  });
+
+  it('a parameter edited and discarded goes back to the stored value; Test refuses unsaved parameters', async () => {
+    await page.getByTestId('param-url').fill('http://example.invalid/unsaved');
+    await page.getByTestId('connector-test').click();
+    await expect.poll(() => page.getByTestId('toast-error').last().innerText()).toMatch(/save/i);
+    await page.getByTestId('form-discard').click();
+    await expect.poll(() => page.getByTestId('param-url').inputValue()).toBe(hookUrl);
+    expect(await page.getByTestId('dirty-mark').count()).toBe(0);
+  });
+
   it('testing the connection shows the result and moves the statusbar to connected', async () => {
     await page.getByTestId('connector-test').click();
     const result = page.getByTestId('test-result');
     await result.waitFor();
     expect(await result.innerText()).toMatch(/^Connection works/);
     expect(pings.length).toBeGreaterThan(0);
-    await expect.poll(statusbarCurrent).toBe('connected');
+    await expect.poll(statusbarCurrent).toBe('Connected'); // the stage's label
     await shot(page, 'connector-form', { dark: true });
   });
 
@@ -86,11 +111,11 @@ describe('connectors', () => {
 
   it('a failing test shows its message as an error, and the status becomes error', async () => {
     await page.getByTestId('param-url').fill('http://127.0.0.1:9/nothing-listens-here');
-    await page.getByTestId('params-save').click();
+    await page.getByTestId('form-save').click();
     await expect.poll(async () => (await env.api('GET', `/api/connectors/${connectorId}/config`)).body.config.url).toContain(':9/');
     await page.getByTestId('connector-test').click();
     await expect.poll(() => page.getByTestId('test-result').innerText()).toMatch(/^Connection failed: /);
-    await expect.poll(statusbarCurrent).toBe('error');
+    await expect.poll(statusbarCurrent).toBe('Error');
   });
 
   it('a JSON configuration file imported through the file-upload button replaces the parameters', async () => {
