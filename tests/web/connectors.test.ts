@@ -86,7 +86,7 @@ describe('connectors', () => {
   it('a parameter edited and discarded goes back to the stored value; Test refuses unsaved parameters', async () => {
     await page.getByTestId('param-url').fill('http://example.invalid/unsaved');
     await page.getByTestId('connector-test').click();
-    await expect.poll(() => page.getByTestId('toast-error').last().innerText()).toMatch(/save/i);
+    await expect.poll(() => page.getByTestId('toast-error').last().innerText()).toMatch(/^Save your changes first/);
     await page.getByTestId('form-discard').click();
     await expect.poll(() => page.getByTestId('param-url').inputValue()).toBe(hookUrl);
     expect(await page.getByTestId('dirty-mark').count()).toBe(0);

@@ -145,6 +145,7 @@ export const en = {
   'connectors.params': 'Parameters',
   'connectors.test': 'Test connection',
   'connectors.secret_set': 'Saved (hidden)',
+  'connectors.save_first': 'Save your changes first: the test uses the saved parameters.',
   'connectors.import': 'Import JSON configuration',
   'connectors.test_ok': 'Connection works: {message}',
   'connectors.test_failed': 'Connection failed: {message}',

@@ -87,7 +87,7 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
 
   async function test() {
     // the test reads the stored configuration: unsaved edits would not be what is tested
-    if (form.formState.isDirty) { toast(t('form.save_first'), 'error'); return; }
+    if (form.formState.isDirty) { toast(t('connectors.save_first'), 'error'); return; }
     try {
       const r = (await request(TestDocument, { id: recordId! })).irConnectorTestConnection;
       setResult(r ? { success: !!r.success, message: r.message ?? '' } : null);
