@@ -10,6 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { providers } from '../../src/apps/connectors/providers/registry.ts';
+import type { ConnectorProvider } from '../../src/apps/connectors/providers/types.ts';
 import { actionUrl, axeSerious, describeViolations, login, shot, startWeb, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
@@ -19,7 +21,19 @@ let hookUrl: string;
 const pings: string[] = [];
 let connectorId: string;
 
+/** A provider with an OAuth flow, registered by the test (no built-in one has one). */
+const oauthProvider: ConnectorProvider = {
+  category: 'messaging',
+  provider_type: 'oauth_web_test',
+  display_name: 'OAuth web test',
+  config_schema: [{ key: 'client_id', label: 'Client id', required: true, secret: false }],
+  async exchange_oauth_code(code) { return { access_token: `at-${code}` }; },
+  oauth_authorize_url: (_config, { state }) => `https://provider.example/authorize?state=${encodeURIComponent(state)}`,
+  from_config() { return { async test_connection() { return { success: true, message: 'ok' }; } }; },
+};
+
 beforeAll(async () => {
+  providers.register(oauthProvider, { replace: true });
   // the webhook the connector's test posts to: a real HTTP server on loopback
   hook = http.createServer((req, res) => { pings.push(req.headers['content-type'] ?? ''); req.resume(); res.end('ok'); });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
@@ -29,6 +43,7 @@ beforeAll(async () => {
   await login(page);
 });
 afterAll(async () => {
+  providers.unregister(oauthProvider.category, oauthProvider.provider_type);
   await env?.close();
   await new Promise((r) => hook?.close(r));
 });
@@ -125,5 +140,16 @@ describe('connectors', () => {
     await chooser.setFiles({ name: 'hook.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ url: hookUrl, secret: 'imported-secret' })) });
     await expect.poll(async () => (await env.api('GET', `/api/connectors/${connectorId}/config`)).body.config).toEqual({ url: hookUrl, secret: '********' });
     await expect.poll(() => page.getByTestId('param-url').inputValue()).toBe(hookUrl);
+  });
+
+  it('Authorize is offered for a provider whose type declares an OAuth flow', async () => {
+    const types = (await env.api('GET', '/api/connectors/types')).body as Array<Record<string, any>>;
+    expect(types.find((x) => x.provider_type === 'oauth_web_test')?.oauth).toBe(true);
+    const made = await env.api('POST', '/api/data/ir.connector', { name: 'Chat app', category: 'messaging', provider_type: 'oauth_web_test' });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    await page.goto(actionUrl('default', 'connectors.action_connectors', made.body.id));
+    await page.getByTestId('connector-params').waitFor();
+    await page.getByTestId('button-ir.connector.oauth_start').waitFor();
+    expect(await page.getByRole('button', { name: 'Authorize' }).count()).toBe(1);
   });
 });
