@@ -208,6 +208,8 @@ describe('documents', () => {
     expect(all.find((d) => d.name === 'Old archive')?.is_active).toBe(false);
     await page.getByTestId('show-archived').click();
     await row('Old archive').getByTestId('row-archived').waitFor();
+    expect(describeViolations(await axeSerious(page))).toBe('');
+    await shot(page, 'documents-archived', { dark: true });
     await row('Old archive').locator('td').first().click();
     await page.getByTestId('details-archived').waitFor();
     await page.getByTestId('details-unarchive').click();

@@ -54,7 +54,8 @@ const filesize: DisplayWidget = ({ value }) => {
   const n = Number(value);
   if (isEmpty(value) || Number.isNaN(n)) return empty;
   const [div, unit] = n >= 1024 ** 3 ? [1024 ** 3, 'gigabyte'] : n >= 1024 ** 2 ? [1024 ** 2, 'megabyte'] : n >= 1024 ? [1024, 'kilobyte'] : [1, 'byte'];
-  return <FormattedNumber value={n / div} style="unit" unit={unit} unitDisplay={div === 1 ? 'long' : 'short'} maximumFractionDigits={1} />;
+  // a size is one word: "312.5 kB" never breaks in a narrow column
+  return <span className="nowrap"><FormattedNumber value={n / div} style="unit" unit={unit} unitDisplay={div === 1 ? 'long' : 'short'} maximumFractionDigits={1} /></span>;
 };
 const reference: DisplayWidget = ({ field, value, models }) => {
   if (isEmpty(value)) return empty;
