@@ -33,7 +33,10 @@ export const CSP_DIRECTIVES: Readonly<Record<string, string[]>> = {
   'media-src': ["'self'", 'blob:'],
   'worker-src': ["'self'"],
   'object-src': ["'none'"],
-  'frame-src': ["'none'"],
+  // the documents screen previews a PDF in a frame from a blob: URL it made of the bytes it
+  // fetched with the token (typed application/pdf, so only the browser's PDF viewer runs there);
+  // no page of this or another origin can be framed
+  'frame-src': ['blob:'],
   'frame-ancestors': ["'none'"],
   'base-uri': ["'none'"],
   'form-action': ["'self'"],

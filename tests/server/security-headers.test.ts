@@ -50,6 +50,9 @@ describe('security headers on every response', () => {
       // images of data: (favicon, QA screenshots) and blob: (authorised images), connections to this origin only
       expect(csp.get('img-src')).toEqual(["'self'", 'data:', 'blob:']);
       expect(csp.get('connect-src')).toEqual(["'self'"]);
+      // frames: only a blob: URL the client made (the documents' PDF preview), never a page of
+      // this origin or of another one
+      expect(csp.get('frame-src')).toEqual(['blob:']);
       // no inline style element but React Aria's one, by its hash
       expect(csp.get('style-src')).not.toContain("'unsafe-inline'");
       // every <script> names a same-origin file: no inline code the policy would have to allow

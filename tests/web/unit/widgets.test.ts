@@ -32,6 +32,14 @@ describe('display widget registry', () => {
     expect(render(f('float', 'money'), 1234.5)).toContain('1,234.50');
     expect(render(f('integer', 'filesize'), 1536)).toContain('1.5 kB');
   });
+  it('filesize below a kilobyte says bytes with the plural the number takes (1 byte, 20 bytes), never "20 byte"', () => {
+    const size = (n: number) => render(f('integer', 'filesize'), n);
+    expect(size(20)).toBe('<span class="nowrap">20 bytes</span>');
+    expect(size(1)).toBe('<span class="nowrap">1 byte</span>');
+    expect(size(0)).toBe('<span class="nowrap">0 bytes</span>');
+    expect(size(1023)).toBe('<span class="nowrap">1,023 bytes</span>');
+    expect(size(20 * 1024 ** 2)).toBe('<span class="nowrap">20 MB</span>');
+  });
   it('a Reference shows the target record name; an empty value shows a dash', () => {
     expect(render(f('reference', null, { relation: 'res.country' }), { id: 'c', name: 'France' })).toBe('France');
     expect(render(f('char'), null)).toContain('—');

@@ -6,6 +6,7 @@ import { logout as endSession } from '../api/client.ts';
 import { useT } from '../i18n/index.tsx';
 import { LiveBridge, LiveStatusBanner } from '../live/LiveBridge.tsx';
 import { RecorderButton } from '../qa/RecorderButton.tsx';
+import { AppIcon } from './AppIcon.tsx';
 import { ErrorBoundary } from './ErrorBoundary.tsx';
 import { useBootstrap, useMe, useModels } from './meta.ts';
 import { appOfAction, firstAction, menuDepth, orgSlug, visibleApps, type App } from './nav.ts';
@@ -210,7 +211,7 @@ export function Home() {
           return act ? (
             <Button key={app.key} className="app-tile" data-testid={`tile-${app.key}`}
               onPress={() => navigate({ to: '/$org/$action', params: { org, action: actionSegment(act) }, search: {} })}>
-              <span className={`app-icon icon-${app.icon ?? 'app'}`} aria-hidden="true" />
+              <AppIcon icon={app.icon} appKey={app.key} name={app.name} />
               <span>{app.name}</span>
             </Button>
           ) : null;

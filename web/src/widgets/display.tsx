@@ -46,12 +46,16 @@ export function enumLabel(value: string): string {
 const badge: DisplayWidget = ({ field, value }) => (isEmpty(value) ? empty : (
   <span className={`badge badge-${String(value).replace(/[^a-z0-9_-]/gi, '')}`}>{field.type === 'enum' ? enumLabel(String(value)) : String(value)}</span>
 ));
-/** bytes in binary multiples, with the unit names Intl formats (kB, MB, GB) */
+/**
+ * bytes in binary multiples, with the unit names Intl formats (kB, MB, GB); below a kilobyte the
+ * long unit name, since the short one does not take a plural ("20 byte")
+ */
 const filesize: DisplayWidget = ({ value }) => {
   const n = Number(value);
   if (isEmpty(value) || Number.isNaN(n)) return empty;
   const [div, unit] = n >= 1024 ** 3 ? [1024 ** 3, 'gigabyte'] : n >= 1024 ** 2 ? [1024 ** 2, 'megabyte'] : n >= 1024 ? [1024, 'kilobyte'] : [1, 'byte'];
-  return <FormattedNumber value={n / div} style="unit" unit={unit} unitDisplay="short" maximumFractionDigits={1} />;
+  // a size is one word: "312.5 kB" never breaks in a narrow column
+  return <span className="nowrap"><FormattedNumber value={n / div} style="unit" unit={unit} unitDisplay={div === 1 ? 'long' : 'short'} maximumFractionDigits={1} /></span>;
 };
 const reference: DisplayWidget = ({ field, value, models }) => {
   if (isEmpty(value)) return empty;

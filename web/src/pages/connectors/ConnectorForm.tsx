@@ -1,12 +1,13 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { request } from '../../api/client.ts';
 import { errorMessage } from '../../app/errors.ts';
-import type { FormPlan } from '../../app/meta.ts';
+import type { FormPlan, PlanButton } from '../../app/meta.ts';
 import { toast } from '../../app/toast.tsx';
 import { graphql } from '../../gql/index.ts';
 import { useT } from '../../i18n/index.tsx';
+import type { Row } from '../../model/records.ts';
 import { recordsKey } from '../../model/useRecords.ts';
 import FormView, { type FormExtensionProps } from '../../views/form/FormView.tsx';
 import type { ViewProps } from '../../views/registry.ts';
@@ -30,24 +31,44 @@ const TestDocument = graphql(`
 
 const MASK = '********';
 
+const PARAMS = 'connector_params';
+const typesQuery = { queryKey: ['connector-types'], queryFn: () => request(TypesDocument), staleTime: Infinity };
+
 /**
  * The connector form: the generic form plus the provider picker and the parameters panel, which
  * takes the place of the raw parameter lines (editing those would bypass the schema's secrets).
+ * The form's one Save writes the record and the parameters; the panel's Test (which shows its
+ * result) replaces the view's Test connection button, and Authorize is only offered when the
+ * provider declares an OAuth flow.
  */
 export default function ConnectorForm(props: ViewProps<FormPlan>) {
-  return <FormView {...props} extension={ConnectorPanel} hiddenFields={HIDDEN} />;
+  const qc = useQueryClient();
+  const types = useQuery(typesQuery);
+  const all = types.data?.connectorsListTypes?.types ?? [];
+  const headerButton = (b: PlanButton, record: Row | null | undefined) => {
+    if (b.name === 'ir.connector.test_connection') return false;
+    if (b.name === 'ir.connector.oauth_start') return !!all.find((x) => x.category === record?.category && x.provider_type === record?.provider_type)?.oauth;
+    return true;
+  };
+  const onSave = async (id: string, values: Record<string, unknown>, dirty: ReadonlySet<string>) => {
+    if (!dirty.has(PARAMS)) return;
+    // import_config replaces the params and keeps a secret sent back as the mask
+    await request(SaveParamsDocument, { id, json: values[PARAMS] });
+    await qc.invalidateQueries({ queryKey: ['records', 'ir.connector.param'] });
+  };
+  return <FormView {...props} extension={ConnectorPanel} hiddenFields={HIDDEN} onSave={onSave} headerButton={headerButton} />;
 }
 const HIDDEN = ['param_ids'];
 
 /**
  * Parameters come from the provider's `config_schema`: one input per key, secrets as password
- * inputs that show the stored mask and keep the stored value unless retyped. Saving replaces the
- * params through `ir.connector.import_config` (which keeps a secret sent back as the mask).
+ * inputs that show the stored mask and keep the stored value unless retyped. The values live in
+ * the form (so they make it dirty and Discard resets them) and the form's Save writes them.
  */
 function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) {
   const t = useT();
   const qc = useQueryClient();
-  const types = useQuery({ queryKey: ['connector-types'], queryFn: () => request(TypesDocument), staleTime: Infinity });
+  const types = useQuery(typesQuery);
   const params = useQuery({
     queryKey: recordsKey('ir.connector.param', 'of', recordId),
     queryFn: () => request(ParamsDocument, { id: recordId! }),
@@ -57,22 +78,16 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
   const category = form.watch('category') as string | undefined;
   const provider = form.watch('provider_type') as string | undefined;
   const type = all.find((x) => x.category === (category ?? record?.category) && x.provider_type === (provider ?? record?.provider_type));
-  const [values, setValues] = useState<Record<string, string>>({});
+  const stored = useMemo(() => Object.fromEntries((params.data?.irConnectorParams ?? []).map((p) => [p.key, p.value ?? ''])), [params.data]);
+  const edited = form.watch(PARAMS) as Record<string, string> | undefined;
+  const values = edited ?? stored;
+  // a focused secret that still holds the mask shows empty, so it can be retyped
+  const [focused, setFocused] = useState<string | null>(null);
   const [result, setResult] = useState<{ success: boolean; message: string } | null>(null);
-  useEffect(() => {
-    setValues(Object.fromEntries((params.data?.irConnectorParams ?? []).map((p) => [p.key, p.value ?? ''])));
-  }, [params.data]);
 
-  async function saveParams() {
-    try {
-      await request(SaveParamsDocument, { id: recordId!, json: values });
-      toast(t('form.saved'));
-      await qc.invalidateQueries({ queryKey: ['records', 'ir.connector.param'] });
-    } catch (err) {
-      toast(errorMessage(t, err), 'error');
-    }
-  }
   async function test() {
+    // the test reads the stored configuration: unsaved edits would not be what is tested
+    if (form.formState.isDirty) { toast(t('connectors.save_first'), 'error'); return; }
     try {
       const r = (await request(TestDocument, { id: recordId! })).irConnectorTestConnection;
       setResult(r ? { success: !!r.success, message: r.message ?? '' } : null);
@@ -110,15 +125,14 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
           <div className="field" key={k.key}>
             <label className="label" htmlFor={`param-${k.key}`}>{k.label}{k.required && <span className="req" aria-hidden="true"> *</span>}</label>
             <input id={`param-${k.key}`} className="input" data-testid={`param-${k.key}`} type={k.secret ? 'password' : 'text'} autoComplete="off"
-              value={values[k.key] ?? ''} placeholder={k.secret && values[k.key] === MASK ? t('connectors.secret_set') : undefined}
-              onFocus={(e) => { if (k.secret && e.target.value === MASK) setValues({ ...values, [k.key]: '' }); }}
-              onBlur={(e) => { if (k.secret && e.target.value === '' && params.data?.irConnectorParams.some((p) => p.key === k.key && p.value === MASK)) setValues({ ...values, [k.key]: MASK }); }}
-              onChange={(e) => setValues({ ...values, [k.key]: e.target.value })} />
+              value={k.secret && focused === k.key && values[k.key] === MASK ? '' : values[k.key] ?? ''}
+              placeholder={k.secret && values[k.key] === MASK ? t('connectors.secret_set') : undefined}
+              onFocus={() => setFocused(k.key)} onBlur={() => setFocused(null)}
+              onChange={(e) => form.setValue(PARAMS, { ...values, [k.key]: e.target.value }, { shouldDirty: true })} />
           </div>
         ))}
       </div>
       <div className="form-buttons">
-        <Button className="btn btn-primary" onPress={() => void saveParams()} data-testid="params-save">{t('common.save')}</Button>
         <Button className="btn" onPress={() => void test()} data-testid="connector-test">{t('connectors.test')}</Button>
       </div>
       {result && (

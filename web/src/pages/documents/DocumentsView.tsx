@@ -1,21 +1,20 @@
-import { useNavigate } from '@tanstack/react-router';
 import { useMemo, useState } from 'react';
-import { Button, Dialog, Heading, Input, Label, Menu, MenuItem, MenuTrigger, Modal, Popover, TextField } from 'react-aria-components';
+import { Button, Checkbox, Dialog, Heading, Input, Label, Menu, MenuItem, MenuTrigger, Modal, Popover, TextField } from 'react-aria-components';
 import { downloadFile, uploadFile } from '../../api/files.ts';
 import { errorMessage } from '../../app/errors.ts';
 import { asFields, useModels, type ListPlan } from '../../app/meta.ts';
-import { actionSegment } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
 import { request } from '../../api/client.ts';
 import { andWhere } from '../../model/domain.ts';
-import { displayName, modelOf, orderBy, selection, updateDocument, type Row } from '../../model/records.ts';
+import { deleteDocument, displayName, modelOf, orderBy, selection, updateDocument, type Row } from '../../model/records.ts';
 import { useBlock, useCount, useInvalidateModel } from '../../model/useRecords.ts';
-import { pickFile } from '../../views/form/commands.ts';
+import { pickFile, runCommand } from '../../views/form/commands.ts';
 import { ControlPanel } from '../../views/ControlPanel.tsx';
 import { Pager } from '../../views/list/Pager.tsx';
 import type { ViewProps } from '../../views/registry.ts';
 import { Display } from '../../widgets/display.tsx';
+import { ConfirmDelete, DocumentDetails } from './DocumentDetails.tsx';
 import { FolderTree, useFolders, type FolderChoice } from './FolderTree.tsx';
 import { VersionHistory } from './VersionHistory.tsx';
 
@@ -24,11 +23,11 @@ const DRAG_TYPE = 'application/x-fw-document';
 /**
  * Documents: a folder tree beside the list, uploads by drag and drop or picker with a progress
  * bar, download, new versions with a change note, the version history; a document row dragged
- * onto a folder moves it there.
+ * onto a folder moves it there. A row opens the document's details (metadata, preview, versions,
+ * rename, archive or restore, delete); archived documents are hidden unless asked for.
  */
 export default function DocumentsView({ plan, action, search, searchPlan, where, org }: ViewProps<ListPlan>) {
   const t = useT();
-  const navigate = useNavigate();
   const models = useModels();
   const m = modelOf(models, plan.model);
   const hasFolders = models.has('storage.folder');
@@ -36,8 +35,10 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
   const fields = asFields(plan.fields);
   // the folder shows in the row's move menu, so it needs no column of its own here
   const columns = plan.columns.map((c) => fields.find((f) => f.name === c)!).filter((f) => f && f.optional !== 'hide' && !(hasFolders && f.name === 'folder'));
-  const sel = useMemo(() => `${selection(fields, models)} current_version original_filename${models.has('storage.folder') ? ' folder { id }' : ''}`, [fields, models]);
-  const scoped = andWhere([where, folder.kind === 'folder' ? { folder: { eq: folder.id } } : folder.kind === 'root' && hasFolders ? { folder: { eq: null } } : null]);
+  const sel = useMemo(() => `${selection(fields, models)} current_version version_count original_filename content_type is_active${models.has('storage.folder') ? ' folder { id }' : ''}`, [fields, models]);
+  const [showArchived, setShowArchived] = useState(false);
+  const scoped = andWhere([where, folder.kind === 'folder' ? { folder: { eq: folder.id } } : folder.kind === 'root' && hasFolders ? { folder: { eq: null } } : null,
+    showArchived ? null : { is_active: { eq: true } }]);
   const limit = plan.limit ?? 50;
   const page = search.page ?? 1;
   const total = useCount(m, scoped);
@@ -47,6 +48,10 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
   const [dropping, setDropping] = useState(false);
   const [versionOf, setVersionOf] = useState<Row | null>(null);
   const [historyOf, setHistoryOf] = useState<Row | null>(null);
+  // the opened document is followed by id, so a rename or a new version shows in the panel
+  const [openId, setOpenId] = useState<string | null>(null);
+  const opened = openId ? (rows.data ?? []).find((r) => r.id === openId) ?? null : null;
+  const [deleting, setDeleting] = useState<Row | null>(null);
 
   async function upload(files: File[], docId?: string, changeNote?: string) {
     for (const file of files) {
@@ -69,6 +74,41 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
     try {
       await request(updateDocument(m), { id: docId, input: { folder: target.kind === 'folder' ? target.id : null } });
       toast(t('documents.moved', { folder: label }));
+    } catch (err) {
+      toast(errorMessage(t, err), 'error');
+    }
+    await invalidate(m.key);
+  }
+
+  async function rename(doc: Row, name: string): Promise<boolean> {
+    try {
+      await request(updateDocument(m), { id: doc.id, input: { name } });
+      toast(t('documents.renamed', { name }));
+      await invalidate(m.key);
+      return true;
+    } catch (err) {
+      toast(errorMessage(t, err), 'error');
+      return false;
+    }
+  }
+
+  async function setArchived(doc: Row, archive: boolean) {
+    try {
+      await runCommand(archive ? 'storage.document.archive' : 'storage.document.unarchive', { id: doc.id });
+      toast(t(archive ? 'documents.archived' : 'documents.unarchived', { name: String(doc.name) }));
+      // an archived document leaves the list unless archived ones are shown: so does its panel
+      if (archive && !showArchived) setOpenId(null);
+    } catch (err) {
+      toast(errorMessage(t, err), 'error');
+    }
+    await invalidate(m.key);
+  }
+
+  async function remove(doc: Row) {
+    setDeleting(null);
+    try {
+      await request(deleteDocument(m), { id: doc.id });
+      toast(t('documents.deleted', { name: String(doc.name) }));
     } catch (err) {
       toast(errorMessage(t, err), 'error');
     }
@@ -106,6 +146,9 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
           {dropping && <div className="drop-hint">{t('upload.drop')}</div>}
           <div className="list-toolbar">
             <span className="muted small">{t('upload.drop')}</span>
+            <Checkbox className="checkbox show-archived" isSelected={showArchived} onChange={setShowArchived} data-testid="show-archived">
+              <span className="checkbox-box" aria-hidden="true" />{t('documents.show_archived')}
+            </Checkbox>
             {total.data !== undefined && (
               <Pager page={page} limit={limit} total={total.data} />
             )}
@@ -117,17 +160,30 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
                 {(rows.data ?? []).map((r) => (
                   <tr key={r.id} draggable data-testid="document-row" tabIndex={0}
                     onDragStart={(e) => { e.dataTransfer.setData(DRAG_TYPE, r.id); e.dataTransfer.effectAllowed = 'move'; }}
-                    onDoubleClick={() => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: r.id }, search: {} })}
-                    onKeyDown={(e) => { if (e.key === 'Enter') void navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: r.id }, search: {} }); }}>
-                    {columns.map((c) => <td key={c.name}><Display field={c} value={r[c.name]} models={models} /></td>)}
-                    <td className="row-actions">
+                    className={r.is_active === false ? "archived" : undefined}
+                    onClick={(e) => { if (!(e.target as Element).closest('button, select, a, input')) setOpenId(r.id); }}
+                    onKeyDown={(e) => { if (e.key === 'Enter' && e.target === e.currentTarget) setOpenId(r.id); }}>
+                    {columns.map((c, i) => (
+                      <td key={c.name}>
+                        <Display field={c} value={r[c.name]} models={models} />
+                        {i === 0 && r.is_active === false && <span className="badge badge-archived" data-testid="row-archived">{t('documents.archived_badge')}</span>}
+                      </td>
+                    ))}
+                    <td className="row-actions" onClick={(e) => e.stopPropagation()}>
                       <Button className="btn btn-ghost" onPress={() => void download(r)} data-testid="doc-download" aria-label={`${t('documents.download')} ${displayName(m, r)}`}>{t('documents.download')}</Button>
                       <MenuTrigger>
                         <Button className="btn btn-ghost" aria-label={`${t('documents.more')} ${displayName(m, r)}`} data-testid="doc-more">⋯</Button>
                         <Popover className="popover">
-                          <Menu className="menu" onAction={(key) => (key === 'version' ? setVersionOf(r) : setHistoryOf(r))}>
+                          <Menu className="menu" onAction={(key) => {
+                            if (key === 'version') setVersionOf(r);
+                            else if (key === 'history') setHistoryOf(r);
+                            else if (key === 'archive') void setArchived(r, r.is_active !== false);
+                            else if (key === 'delete') setDeleting(r);
+                          }}>
                             <MenuItem id="version" className="menu-item" data-testid="doc-new-version">{t('documents.new_version')}</MenuItem>
                             <MenuItem id="history" className="menu-item" data-testid="doc-history">{t('documents.versions')}</MenuItem>
+                            <MenuItem id="archive" className="menu-item" data-testid="doc-archive">{t(r.is_active === false ? 'documents.unarchive' : 'documents.archive')}</MenuItem>
+                            <MenuItem id="delete" className="menu-item" data-testid="doc-delete">{t('documents.delete')}</MenuItem>
                           </Menu>
                         </Popover>
                       </MenuTrigger>
@@ -141,6 +197,12 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
         </div>
       </div>
       {versionOf && <NewVersionDialog doc={versionOf} onClose={() => setVersionOf(null)} onUpload={(f, note) => { setVersionOf(null); void upload([f], versionOf.id, note); }} />}
+      {opened && !deleting && (
+        <DocumentDetails doc={opened} fields={fields} org={org} actionKey={action.key} onClose={() => setOpenId(null)}
+          onRename={(name) => rename(opened, name)} onDownload={(n) => void download(opened, n)}
+          onArchive={(active) => void setArchived(opened, !active)} onDelete={() => setDeleting(opened)} />
+      )}
+      {deleting && <ConfirmDelete doc={deleting} onCancel={() => setDeleting(null)} onConfirm={() => { setOpenId(null); void remove(deleting); }} />}
       {historyOf && <VersionHistory doc={historyOf} onClose={() => setHistoryOf(null)} onDownload={(n) => void download(historyOf, n)} />}
     </div>
   );

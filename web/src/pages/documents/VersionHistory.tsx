@@ -17,29 +17,38 @@ const VersionsDocument = graphql(`
   }
 `);
 
-export function VersionHistory({ doc, onClose, onDownload }: { doc: Row; onClose: () => void; onDownload: (n: number) => void }) {
+/** The versions of a document, newest first, each with its download (the history dialog and the details panel). */
+export function VersionTable({ doc, onDownload }: { doc: Row; onDownload: (n: number) => void }) {
   const t = useT();
   const models = useModels();
-  const versions = useQuery({ queryKey: recordsKey('storage.document_version', 'of', doc.id), queryFn: () => request(VersionsDocument, { doc: doc.id }) });
+  const versions = useQuery({ queryKey: recordsKey('storage.document_version', 'of', doc.id, doc.current_version), queryFn: () => request(VersionsDocument, { doc: doc.id }) });
+  return (
+    <table className="records compact" data-testid="version-table">
+      <tbody>
+        {(versions.data?.storageDocumentVersions ?? []).map((v) => (
+          <tr key={v.id} data-testid="version-row">
+            <td>{t('documents.version', { n: v.version_number })}</td>
+            <td>{v.original_filename}</td>
+            <td><Display field={{ name: 'file_size', label: '', type: 'integer', widget: 'filesize' }} value={v.file_size} models={models} /></td>
+            <td data-testid="version-note-cell">{v.change_note ?? ''}</td>
+            <td><FormattedDate value={v.created_at_utc} dateStyle="medium" timeStyle="short" /></td>
+            <td>{v.uploaded_by?.name ?? ''}</td>
+            <td><Button className="btn btn-ghost" onPress={() => onDownload(v.version_number)} data-testid={`version-download-${v.version_number}`}
+              aria-label={`${t('documents.download')} ${t('documents.version', { n: v.version_number })}`}>{t('documents.download')}</Button></td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function VersionHistory({ doc, onClose, onDownload }: { doc: Row; onClose: () => void; onDownload: (n: number) => void }) {
+  const t = useT();
   return (
     <Modal isOpen onOpenChange={(o) => !o && onClose()} isDismissable className="modal modal-wide">
       <Dialog className="dialog" data-testid="history-dialog">
         <Heading slot="title">{t('documents.versions')}: {String(doc.name)}</Heading>
-        <table className="records compact">
-          <tbody>
-            {(versions.data?.storageDocumentVersions ?? []).map((v) => (
-              <tr key={v.id} data-testid="version-row">
-                <td>{t('documents.version', { n: v.version_number })}</td>
-                <td>{v.original_filename}</td>
-                <td><Display field={{ name: 'file_size', label: '', type: 'integer', widget: 'filesize' }} value={v.file_size} models={models} /></td>
-                <td data-testid="version-note-cell">{v.change_note ?? ''}</td>
-                <td><FormattedDate value={v.created_at_utc} dateStyle="medium" timeStyle="short" /></td>
-                <td>{v.uploaded_by?.name ?? ''}</td>
-                <td><Button className="btn btn-ghost" onPress={() => onDownload(v.version_number)} data-testid={`version-download-${v.version_number}`}>{t('documents.download')}</Button></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <VersionTable doc={doc} onDownload={onDownload} />
         <div className="dialog-actions"><Button className="btn" onPress={onClose} slot="close">{t('common.close')}</Button></div>
       </Dialog>
     </Modal>

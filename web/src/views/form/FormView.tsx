@@ -46,10 +46,19 @@ interface Conflict { expected: number; actual: number; input: Values }
  * has no update mutation for its model, or the plan no writable field) is shown read-only: no
  * Save or Discard, values through the display widgets, lines that open their own record.
  */
-/** A model's own form (connectors) may replace some fields of the plan with its extension. */
-export interface FormCustomisation { extension?: ComponentType<FormExtensionProps>; hiddenFields?: readonly string[] }
+/**
+ * A model's own form (connectors) may replace some fields of the plan with its extension, save
+ * what the extension keeps in the form along with the record (`onSave`, after the record is
+ * written) and leave out header buttons its extension replaces or that do not apply to the record.
+ */
+export interface FormCustomisation {
+  extension?: ComponentType<FormExtensionProps>;
+  hiddenFields?: readonly string[];
+  onSave?: (id: string, values: Values, dirty: ReadonlySet<string>) => Promise<void>;
+  headerButton?: (b: PlanButton, record: Row | null | undefined) => boolean;
+}
 
-export default function FormView({ plan, action, org, recordId, extension: Extension, hiddenFields }: ViewProps<FormPlan> & FormCustomisation) {
+export default function FormView({ plan, action, org, recordId, extension: Extension, hiddenFields, onSave, headerButton }: ViewProps<FormPlan> & FormCustomisation) {
   const t = useT();
   const navigate = useNavigate();
   const models = useModels();
@@ -131,11 +140,13 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
         // untouched fields are left to the server's defaults
         const r = await request<{ record: { id: string } }, { input: Values }>(createDocument(m), { input: toInput(fields, values, dirtyFields) });
         id = r.record.id;
-      } else if (dirtyFields.size || revision !== undefined) {
+      } else {
+        // an extension's own values (dirty, but no field of the model) are not the record's
         const input = toInput(fields, values, dirtyFields);
-        await request(updateDocument(m), { id, input, revision: revision ?? base.current });
+        if (Object.keys(input).length || revision !== undefined) await request(updateDocument(m), { id, input, revision: revision ?? base.current });
       }
       await saveLines(models, plan.nodes, id, lines.current);
+      await onSave?.(id, values, dirtyFields);
       toast(t(isNew ? 'form.created' : 'form.saved'));
       form.reset(values);
       base.current = undefined; // the refetch below brings the new revision
@@ -217,7 +228,9 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
       {plan.header && (
         <div className="form-header">
           <div className="form-buttons">
-            {plan.header.buttons.filter((b) => !holds(modifiersOf(b.modifiers), 'invisible', modifierValues)).map((b) => (
+            {plan.header.buttons
+              .filter((b) => !holds(modifiersOf(b.modifiers), 'invisible', modifierValues) && (!headerButton || headerButton(b, record.data)))
+              .map((b) => (
               <Button key={b.name} className="btn" isDisabled={isNew} onPress={() => void runButton(b)} data-testid={`button-${b.name}`}>{b.string}</Button>
             ))}
           </div>
