@@ -65,7 +65,9 @@ export interface ProbeServer {
 }
 
 export async function startProbeServer(provider: Provider): Promise<ProbeServer> {
-  const tk = await bootTestKernel({ provider, apps: [probeApp] });
+  // the domain layer's own limits are probed on every path, GraphQL included: the GraphQL document
+  // bounds (tests/graphql/bounds.test.ts) are raised so a 500-term `where` reaches the domain check
+  const tk = await bootTestKernel({ provider, apps: [probeApp], settings: { GRAPHQL_MAX_TOKENS: '200000', GRAPHQL_MAX_FIELDS: '100000' } });
   let server: FastifyInstance;
   try {
     server = await buildServer(tk.kernel);
