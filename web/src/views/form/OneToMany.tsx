@@ -1,13 +1,14 @@
+import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useParams } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
-import { Button } from 'react-aria-components';
+import { Button, Dialog, Heading, Modal } from 'react-aria-components';
 import { request } from '../../api/client.ts';
 import { useBootstrap, useModels, type FormNode } from '../../app/meta.ts';
 import { formActionOf } from '../../app/nav.ts';
 import { actionSegment } from '../../app/search-params.ts';
 import { useT } from '../../i18n/index.tsx';
 import { anyWritable, useWritable } from '../../model/access.ts';
-import { createDocument, defaultsOf, deleteDocument, toInput, updateDocument, type FieldInfo, type Models, type Row } from '../../model/records.ts';
+import { createDocument, defaultsOf, deleteDocument, displayName, toInput, updateDocument, type FieldInfo, type ModelInfo, type Models, type Row } from '../../model/records.ts';
 import { Display } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
 
@@ -15,6 +16,23 @@ import { inputWidgetFor } from '../../widgets/inputs.tsx';
 export interface LineChanges { added: Row[]; changed: Map<string, Row>; removed: Set<string> }
 
 type Plan = FormNode['list'];
+
+const CreateInputDocument = 'query CreateInput($name: String!) { type: __type(name: $name) { inputFields { name type { kind } } } }';
+
+/**
+ * The fields a model's create input requires (non-null in the schema): a line can be added in
+ * place only when the list's columns (and the inverse Reference) supply every one of them. A user
+ * needs a password no list of users shows, so users are not created as lines.
+ */
+function useRequiredCreateFields(m: ModelInfo | undefined): string[] | undefined {
+  const r = useQuery({
+    queryKey: ['schema', 'create-input', m?.names.createInput],
+    queryFn: async () => (await request<{ type: { inputFields: Array<{ name: string; type: { kind: string } }> } | null }, { name: string }>(CreateInputDocument, { name: m!.names.createInput })).type,
+    enabled: !!m,
+    staleTime: Infinity,
+  });
+  return r.data?.inputFields.filter((f) => f.type.kind === 'NON_NULL').map((f) => f.name);
+}
 
 /**
  * A One2Many field as an inline list: the nested list's columns; lines are added, edited and
@@ -32,9 +50,16 @@ export function OneToMany({ field, list, rows, recordId, readOnly = false, onCha
   const navigate = useNavigate();
   const { org } = useParams({ strict: false }) as { org: string };
   const columns = (list?.columns ?? []) as readonly FieldInfo[];
-  const can = useWritable(list ? models.get(list.model) : undefined);
+  const lineModel = list ? models.get(list.model) : undefined;
+  const can = useWritable(lineModel);
   const editable = !readOnly && !!list?.inverse && models.has(list.model) && anyWritable(columns) && can.create && can.update && can.delete;
   const opener = !editable && list && models.has(list.model) ? formActionOf(boot.actions, list.model) : undefined;
+  // a new line only when the columns can supply what creating one requires (no line of users: a
+  // user needs a password no list shows, and a half-made line only failed on Save)
+  const required = useRequiredCreateFields(editable ? lineModel : undefined);
+  const addInline = editable && !!required && required.every((f) => f === list?.inverse || columns.some((c) => c.name === f && !c.readonly));
+  // removing a saved line deletes its record on Save: the person says so first
+  const [pending, setPending] = useState<Row | null>(null);
   const open = (row: Row) => {
     if (opener && !row.id.startsWith('new-')) void navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(opener.key), record: row.id }, search: {} });
   };
@@ -89,15 +114,32 @@ export function OneToMany({ field, list, rows, recordId, readOnly = false, onCha
                   </td>
                 );
               })}
-              {editable && <td><Button className="btn-icon" aria-label={t('common.remove')} onPress={() => remove(row)} data-testid="o2m-remove">×</Button></td>}
+              {editable && (
+                <td>
+                  <Button className="btn-icon" aria-label={t('o2m.remove_line', { name: displayName(lineModel, row) })} data-testid="o2m-remove"
+                    onPress={() => (row.id.startsWith('new-') ? remove(row) : setPending(row))}>×</Button>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
       </table>
-      {editable && (
+      {addInline && (
         <Button className="btn btn-ghost" onPress={add} data-testid={`o2m-add-${field.name}`}>{t('common.add_line')}</Button>
       )}
-      {editable && !recordId && <p className="muted small">{t('form.record_saved_with_parent')}</p>}
+      {addInline && !recordId && <p className="muted small">{t('form.record_saved_with_parent')}</p>}
+      <Modal isOpen={!!pending} onOpenChange={(open) => { if (!open) setPending(null); }} isDismissable className="modal">
+        <Dialog role="alertdialog" className="dialog" data-testid="o2m-remove-dialog">
+          <Heading slot="title">{t('o2m.remove_title', { name: displayName(lineModel, pending) })}</Heading>
+          <p>{t('o2m.remove_body', { name: displayName(lineModel, pending), model: (lineModel?.description ?? '').toLowerCase() })}</p>
+          <div className="dialog-actions">
+            <Button className="btn" onPress={() => setPending(null)} autoFocus>{t('common.cancel')}</Button>
+            <Button className="btn btn-danger" data-testid="o2m-remove-confirm" onPress={() => { const row = pending!; setPending(null); remove(row); }}>
+              {t('o2m.remove_confirm')}
+            </Button>
+          </div>
+        </Dialog>
+      </Modal>
     </div>
   );
 }
