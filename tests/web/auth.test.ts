@@ -286,6 +286,11 @@ describe('auth in the browser', () => {
     expect(new URL(a.url()).pathname).toBe('/login');
     await b.getByTestId('login-email').waitFor();
     expect(new URL(b.url()).pathname).toBe('/login');
+    // a deliberate sign-out is said neutrally in both tabs, not as a red "your session ended"
+    for (const p of [a, b]) {
+      await expect.poll(() => p.getByTestId('login-signed-out').textContent()).toBe('You signed out.');
+      expect(await p.getByTestId('login-error').count()).toBe(0);
+    }
     expect(await refreshCookie(ctx)).toBeNull();
     // a new tab stays signed out
     const c = await ctx.newPage();

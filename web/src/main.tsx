@@ -23,9 +23,13 @@ const router = makeRouter(queryClient);
 // a logout or a refused refresh in any tab signs this tab out too. A full page load, not a
 // route change: it also ends the live connection (authenticated once, at connect) and drops
 // every cached record of the old session
-onTokens((t) => {
+onTokens((t, reason) => {
   if (!t && router.state.location.pathname !== '/login') {
-    window.location.assign(router.buildLocation({ to: '/login', search: { redirect: router.state.location.href, expired: true } }).href);
+    // a deliberate sign-out is said neutrally, a refused session as a warning
+    const search = reason === 'signed_out'
+      ? { redirect: undefined, expired: undefined, signed_out: true }
+      : { redirect: router.state.location.href, expired: true, signed_out: undefined };
+    window.location.assign(router.buildLocation({ to: '/login', search }).href);
   }
 });
 

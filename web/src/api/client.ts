@@ -72,7 +72,7 @@ export async function login(email: string, password: string): Promise<void> {
 export async function logout(): Promise<void> {
   const token = await accessToken().catch(() => null);
   if (token) await authCall('logout', {}, token).catch(() => { /* the session ends here either way */ });
-  writeTokens(null); // every tab, this one included, reloads at /login (main.tsx)
+  writeTokens(null, 'signed_out'); // every tab, this one included, reloads at /login (main.tsx), saying so without alarm
 }
 
 const toApiError = (err: unknown): unknown => {

@@ -20,6 +20,7 @@ const loginRoute = createRoute({
   validateSearch: (s: Record<string, unknown>) => ({
     redirect: typeof s.redirect === 'string' ? s.redirect : undefined,
     expired: s.expired === true || s.expired === 'true' ? true : undefined,
+    signed_out: s.signed_out === true || s.signed_out === 'true' ? true : undefined,
   }),
   beforeLoad: async () => {
     if (await ensureSession()) throw redirect({ to: '/' });
@@ -33,7 +34,7 @@ const appRoute = createRoute({
   id: 'app',
   beforeLoad: async ({ location, context }) => {
     // a new tab or a reload has no access token in memory: the refresh cookie gets one
-    if (!(await ensureSession())) throw redirect({ to: '/login', search: { redirect: location.href, expired: undefined } });
+    if (!(await ensureSession())) throw redirect({ to: '/login', search: { redirect: location.href, expired: undefined, signed_out: undefined } });
     prefetchSession(context.queryClient);
   },
   // the shell renders with its data at hand (a suspense fallback would delay it by React's reveal throttle)

@@ -11,7 +11,7 @@ export function LoginPage() {
   const t = useT();
   const navigate = useNavigate();
   const qc = useQueryClient();
-  const search = useSearch({ strict: false }) as { redirect?: string; expired?: boolean };
+  const search = useSearch({ strict: false }) as { redirect?: string; expired?: boolean; signed_out?: boolean };
   const [error, setError] = useState<string | null>(search.expired ? t('login.expired') : null);
   const [busy, setBusy] = useState(false);
   // while the person types, fetch the code the first screen after login needs
@@ -52,6 +52,7 @@ export function LoginPage() {
           <Label>{t('login.password')}</Label>
           <Input data-testid="login-password" />
         </TextField>
+        {search.signed_out && !error && <p className="form-notice" role="status" data-testid="login-signed-out">{t('login.signed_out')}</p>}
         {error && <p className="form-error" role="alert" data-testid="login-error">{error}</p>}
         <Button type="submit" className="btn btn-primary" isDisabled={busy} data-testid="login-submit">{t('login.submit')}</Button>
       </Form>

@@ -28,12 +28,14 @@ export interface Tokens {
   rotation: string;
 }
 
-type Msg = { t: 'session'; tokens: Tokens } | { t: 'ended' };
+/** Why a session ended: the person signed out (in some tab), or the server refused it. */
+export type EndReason = 'signed_out' | 'refused';
+type Msg = { t: 'session'; tokens: Tokens } | { t: 'ended'; reason?: EndReason };
 
 let current: Tokens | null = null;
 /** When this tab got its current token (or was loaded, before it had one). */
 let since = Date.now();
-const listeners = new Set<(t: Tokens | null) => void>();
+const listeners = new Set<(t: Tokens | null, reason?: EndReason) => void>();
 const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('fw.session');
 /** Tokens other tabs posted, by rotation id, and who waits for one. */
 const posted = new Map<string, Tokens>();
@@ -55,7 +57,7 @@ channel?.addEventListener('message', (e: MessageEvent<Msg>) => {
     waiting.get(msg.tokens.rotation)?.(msg.tokens);
   } else if (msg.t === 'ended') {
     current = null;
-    for (const l of listeners) l(null);
+    for (const l of listeners) l(null, msg.reason ?? 'refused');
   }
 });
 
@@ -64,15 +66,15 @@ export function readTokens(): Tokens | null {
   return current;
 }
 
-/** Sets this tab's tokens and tells the other tabs (null: the session ended in every tab). */
-export function writeTokens(t: Tokens | null): void {
+/** Sets this tab's tokens and tells the other tabs (null: the session ended in every tab, for `reason`). */
+export function writeTokens(t: Tokens | null, reason: EndReason = 'refused'): void {
   current = t;
   since = Date.now();
-  channel?.postMessage((t ? { t: 'session', tokens: t } : { t: 'ended' }) satisfies Msg);
-  for (const l of listeners) l(t);
+  channel?.postMessage((t ? { t: 'session', tokens: t } : { t: 'ended', reason }) satisfies Msg);
+  for (const l of listeners) l(t, t ? undefined : reason);
 }
 
-export function onTokens(listener: (t: Tokens | null) => void): () => void {
+export function onTokens(listener: (t: Tokens | null, reason?: EndReason) => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }

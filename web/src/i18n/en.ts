@@ -11,6 +11,7 @@ export const en = {
   'login.failed': 'Wrong email or password.',
   'login.throttled': 'Too many attempts. Try again in a moment.',
   'login.expired': 'Your session ended. Sign in again.',
+  'login.signed_out': 'You signed out.',
   'shell.logout': 'Sign out',
   'shell.theme.dark': 'Dark theme',
   'shell.theme.light': 'Light theme',
