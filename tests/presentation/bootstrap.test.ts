@@ -15,6 +15,7 @@ interface App { key: string; name: string; sequence: number; category: string | 
 interface Bootstrap {
   user: { id: string; name: string; email: string };
   tenant_id: string;
+  currency: string;
   apps: App[];
   actions: Record<string, { model_key: string; views: Record<string, string> }>;
   active_apps: Array<{ name: string }>;
@@ -63,6 +64,7 @@ describe('bootstrap for an admin', () => {
     expect(asAdmin.user).toMatchObject({ id: expect.any(String), name: 'Administrator', email: 'admin@example.com' });
     expect(JSON.stringify(me.body)).toContain(asAdmin.user.id);
     expect(asAdmin.tenant_id).toBe('default');
+    expect(asAdmin.currency).toBe('EUR'); // the CURRENCY setting's default
   });
 
   it('apps are the top-level menus ordered by sequence, each with its menu tree ordered by sequence', () => {
@@ -229,5 +231,15 @@ describe('the three ways to ask', () => {
     expect(b.user.email).toBe('admin@example.com');
     expect(b.user.id).not.toBe(asAdmin.user.id);
     expect(b.apps.map((a) => a.key)).toEqual(asAdmin.apps.map((a) => a.key));
+  });
+});
+
+describe('the CURRENCY setting', () => {
+  it('is an ISO 4217 code: anything else stops the boot with INVALID_CURRENCY', async () => {
+    const { bootTestKernel } = await import('../helpers/kernel.ts');
+    await expect(bootTestKernel({ settings: { ACTIVE_MODULES: 'base,auth,presentation', CURRENCY: 'euro' } }))
+      .rejects.toMatchObject({ code: 'INVALID_CURRENCY', message: expect.stringContaining('CURRENCY must be an ISO 4217 code') });
+    const ok = await bootTestKernel({ settings: { ACTIVE_MODULES: 'base,auth,presentation', CURRENCY: 'USD' } });
+    await ok.cleanup();
   });
 });

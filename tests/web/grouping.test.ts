@@ -41,7 +41,7 @@ describe('grouped lists', () => {
     await page.goto(actionUrl(org, 'crm.action_leads', undefined, { view: 'list', q: 'Grp ', group_by: 'stage' }));
     await expect.poll(headerTexts).toEqual(['New', 'Qualified', 'Won', 'Lost']);
     const totals = await page.getByTestId('group-aggregate-expected_revenue').evaluateAll((cs) => cs.map((c) => c.textContent!.trim()));
-    expect(totals).toEqual(['250.00', '7.00', '1,500.00', '40.00']);
+    expect(totals).toEqual(['€250.00', '€7.00', '€1,500.00', '€40.00']);
     // the total sits under its column, right-aligned like the numbers
     const head = await page.locator('thead th', { hasText: 'Expected revenue' }).boundingBox();
     const cell = await page.getByTestId('group-aggregate-expected_revenue').first().boundingBox();

@@ -2,6 +2,7 @@ import { canAccess } from '../../kernel/access.js';
 import type { Env, Principal } from '../../kernel/env.js';
 import type { Registry } from '../../kernel/registry/registry.js';
 import type { ViewRegistry } from './views/registry.js';
+import { presentationSettings } from './sse.js';
 
 type Rec = Record<string, unknown>;
 export interface MenuNode { id: string; key: string; name: string; icon: unknown; category: unknown; sequence: unknown; action: string | null; children: MenuNode[] }
@@ -63,6 +64,7 @@ export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec
   return {
     user: user ? { id: user.id, name: user.name, email: user.email, role: user.role } : null,
     tenant_id: env.tenant,
+    currency: presentationSettings(env.settings).CURRENCY,
     // a top-level entry may open an action itself (Documents has no sub-menus)
     apps: roots.map((r) => ({ key: r.key, name: r.name, icon: r.icon, category: r.category, sequence: r.sequence, action: r.action, menus: r.children })),
     actions: Object.fromEntries(actions.map((a) => [actionKey.get(a.id as string), {

@@ -7,6 +7,7 @@ import type { Kernel } from '../../kernel/kernel.js';
 import type { Registry } from '../../kernel/registry/registry.js';
 import '../../server/types.js';
 import { buildBootstrap } from './bootstrap.js';
+import { currencyOf } from './sse.js';
 import manifest from './manifest.js';
 import { Bootstrap, ViewList, ViewPlan } from './outputs.js';
 import { eventStreamRoute } from './sse.js';
@@ -79,7 +80,7 @@ export const app = defineApp({
   manifest,
   commands,
   routes,
-  boot: (kernel) => { viewsOf(kernel.registry); },
+  boot: (kernel) => { viewsOf(kernel.registry); currencyOf(kernel); },
   eventHandlers: [
     {
       // the spec's chain: a changed organization slug makes every open tab of the tenant reload

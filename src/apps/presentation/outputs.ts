@@ -114,6 +114,7 @@ const ModelGraphqlNames = o.object('ModelGraphqlNames', Object.fromEntries(GRAPH
 export const Bootstrap = o.object('Bootstrap', {
   user: o.nullable(o.object('BootstrapUser', { id: o.id(), name: str, email: str, role: str })),
   tenant_id: str,
+  currency: o.string({ description: 'ISO 4217 code money is shown in unless a view names another (setting CURRENCY)' }),
   apps: o.list(o.object('BootstrapApp', {
     key: str, name: str, icon: optStr, category: optStr, sequence: o.int(), action: optStr,
     menus: o.list(BootstrapMenu, {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { AuthenticationRequired } from '../../kernel/errors.js';
+import { AuthenticationRequired, BootError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { defineSettings } from '../../kernel/settings.js';
 import { authenticatorOf, bearerToken } from '../../server/authenticate.js';
@@ -10,7 +10,15 @@ import '../../server/types.js';
 export const presentationSettings = defineSettings('presentation', {
   SSE_HEARTBEAT_SECONDS: { kind: 'int', default: '15', doc: 'Interval of the comment line the event stream sends to keep proxies from closing it.' },
   SSE_REPLAY_BUFFER: { kind: 'int', default: '100', doc: 'Recent events per tenant kept to replay to a client reconnecting with Last-Event-ID.' },
+  CURRENCY: { kind: 'string', default: 'EUR', doc: 'ISO 4217 code of the currency money fields are shown in (widget `money`), unless the view names another (`money:USD`) or a field of the record that holds one (`money:currency`). Three capital letters; anything else stops the boot.' },
 });
+
+/** The currency setting, checked: three capital letters (ISO 4217), or a BootError naming it. */
+export function currencyOf(kernel: Kernel): string {
+  const c = presentationSettings(kernel.settings).CURRENCY;
+  if (!/^[A-Z]{3}$/.test(c)) throw new BootError(`CURRENCY must be an ISO 4217 code of three capital letters (EUR, USD, …), not "${c}"`, { setting: 'CURRENCY' }, 'INVALID_CURRENCY');
+  return c;
+}
 
 interface Buffered { id: string; name: string; data: unknown }
 

@@ -7,6 +7,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { IntlProvider } from 'react-intl';
 import { describe, expect, it } from 'vitest';
 import type { FieldInfo } from '../../../web/src/model/records.ts';
+import { setDefaultCurrency } from '../../../web/src/widgets/currency.ts';
 import { Display, displayWidgetFor, displayWidgets } from '../../../web/src/widgets/display.tsx';
 import { inputWidgetFor, inputWidgets } from '../../../web/src/widgets/inputs.tsx';
 
@@ -29,8 +30,23 @@ describe('display widget registry', () => {
   it('badge, date, money and filesize format their values', () => {
     expect(render(f('char', 'badge'), 'won')).toContain('class="badge badge-won"');
     expect(render(f('datetime', 'date'), '2026-11-24T16:00:00.000Z')).toContain('Nov 24, 2026');
-    expect(render(f('float', 'money'), 1234.5)).toContain('1,234.50');
+    expect(render(f('float', 'money'), 1234.5)).toContain('€1,234.50'); // the CURRENCY setting's default
     expect(render(f('integer', 'filesize'), 1536)).toContain('1.5 kB');
+  });
+  it('money is shown in a currency: the view\'s (money:USD), a field of the record holding one (money:cur), else the server\'s CURRENCY', () => {
+    const money = (widget: string, value: number, record?: Record<string, unknown>) =>
+      renderToStaticMarkup(createElement(IntlProvider, { locale: 'en-US', timeZone: 'UTC' }, createElement(Display, { field: f('float', widget), value, models, record })));
+    expect(money('money:USD', 12)).toContain('$12.00');
+    expect(money('money:cur', 12, { id: 'r', cur: 'GBP' })).toContain('£12.00');
+    expect(money('money:cur', 12, { id: 'r', cur: 'not a code' })).toContain('€12.00');
+    setDefaultCurrency('CHF');
+    try {
+      expect(money('money', 12)).toContain('CHF');
+      setDefaultCurrency('chf'); // not a code: ignored
+      expect(money('money', 12)).toContain('CHF');
+    } finally {
+      setDefaultCurrency('EUR');
+    }
   });
   it('filesize below a kilobyte says bytes with the plural the number takes (1 byte, 20 bytes), never "20 byte"', () => {
     const size = (n: number) => render(f('integer', 'filesize'), n);

@@ -3,6 +3,7 @@ import { request } from '../api/client.ts';
 import { graphql } from '../gql/index.ts';
 import type { ViewPlanQuery } from '../gql/graphql.ts';
 import type { FieldInfo, ModelInfo, Models } from '../model/records.ts';
+import { setDefaultCurrency } from '../widgets/currency.ts';
 
 /**
  * What the client knows of the server comes from three typed queries: the bootstrap payload
@@ -12,6 +13,7 @@ export const BootstrapDocument = graphql(`
   query Bootstrap {
     presentationBootstrap {
       tenant_id
+      currency
       user { id name email role }
       apps { key name icon category sequence action menus { id key name icon category sequence action parent_key } }
       actions { key id name model_key view_type domain views { type view_id } }
@@ -73,7 +75,9 @@ export function prefetchSession(qc: QueryClient): void {
 }
 
 export function useBootstrap() {
-  return useSuspenseQuery(bootstrapQuery).data.presentationBootstrap!;
+  const b = useSuspenseQuery(bootstrapQuery).data.presentationBootstrap!;
+  setDefaultCurrency(b.currency);
+  return b;
 }
 
 export function useMe() {

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { FormattedDate, FormattedNumber } from 'react-intl';
 import { displayName, type FieldInfo, type Models } from '../model/records.ts';
+import { currencyFor } from './currency.ts';
 import { image } from './image.tsx';
 
 /**
@@ -31,8 +32,8 @@ const datetime: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : (
 const date: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : (
   <time dateTime={String(value)}><FormattedDate value={String(value)} dateStyle="medium" /></time>
 ));
-const money: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : (
-  <span className="num"><FormattedNumber value={Number(value)} minimumFractionDigits={2} maximumFractionDigits={2} /></span>
+const money: DisplayWidget = ({ value, arg, record }) => (isEmpty(value) ? empty : (
+  <span className="num"><FormattedNumber value={Number(value)} style="currency" currency={currencyFor(arg, record)} /></span>
 ));
 /**
  * An enum value as people read it: `closed_won` → "Closed won". Declarations name values as
