@@ -70,6 +70,24 @@ describe('selecting records in a list', () => {
     expect(await page.getByTestId('selected-count').count()).toBe(0);
   });
 
+  it('the header box is ticked at once, while the page\'s ids are still on their way', async () => {
+    await page.goto(actionUrl(org, 'crm.action_leads', undefined, { view: 'list', q: 'Untick lead', limit: 20 }));
+    await page.getByTestId('list-row').first().waitFor();
+    // hold the request for the page's ids until the box has been looked at
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    await page.route('**/graphql', async (route) => {
+      const body = route.request().postData() ?? '';
+      if (body.includes('query Rows') && /\{ id \}/.test(body)) await held;
+      await route.fallback();
+    });
+    await page.getByTestId('select-all').click();
+    expect(await page.getByTestId('select-all').isChecked()).toBe(true);
+    release();
+    await expect.poll(() => page.getByTestId('selected-count').textContent()).toBe('20 selected');
+    await page.unroute('**/graphql');
+  });
+
   it('archiving every match can be undone, and undo restores exactly the records it archived', async () => {
     const n = await modelNames(env, 'res.organization');
     await env.gql(`mutation($i: [${n.createInput}!]!) { ${n.createMany}(inputs: $i) { id } }`, {

@@ -78,8 +78,12 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
   const setSelected = (ids: Set<string>) => setChosen({ ids, all: false });
   const pageSelected = !!pageIds && pageIds.length > 0 && pageIds.every((id) => selected.has(id));
 
+  // the box is ticked at once while the page's ids are fetched (a box that waits for the server
+  // looks broken, and a second click would undo the first)
+  const [selecting, setSelecting] = useState(false);
   async function selectPage(on: boolean) {
     if (!on) { setChosen(NONE); return; }
+    setSelecting(true);
     try {
       const r = await request<{ rows: Row[] }, Record<string, unknown>>(rowsDocument(m, 'id'), { where, orderBy: orderBy(order), limit: pageCount, offset });
       const ids = r.rows.map((x) => x.id);
@@ -87,6 +91,8 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
       setChosen({ ids: new Set(ids), all: false });
     } catch (err) {
       toast(errorMessage(t, err), 'error');
+    } finally {
+      setSelecting(false);
     }
   }
   const go = (patch: Record<string, unknown>) => navigate({ to: '.', search: (s: Record<string, unknown>) => ({ ...s, ...patch }) } as never);
@@ -169,7 +175,7 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
           count={pageCount}
           loadingTotal={total.isPending} filtered={Object.keys(where).length > 0}
           onSort={(o) => go({ order: o, page: undefined })} onOpen={open} selected={selected} setSelected={setSelected}
-          pageSelected={pageSelected || chosen.all} onSelectPage={(on) => void selectPage(on)}
+          pageSelected={pageSelected || chosen.all || selecting} onSelectPage={(on) => void selectPage(on)}
         />
       )}
       <Modal isOpen={confirm} onOpenChange={setConfirm} isDismissable className="modal">
