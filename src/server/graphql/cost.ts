@@ -25,6 +25,7 @@ import {
   type GraphQLOutputType, type GraphQLSchema, type OperationDefinitionNode, type SelectionNode, type SelectionSetNode, type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { refuseWhen } from './guard.js';
 
 export interface CostLimits {
   /** Largest cost an operation may have. */
@@ -167,14 +168,5 @@ export function costLimit(limits: CostLimits): Plugin {
     const cost = operationCost(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName, limits);
     return cost > limits.maxCost ? costError(cost, limits.maxCost) : null;
   };
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const err = check(args);
-      if (err) setResultAndStopExecution({ errors: [err] });
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const err = check(args);
-      if (err) setResultAndStopExecution({ errors: [err] });
-    },
-  };
+  return refuseWhen(check);
 }

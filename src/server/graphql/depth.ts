@@ -16,6 +16,7 @@ import {
   type SelectionSetNode, type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { refuseWhen } from './guard.js';
 
 export const QUERY_TOO_DEEP = 'QUERY_TOO_DEEP';
 
@@ -110,14 +111,5 @@ export function depthLimit(maxDepth: number): Plugin {
     const found = operationDepth(args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName);
     return found.depth > maxDepth ? depthError(found, maxDepth) : null;
   };
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const err = check(args);
-      if (err) setResultAndStopExecution({ errors: [err] });
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const err = check(args);
-      if (err) setResultAndStopExecution({ errors: [err] });
-    },
-  };
+  return refuseWhen(check);
 }

@@ -13,6 +13,7 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule, validate, type DocumentN
 import type { Plugin } from 'graphql-yoga';
 import { exposureAllows, type Exposure } from '../exposure.js';
 import type { GqlContext } from './schema.js';
+import { refuseWhen } from './guard.js';
 
 export const INTROSPECTION_DISABLED = 'INTROSPECTION_DISABLED';
 export const INTROSPECTION_UNAUTHENTICATED = 'INTROSPECTION_UNAUTHENTICATED';
@@ -40,18 +41,9 @@ function refusal(verdict: 'anonymous' | 'off'): GraphQLError {
 /** Refuses introspecting operations of callers the exposure does not allow; nothing for `public`. */
 export function introspectionAccess(exposure: Exposure): Plugin[] {
   if (exposure === 'public') return [];
-  const check = (args: { schema: GraphQLSchema; document: DocumentNode; contextValue: unknown }): GraphQLError | null => {
+  const check = (args: { schema: GraphQLSchema; document: DocumentNode; contextValue?: unknown }): GraphQLError | null => {
     const verdict = exposureAllows(exposure, (args.contextValue as Partial<GqlContext>).principal);
     return verdict !== 'allowed' && isIntrospection(args.schema, args.document) ? refusal(verdict) : null;
   };
-  return [{
-    onExecute({ args, setResultAndStopExecution }) {
-      const err = check(args);
-      if (err) setResultAndStopExecution({ errors: [err] });
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const err = check(args);
-      if (err) setResultAndStopExecution({ errors: [err] });
-    },
-  }];
+  return [refuseWhen(check)];
 }
