@@ -9,17 +9,14 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemPrincipal } from '../../src/kernel/env.ts';
-import { actionUrl, adminOrg, createLead, getRecord, login, modelNames, shot, startWeb, type WebEnv } from './helpers/browser.ts';
+import { actionUrl, createLead, getRecord, modelNames, shot, startSignedIn, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
 let org: string;
 
 beforeAll(async () => {
-  env = await startWeb({ AI_ENABLED: 'true', ENABLE_QA_AUTOMATION: 'true' });
-  page = await env.newPage();
-  await login(page);
-  org = (await adminOrg(env)).code;
+  ({ env, page, org } = await startSignedIn({ AI_ENABLED: 'true', ENABLE_QA_AUTOMATION: 'true' }));
   // one record of each model a person can make here, so that no writable form goes unchecked
   const created = await Promise.all([
     env.api('POST', '/api/data/storage.folder', { name: 'Integrity folder' }),

@@ -6,17 +6,14 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, adminOrg, axeSerious, createLead, describeViolations, getRecord, login, modelNames, shot, startWeb, type WebEnv } from './helpers/browser.ts';
+import { actionUrl, axeSerious, createLead, describeViolations, getRecord, modelNames, shot, startSignedIn, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
 let org: string;
 
 beforeAll(async () => {
-  env = await startWeb();
-  page = await env.newPage();
-  await login(page);
-  org = (await adminOrg(env)).code;
+  ({ env, page, org } = await startSignedIn());
   const n = await modelNames(env, 'res.country');
   const rows = (await env.gql(`query { rows: ${n.many}(where: { code: { in: ["IL", "GP", "KR"] } }) { id code } }`)).rows as Array<{ id: string; code: string }>;
   const c = Object.fromEntries(rows.map((r) => [r.code, r.id]));

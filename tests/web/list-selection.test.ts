@@ -6,17 +6,14 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, adminOrg, axeSerious, describeViolations, insertLeads, login, modelNames, shot, startWeb, type WebEnv } from './helpers/browser.ts';
+import { actionUrl, axeSerious, describeViolations, insertLeads, modelNames, shot, startSignedIn, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
 let org: string;
 
 beforeAll(async () => {
-  env = await startWeb();
-  page = await env.newPage();
-  await login(page);
-  org = (await adminOrg(env)).code;
+  ({ env, page, org } = await startSignedIn());
 });
 afterAll(async () => { await env?.close(); });
 

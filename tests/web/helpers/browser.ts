@@ -192,6 +192,17 @@ export async function startWeb(overrides: Record<string, string> = {}): Promise<
   return env;
 }
 
+/**
+ * What most browser tests start from: a server (`overrides` as for `startWeb`), a page signed in
+ * as the admin, and the admin organization's slug (the first URL segment).
+ */
+export async function startSignedIn(overrides: Record<string, string> = {}): Promise<{ env: WebEnv; page: Page; org: string }> {
+  const env = await startWeb(overrides);
+  const page = await env.newPage();
+  await login(page);
+  return { env, page, org: (await adminOrg(env)).code };
+}
+
 /** The org home after a login: the apps of the sidebar are shown. */
 export async function login(page: Page, opts: { email?: string; password?: string; path?: string } = {}): Promise<void> {
   await page.goto(opts.path ?? '/login');
