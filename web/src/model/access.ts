@@ -43,3 +43,20 @@ export const isWritable = (f: FieldInfo) => !f.readonly && f.type !== 'one2many'
 
 /** Whether a view of these fields has anything to type into (else it only shows records). */
 export const anyWritable = (fields: readonly FieldInfo[]) => fields.some(isWritable);
+
+const InputFieldsDocument = 'query InputFields($name: String!) { type: __type(name: $name) { inputFields { name type { kind } } } }';
+
+/**
+ * The fields of a GraphQL input type (a model's create or update input) and whether each is
+ * required (non-null), read once per session; undefined while unknown or when not `enabled`.
+ * What a bulk action may set (`is_active`) and what a new One2Many line must supply come from it.
+ */
+export function useInputFields(typeName: string | undefined, enabled = true): Array<{ name: string; required: boolean }> | undefined {
+  const r = useQuery({
+    queryKey: ['schema', 'input-fields', typeName],
+    queryFn: async () => (await request<{ type: { inputFields: Array<{ name: string; type: { kind: string } }> } | null }, { name: string }>(InputFieldsDocument, { name: typeName! })).type,
+    enabled: enabled && !!typeName,
+    staleTime: Infinity,
+  });
+  return r.data?.inputFields.map((f) => ({ name: f.name, required: f.type.kind === 'NON_NULL' }));
+}

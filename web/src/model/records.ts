@@ -96,9 +96,6 @@ export const deleteManyDocument = (m: ModelInfo) =>
 export const updateManyDocument = (m: ModelInfo) =>
   `mutation UpdateMany($where: ${m.names.whereInput}!, $input: ${m.names.updateInput}!) { result: ${m.names.updateMany}(where: $where, input: $input) { count ids } }`;
 
-/** The input fields of a type (a model's update input: what a bulk action may set), from the schema. */
-export const inputFieldsDocument = 'query InputFields($name: String!) { type: __type(name: $name) { inputFields { name } } }';
-
 export const groupDocument = (m: ModelInfo) =>
   `query Groups($by: [${m.names.groupByField}!]!, $where: ${m.names.whereInput}, $aggregates: JSON) { groups: ${m.names.groupBy}(by: $by, where: $where, aggregates: $aggregates) { key count aggregates } }`;
 

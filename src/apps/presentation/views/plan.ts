@@ -3,7 +3,7 @@ import { domainToWhere } from '../../../kernel/data/domain.js';
 import type { ResolvedField, ResolvedModel } from '../../../kernel/registry/model.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
 import { parseDomainLiteral, placeholderValues, resolvePlaceholders } from './domain-literal.js';
-import { ModifierError, parseModifier, type Expr, type ModifierName, type Modifiers } from './modifiers.js';
+import { fieldsOf, ModifierError, parseModifier, type ModifierName, type Modifiers } from './modifiers.js';
 import { ViewFileError, type XmlNode } from './xml.js';
 
 export type ViewType = 'list' | 'form' | 'kanban' | 'search';
@@ -57,12 +57,6 @@ export interface RenderPlan {
 
 const VIEW_ID = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+\.(list|form|kanban|search)$/;
 
-const referenced = (e: Expr, out: string[] = []): string[] => {
-  if ('field' in e) out.push(e.field);
-  if ('args' in e) for (const a of e.args) referenced(a, out);
-  return out;
-};
-
 class Ctx {
   fields = new Map<string, PlanField>();
   constructor(readonly file: string, readonly registry: Registry, readonly model: ResolvedModel) {}
@@ -97,7 +91,7 @@ class Ctx {
         if (!(err instanceof ModifierError)) throw err;
         this.fail(node, `${name}="${text}": ${err.message}`);
       }
-      for (const field of referenced(out[name]!)) {
+      for (const field of fieldsOf(out[name]!)) {
         if (!this.fields.has(field)) this.planField({ ...node, attrs: { name: field } }, this.model.fields.get(field)!);
       }
     }

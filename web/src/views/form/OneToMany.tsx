@@ -1,4 +1,3 @@
-import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useParams } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { Button, Dialog, Heading, Modal } from 'react-aria-components';
@@ -7,8 +6,8 @@ import { useBootstrap, useModels, type FormNode } from '../../app/meta.ts';
 import { formActionOf } from '../../app/nav.ts';
 import { actionSegment } from '../../app/search-params.ts';
 import { useT } from '../../i18n/index.tsx';
-import { anyWritable, useWritable } from '../../model/access.ts';
-import { createDocument, defaultsOf, deleteDocument, displayName, toInput, updateDocument, type FieldInfo, type ModelInfo, type Models, type Row } from '../../model/records.ts';
+import { anyWritable, useInputFields, useWritable } from '../../model/access.ts';
+import { createDocument, defaultsOf, deleteDocument, displayName, toInput, updateDocument, type FieldInfo, type Models, type Row } from '../../model/records.ts';
 import { Display } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
 
@@ -16,23 +15,6 @@ import { inputWidgetFor } from '../../widgets/inputs.tsx';
 export interface LineChanges { added: Row[]; changed: Map<string, Row>; removed: Set<string> }
 
 type Plan = FormNode['list'];
-
-const CreateInputDocument = 'query CreateInput($name: String!) { type: __type(name: $name) { inputFields { name type { kind } } } }';
-
-/**
- * The fields a model's create input requires (non-null in the schema): a line can be added in
- * place only when the list's columns (and the inverse Reference) supply every one of them. A user
- * needs a password no list of users shows, so users are not created as lines.
- */
-function useRequiredCreateFields(m: ModelInfo | undefined): string[] | undefined {
-  const r = useQuery({
-    queryKey: ['schema', 'create-input', m?.names.createInput],
-    queryFn: async () => (await request<{ type: { inputFields: Array<{ name: string; type: { kind: string } }> } | null }, { name: string }>(CreateInputDocument, { name: m!.names.createInput })).type,
-    enabled: !!m,
-    staleTime: Infinity,
-  });
-  return r.data?.inputFields.filter((f) => f.type.kind === 'NON_NULL').map((f) => f.name);
-}
 
 /**
  * A One2Many field as an inline list: the nested list's columns; lines are added, edited and
@@ -56,7 +38,7 @@ export function OneToMany({ field, list, rows, recordId, readOnly = false, onCha
   const opener = !editable && list && models.has(list.model) ? formActionOf(boot.actions, list.model) : undefined;
   // a new line only when the columns can supply what creating one requires (no line of users: a
   // user needs a password no list shows, and a half-made line only failed on Save)
-  const required = useRequiredCreateFields(editable ? lineModel : undefined);
+  const required = useInputFields(lineModel?.names.createInput, editable)?.filter((f) => f.required).map((f) => f.name);
   const addInline = editable && !!required && required.every((f) => f === list?.inverse || columns.some((c) => c.name === f && !c.readonly));
   // removing a saved line deletes its record on Save: the person says so first
   const [pending, setPending] = useState<Row | null>(null);

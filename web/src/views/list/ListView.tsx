@@ -1,4 +1,3 @@
-import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { useEffect, useMemo, useState } from 'react';
 import { Button, Dialog, Heading, Modal } from 'react-aria-components';
@@ -9,9 +8,9 @@ import { asFields, planAggregates, useModels, type ListPlan } from '../../app/me
 import { actionSegment } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
-import { anyWritable, useWritable } from '../../model/access.ts';
+import { anyWritable, useInputFields, useWritable } from '../../model/access.ts';
 import type { Where } from '../../model/domain.ts';
-import { deleteManyDocument, inputFieldsDocument, modelOf, orderBy, rowsDocument, selection, updateManyDocument, type ModelInfo, type Row } from '../../model/records.ts';
+import { deleteManyDocument, modelOf, orderBy, rowsDocument, selection, updateManyDocument, type Row } from '../../model/records.ts';
 import { useCount, useInvalidateModel } from '../../model/useRecords.ts';
 import { ControlPanel } from '../ControlPanel.tsx';
 import type { ViewProps } from '../registry.ts';
@@ -19,17 +18,6 @@ import { ColumnPicker, useColumnVisibility } from './columns.tsx';
 import { GroupedList } from './GroupedList.tsx';
 import { Pager } from './Pager.tsx';
 import { RecordTable } from './RecordTable.tsx';
-
-/** Whether a model's records can be archived: its update input has `is_active` (read from the schema). */
-function useArchivable(m: ModelInfo, enabled: boolean): boolean {
-  const r = useQuery({
-    queryKey: ['schema', 'input-fields', m.names.updateInput],
-    queryFn: async () => (await request<{ type: { inputFields: Array<{ name: string }> } | null }, { name: string }>(inputFieldsDocument, { name: m.names.updateInput })).type,
-    staleTime: Infinity,
-    enabled,
-  });
-  return !!r.data?.inputFields.some((f) => f.name === 'is_active');
-}
 
 /**
  * What is selected: some records by id, or every record matching the search (`all`, acted on by
@@ -66,7 +54,8 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
   const [pageIds, setPageIds] = useState<string[] | null>(null);
   const [confirm, setConfirm] = useState(false);
   const invalidate = useInvalidateModel();
-  const archivable = useArchivable(m, can.update);
+  // models whose update input has is_active can be archived (read from the schema)
+  const archivable = !!useInputFields(m.names.updateInput, can.update)?.some((f) => f.name === 'is_active');
   const offset = (page - 1) * limit;
   const pageCount = Math.max(0, Math.min(limit, (total.data ?? 0) - offset));
   // another search, page or grouping is another set of records: the selection does not carry over
