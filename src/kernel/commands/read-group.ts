@@ -45,7 +45,7 @@ async function groupComparator(env: Env, model: ResolvedModel, groupby: string[]
       return (a, b) => cmp(a[g], b[g]);
     }
     const byValue = rowComparator(model, [{ [g]: 'asc' }], env.provider);
-    return (a, b) => (isNull(a[g]) || isNull(b[g]) ? nullsLast(() => 0)(a[g], b[g]) : byValue(a, b));
+    return (a, b) => nullsLast(() => byValue(a, b))(a[g], b[g]);
   }));
   return (a, b) => {
     for (const k of keys) {
@@ -85,7 +85,7 @@ export async function readGroup(env: Env, model: ResolvedModel, payload: Record<
     wanted.push([field, a]);
   }
   const order = (groupby as string[]).map((g) => ({ [g]: 'asc' as const }));
-  const rows: Array<Record<string, unknown>> = await delegateOf(env.db, model).groupBy({
+  const rows: Row[] = await delegateOf(env.db, model).groupBy({
     by: groupby,
     where,
     ...args,
