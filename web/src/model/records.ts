@@ -18,6 +18,8 @@ export interface FieldInfo {
   help?: string | null;
 }
 export type Models = ReadonlyMap<string, ModelInfo>;
+/** A number column: right-aligned under a right-aligned title, totalled in a grouped list. */
+export const isNumberField = (f: FieldInfo): boolean => f.type === 'integer' || f.type === 'float';
 export type Row = Record<string, unknown> & { id: string };
 
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;

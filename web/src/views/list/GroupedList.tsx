@@ -4,11 +4,10 @@ import { useModels } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
 import { andWhere, type Where } from '../../model/domain.ts';
 import type { FieldInfo, ModelInfo } from '../../model/records.ts';
-import { displayName, nameSelection } from '../../model/records.ts';
+import { displayName, isNumberField, nameSelection } from '../../model/records.ts';
 import { useBlock, useGroups } from '../../model/useRecords.ts';
 import { Display, enumLabel } from '../../widgets/display.tsx';
 
-const isNumber = (f: FieldInfo) => f.type === 'integer' || f.type === 'float';
 const AGGREGATE_TITLE: Record<string, 'list.aggregate.sum' | 'list.aggregate.avg' | 'list.aggregate.min' | 'list.aggregate.max'> = {
   sum: 'list.aggregate.sum', avg: 'list.aggregate.avg', min: 'list.aggregate.min', max: 'list.aggregate.max',
 };
@@ -49,7 +48,7 @@ export function GroupedList({ model, groupBy, fields, columns, where, sel, order
         <thead>
           <tr>
             <th className="col-select"><span className="sr-only">{t('list.select_all')}</span></th>
-            {columns.map((f) => <th key={f.name} className={isNumber(f) ? 'num th-plain' : 'th-plain'}>{f.label}</th>)}
+            {columns.map((f) => <th key={f.name} className={isNumberField(f) ? 'num th-plain' : 'th-plain'}>{f.label}</th>)}
           </tr>
         </thead>
         {(groups.data ?? []).map((g) => {
@@ -70,7 +69,7 @@ export function GroupedList({ model, groupBy, fields, columns, where, sel, order
                   const agg = shown[f.name];
                   const v = agg ? g.aggregates?.[`${f.name}_${agg}`] : undefined;
                   return (
-                    <td key={f.name} className={isNumber(f) ? 'num group-aggregate' : 'group-aggregate'} data-testid={agg ? `group-aggregate-${f.name}` : undefined}>
+                    <td key={f.name} className={isNumberField(f) ? 'num group-aggregate' : 'group-aggregate'} data-testid={agg ? `group-aggregate-${f.name}` : undefined}>
                       {agg && v !== undefined && v !== null && (
                         <span title={t(AGGREGATE_TITLE[agg] ?? 'list.aggregate.sum', { label: f.label })}><Display field={f} value={v} models={models} /></span>
                       )}
@@ -114,7 +113,7 @@ function GroupRows({ model, where, sel, order, columns, onOpen, count, selected,
             <input type="checkbox" checked={selected.has(r.id)} aria-label={t('list.select_row', { name: displayName(model, r) })}
               onClick={(e) => e.stopPropagation()} onChange={(e) => toggle(r.id, e.target.checked)} />
           </td>
-          {columns.map((f) => <td key={f.name} className={isNumber(f) ? 'num' : undefined}><Display field={f} value={r[f.name]} models={models} record={r} /></td>)}
+          {columns.map((f) => <td key={f.name} className={isNumberField(f) ? 'num' : undefined}><Display field={f} value={r[f.name]} models={models} record={r} /></td>)}
         </tr>
       ))}
     </>

@@ -6,7 +6,7 @@ import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { useModels } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
 import type { Where } from '../../model/domain.ts';
-import { displayName, orderBy, rowsDocument, type FieldInfo, type ModelInfo, type Models, type Row } from '../../model/records.ts';
+import { displayName, isNumberField, orderBy, rowsDocument, type FieldInfo, type ModelInfo, type Models, type Row } from '../../model/records.ts';
 import { BLOCK, recordsKey } from '../../model/useRecords.ts';
 import { Display } from '../../widgets/display.tsx';
 
@@ -87,7 +87,7 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
             {columns.map((f) => {
               const dir = sortField === f.name ? (sortDir?.toLowerCase() === 'desc' ? 'descending' : 'ascending') : undefined;
               return (
-                <th key={f.name} aria-sort={dir ?? 'none'} className={f.type === 'integer' || f.type === 'float' ? 'num' : undefined}>
+                <th key={f.name} aria-sort={dir ?? 'none'} className={isNumberField(f) ? 'num' : undefined}>
                   <button type="button" className="th-sort" data-testid={`sort-${f.name}`} aria-label={t('list.sort_by', { label: f.label })}
                     onClick={() => onSort(dir === 'ascending' ? `${f.name} desc` : `${f.name} asc`)}>
                     {f.label}<span aria-hidden="true" className="sort-mark">{dir === 'ascending' ? ' ▲' : dir === 'descending' ? ' ▼' : ''}</span>
@@ -133,7 +133,7 @@ const RecordRow = memo(function RecordRow({ index, rec, columns, models, model, 
         <input type="checkbox" checked={checked} aria-label={t('list.select_row', { name: displayName(model, rec) })}
           onClick={(e) => e.stopPropagation()} onChange={(e) => onCheck(rec.id, e.target.checked)} />
       </td>
-      {columns.map((f) => <td key={f.name} className={f.type === 'integer' || f.type === 'float' ? 'num' : undefined}><Display field={f} value={rec[f.name]} models={models} record={rec} /></td>)}
+      {columns.map((f) => <td key={f.name} className={isNumberField(f) ? 'num' : undefined}><Display field={f} value={rec[f.name]} models={models} record={rec} /></td>)}
     </tr>
   );
 });
