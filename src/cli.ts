@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
-import { generatePrismaClients, PROVIDERS, printSchemaFor, writePrismaSchemas } from './kernel/generate/index.js';
+import { generatePrismaClients, writePrismaSchemas } from './kernel/generate/index.js';
 import { fullRegistry } from './kernel/generate/registry-all.js';
-import { generateMigration } from './kernel/migrate/store.js';
 import { projectLayout } from './kernel/modules/loader.js';
 import { loadSettings } from './kernel/settings.js';
 import { Kernel } from './kernel/kernel.js';
@@ -69,13 +68,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (cmd === 'migrate' && sub === 'generate') {
     if (!values.m || !values.app) throw new Error('usage: fw migrate generate -m <description> --app <app>');
-    const registry = await fullRegistry(layout);
-    if (!registry.apps.some((a) => a.name === values.app)) throw new Error(`unknown app "${values.app}"`);
-    writePrismaSchemas(layout, registry);
-    const schemas = Object.fromEntries(PROVIDERS.map((p) => [p, printSchemaFor(registry, p)])) as Record<(typeof PROVIDERS)[number], string>;
-    const written = await generateMigration(layout, schemas, { description: values.m, app: values.app });
-    if (!written.length) console.log('no changes: the declarations match the last migration');
-    for (const w of written) console.log(`wrote prisma/migrations/${w.provider}/${w.name}/migration.sql`);
+    const { migrateGenerate } = await import('./kernel/migrate/generate-command.js');
+    for (const line of await migrateGenerate(layout, values.app, values.m)) console.log(line);
     return 0;
   }
   const settings = loadSettings();

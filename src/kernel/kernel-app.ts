@@ -3,6 +3,7 @@ import type { LoadedApp } from './registry/registry.js';
 import irEvent from '../../schema/kernel/ir.event.js';
 import irModule from '../../schema/kernel/ir.module.js';
 import { eventCommands } from './events/commands.js';
+import { FW_ROOT } from './modules/loader.js';
 
 /** The kernel's own tables and commands, present in every registry ahead of any app. */
 export function kernelApp(): LoadedApp {
@@ -19,5 +20,5 @@ export function kernelApp(): LoadedApp {
     },
     commands: eventCommands,
   };
-  return { name: 'kernel', domain: null, manifest: module.manifest, module, models: [irEvent, irModule], dataFiles: [] };
+  return { name: 'kernel', domain: null, manifest: module.manifest, module, models: [irEvent, irModule], dataFiles: [], root: FW_ROOT };
 }

@@ -2,14 +2,15 @@ import crypto from 'node:crypto';
 import type { EventHandlerDecl } from './app.js';
 import { crudCommands } from './commands/crud.js';
 import { checkAnonymousCall, makeEnv, newSink, runCommand, runRollback, validateInput, type EnvCore, type Sink } from './bus/pipeline.js';
-import { FwError } from './errors.js';
+import { BootError, FwError } from './errors.js';
 import { TenantDatabases } from './db/tenants.js';
 import { systemPrincipal, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
 import { writeOutbox } from './events/outbox.js';
 import { EventWorker } from './events/worker.js';
 import { kernelApp } from './kernel-app.js';
-import { readStoredMigrations } from './migrate/store.js';
-import { loadActiveApps, projectLayout, type ProjectLayout } from './modules/loader.js';
+import path from 'node:path';
+import { pendingChanges, pendingMessage, upgradePlan } from './migrate/chains.js';
+import { loadActiveApps, loadAllApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import { delegateOf } from './data/delegate.js';
 import { countRecords, searchRecords, type SqlReadContext } from './data/sql/reads.js';
 import { loadDataFile } from './seed-data.js';
@@ -59,7 +60,8 @@ export class Kernel implements EnvCore {
     this.logFn = opts.log ?? ((level, msg, extra) => console[level === 'info' ? 'log' : level](`[fw] ${msg}`, extra ?? ''));
     this.tenants = new TenantDatabases({
       settings,
-      migrations: readStoredMigrations(layout, settings.DATABASE_URL ? 'postgresql' : 'sqlite'),
+      plan: upgradePlan(layout.fwRoot, registry.apps, settings.DATABASE_URL ? 'postgresql' : 'sqlite', async () => [kernelApp(), ...(await loadAllApps(layout))]),
+      clientsDir: path.join(layout.root, 'generated', 'prisma'),
       onOpen: async (tenant, client) => {
         await this.initialiseTenant(tenant, client);
         // deliveries left behind by a process that stopped before handing them over; looked
@@ -81,6 +83,11 @@ export class Kernel implements EnvCore {
     const settings = opts.settings ?? loadSettings();
     const layout = opts.layout ?? projectLayout();
     const registry = createRegistry([...(await loadActiveApps(layout, settings)), ...(opts.apps ?? [])]);
+    // declarations ahead of their app's chain would answer every write with a database error
+    for (const app of registry.apps) {
+      const pending = pendingChanges(app);
+      if (pending) throw new BootError(pendingMessage(app.name, pending));
+    }
     const kernel = new Kernel(registry, settings, layout, opts);
     for (const app of registry.apps) await app.module.boot?.(kernel);
     if (opts.worker ?? settings.EVENT_WORKER) kernel.worker.start();

@@ -15,7 +15,10 @@ import type { Principal } from '../../src/kernel/env.ts';
 import { FwError } from '../../src/kernel/errors.ts';
 import { Kernel } from '../../src/kernel/kernel.ts';
 import { dropPostgresDatabase, listPostgresDatabases } from '../../src/kernel/migrate/runner.ts';
-import type { ProjectLayout } from '../../src/kernel/modules/loader.ts';
+import { loadAllApps, projectLayout, type ProjectLayout } from '../../src/kernel/modules/loader.ts';
+import { kernelApp } from '../../src/kernel/kernel-app.ts';
+import { upgradePlan, type ChainApp } from '../../src/kernel/migrate/chains.ts';
+import type { UpgradePlan } from '../../src/kernel/migrate/upgrade.ts';
 import type { LoadedApp } from '../../src/kernel/registry/registry.ts';
 import { loadSettings, type Settings } from '../../src/kernel/settings.ts';
 
@@ -196,4 +199,14 @@ export async function waitFor<T>(fn: () => Promise<T> | T, what: string, timeout
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/**
+ * What the repository's tenants are upgraded to (every app's chain, in load order) and where its
+ * generated clients are: the options a bare `TenantDatabases` needs in tests.
+ */
+export async function repoTenantOptions(provider: Provider, apps?: ChainApp[]): Promise<{ plan: UpgradePlan; clientsDir: string }> {
+  const layout = projectLayout();
+  const all: ChainApp[] = apps ?? [kernelApp(), ...(await loadAllApps(layout))];
+  return { plan: upgradePlan(layout.fwRoot, all, provider, async () => all), clientsDir: path.join(layout.root, 'generated', 'prisma') };
 }

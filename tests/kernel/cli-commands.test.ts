@@ -18,8 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegateOf } from '../../src/kernel/data/delegate.ts';
 import { systemPrincipal } from '../../src/kernel/env.ts';
 import { applyPostgresMigrations, applySqliteMigrations, ensurePostgresDatabase } from '../../src/kernel/migrate/runner.ts';
-import { readStoredMigrations } from '../../src/kernel/migrate/store.ts';
-import { projectLayout } from '../../src/kernel/modules/loader.ts';
+import { kernelApp } from '../../src/kernel/kernel-app.ts';
+import { chainsOf } from '../../src/kernel/migrate/chains.ts';
+import { loadActiveApps, projectLayout } from '../../src/kernel/modules/loader.ts';
+import { loadSettings } from '../../src/kernel/settings.ts';
 import { bootTestKernel, dropPgDatabases, PG_URL, PROVIDERS, tempDir, uniquePgPrefix } from '../helpers/kernel.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -107,12 +109,12 @@ describe.each(PROVIDERS)('fw CLI on %s: migrate upgrade and events drain', (prov
   });
 
   it('`fw migrate upgrade` applies the pending migrations of a tenant and exits 0; run again, it applies nothing and exits 0', async () => {
-    const migrations = readStoredMigrations(projectLayout(), provider);
+    const migrations = chainsOf([kernelApp(), ...(await loadActiveApps(projectLayout(), loadSettings({})))], provider);
     expect(migrations.length).toBeGreaterThan(1);
-    const names = migrations.map((m) => m.name).sort();
+    const names = migrations.map((m) => m.name);
     // a tenant left at the first migration (an older release created it)
     const tenant = 'older';
-    const first = migrations.filter((m) => m.name === names[0]);
+    const first = migrations.slice(0, 1);
     if (provider === 'sqlite') {
       await applySqliteMigrations(path.join(dataDir, 'tenants', `${tenant}.db`), first);
     } else {
@@ -183,7 +185,7 @@ describe('fw generate and fw migrate generate (on a copy of the project)', () =>
   });
 
   const read = (p: string) => fs.readFileSync(path.join(root, p), 'utf8');
-  const migrationDirs = (provider: string) => fs.readdirSync(path.join(root, 'prisma', 'migrations', provider)).sort();
+  const migrationDirs = () => fs.readdirSync(path.join(root, 'prisma', 'migrations', 'base')).sort();
 
   it('a new field reaches both Prisma schemas, both clients and the SDL; a second run changes nothing; the migration is written once for both providers', async () => {
     const decl = path.join(root, 'schema', 'base', 'res.country.ts');
@@ -205,24 +207,24 @@ describe('fw generate and fw migrate generate (on a copy of the project)', () =>
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout.trim()).toBe('schemas unchanged — clients generated');
 
-    const before = { sqlite: migrationDirs('sqlite'), postgresql: migrationDirs('postgresql') };
+    const before = migrationDirs();
     const mig = await fw({}, ['migrate', 'generate', '-m', 'add docs cli note', '--app', 'base'], root);
     expect(mig.code, mig.stderr).toBe(0);
+    const added = migrationDirs().filter((d) => !before.includes(d));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatch(/^\d{14}_add_docs_cli_note$/);
     for (const provider of ['sqlite', 'postgresql'] as const) {
-      const added = migrationDirs(provider).filter((d) => !before[provider].includes(d));
-      expect(added).toHaveLength(1);
-      expect(added[0]).toMatch(/^\d{14}_base_add_docs_cli_note$/);
-      expect(mig.stdout).toContain(`wrote prisma/migrations/${provider}/${added[0]}/migration.sql`);
-      const sql = read(`prisma/migrations/${provider}/${added[0]}/migration.sql`);
+      expect(mig.stdout).toContain(`wrote prisma/migrations/base/${added[0]}/${provider}.sql`);
+      const sql = read(`prisma/migrations/base/${added[0]}/${provider}.sql`);
       expect(sql.split('\n')[0]).toBe('-- add docs cli note (app base)');
       expect(sql, sql).toMatch(/ALTER TABLE "res_country" ADD COLUMN\s+"docs_cli_note"/);
     }
     const noChange = await fw({}, ['migrate', 'generate', '-m', 'nothing new', '--app', 'base'], root);
     expect(noChange.code, noChange.stderr).toBe(0);
-    expect(noChange.stdout.trim()).toBe('no changes: the declarations match the last migration');
+    expect(noChange.stdout.trim()).toBe('no changes: the declarations of base match its last migration');
 
     const unknownApp = await fw({}, ['migrate', 'generate', '-m', 'x', '--app', 'no.such.app'], root);
     expect(unknownApp.code).toBe(1);
-    expect(unknownApp.stderr.trim()).toBe('unknown app "no.such.app"');
+    expect(unknownApp.stderr.trim()).toMatch(/^UNKNOWN_APP: unknown app "no.such.app" \(apps: kernel, base, /);
   });
 }, 300_000);

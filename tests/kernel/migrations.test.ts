@@ -1,45 +1,28 @@
 /**
- * Migrations end to end: `generateMigration` diffs the last recorded schema against the current
- * declarations and writes versioned SQL; `upgrade` applies what a tenant lacks, keeps its data,
- * and a rerun changes nothing. Runs against a temp copy of prisma/migrations, never the real one.
+ * One migration chain per app, end to end: `generateAppMigration` diffs an app's last snapshot
+ * against its current declarations (its dependencies' current models as context) and writes only
+ * that app's DDL; `upgrade` applies what a tenant lacks, in dependency order, keeps its data, and a
+ * rerun changes nothing. Chains are written into a temp copy of prisma/migrations; declaration
+ * changes are made on copies of the loaded apps, never on the real files.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantDatabases } from '../../src/kernel/db/tenants.ts';
+import type { FieldDecl } from '../../src/kernel/declare.ts';
+import { f } from '../../src/kernel/declare.ts';
 import { systemPrincipal } from '../../src/kernel/env.ts';
-import type { DbProvider } from '../../src/kernel/generate/prisma-schema.ts';
-import { generateMigration, migrationsDir, readStoredMigrations } from '../../src/kernel/migrate/store.ts';
-import { PROJECT_ROOT, projectLayout, type ProjectLayout } from '../../src/kernel/modules/loader.ts';
-import { bootTestKernel, dropPgDatabases, PROVIDERS, tempDir, testSettings, uniquePgPrefix, withPgClient, type Provider } from '../helpers/kernel.ts';
-
-/**
- * A changed declaration, expressed on the schema text: the last recorded snapshot with extra
- * columns on res.organization (what the generator prints after adding those fields).
- */
-function withOrgColumns(snapshot: string, lines: string[]): string {
-  const at = snapshot.indexOf('model ResOrganization {');
-  if (at < 0) throw new Error('snapshot has no ResOrganization model');
-  const eol = snapshot.indexOf('\n', at) + 1;
-  return snapshot.slice(0, eol) + lines.map((l) => `  ${l}\n`).join('') + snapshot.slice(eol);
-}
-
-/** Column declarations per provider, as the generator prints Char(n) and defaults. */
-const col = (provider: DbProvider, name: string, type: string, attrs = '', size?: number) =>
-  `${name} ${type} ${attrs}${provider === 'postgresql' && size ? ` @db.VarChar(${size})` : ''}`.trimEnd();
-
-const only = (provider: DbProvider, text: string) => ({ [provider]: text }) as Record<DbProvider, string>;
-
-/** A project root holding a copy of the committed migrations; apps and schema stay the real ones. */
-function tempProject(): ProjectLayout {
-  const root = tempDir('project');
-  fs.cpSync(path.join(PROJECT_ROOT, 'prisma', 'migrations'), path.join(root, 'prisma', 'migrations'), { recursive: true });
-  return { ...projectLayout(), root };
-}
+import { kernelApp } from '../../src/kernel/kernel-app.ts';
+import { chainsOf, generateAppMigration, pendingChanges, readChain, type ChainApp } from '../../src/kernel/migrate/chains.ts';
+import { loadAllApps, projectLayout } from '../../src/kernel/modules/loader.ts';
+import {
+  bootTestKernel, dropPgDatabases, expectFwError, PROVIDERS, repoTenantOptions, tempDir, testSettings, uniquePgPrefix,
+  withPgClient, type Provider,
+} from '../helpers/kernel.ts';
 
 interface RawDb {
-  columns(table: string): Promise<Array<{ name: string; notnull: boolean; dflt: string | null }>>;
+  columns(table: string): Promise<Array<{ name: string; notnull: boolean }>>;
   rows(sql: string): Promise<Record<string, unknown>[]>;
   applied(): Promise<string[]>;
 }
@@ -55,49 +38,73 @@ function rawDb(provider: Provider, tenants: TenantDatabases, tenant: string): Ra
       }
     };
     return {
-      columns: async (table) => run((db) => (db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string; notnull: number; dflt_value: string | null }>)
-        .map((c) => ({ name: c.name, notnull: c.notnull === 1, dflt: c.dflt_value }))),
+      columns: async (table) => run((db) => (db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string; notnull: number }>)
+        .map((c) => ({ name: c.name, notnull: c.notnull === 1 }))),
       rows: async (sql) => run((db) => db.prepare(sql).all() as Record<string, unknown>[]),
-      applied: async () => run((db) => (db.prepare('SELECT name FROM _fw_migrations ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name)),
+      applied: async () => run((db) => (db.prepare('SELECT name FROM _fw_migrations ORDER BY rowid').all() as Array<{ name: string }>).map((r) => r.name)),
     };
   }
   const query = (sql: string, params: unknown[] = []) =>
     withPgClient(tenants.pgUrl(tenants.pgDatabase(tenant)), async (client) => (await client.query(sql, params)).rows as Record<string, unknown>[]);
   return {
     columns: async (table) => (await query(
-      'SELECT column_name, is_nullable, column_default FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position', [table],
-    )).map((c) => ({ name: c.column_name as string, notnull: c.is_nullable === 'NO', dflt: c.column_default as string | null })),
+      'SELECT column_name, is_nullable FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position', [table],
+    )).map((c) => ({ name: c.column_name as string, notnull: c.is_nullable === 'NO' })),
     rows: query,
-    applied: async () => (await query('SELECT name FROM _fw_migrations ORDER BY name')).map((r) => r.name as string),
+    applied: async () => (await query('SELECT name FROM _fw_migrations ORDER BY applied_at, name')).map((r) => r.name as string),
   };
 }
 
-describe.each(PROVIDERS)('migrate generate + upgrade on %s', (provider) => {
+/** The repository's apps with their chains in `root` (a temp copy), and extra fields on res.organization. */
+function withOrgFields(real: ChainApp[], root: string, extra: Record<string, FieldDecl>): ChainApp[] {
+  return real.map((a) => ({
+    ...a,
+    root,
+    models: a.name !== 'base' ? a.models : a.models.map((m) => (m.key === 'res.organization' ? { ...m, fields: { ...m.fields, ...extra } } : m)),
+  }));
+}
+
+describe.each(PROVIDERS)('per-app migration chains on %s', (provider) => {
   const tenant = 'acme';
-  let layout: ProjectLayout;
+  let root: string;
+  let real: ChainApp[];
   let dataDir: string;
   let pgPrefix: string;
+  let apps: ChainApp[];
   let tenants: TenantDatabases;
   let raw: RawDb;
-  /** The schema after the last committed migration. */
-  let s0: string;
-  const committed = () => readStoredMigrations(projectLayout(), provider).map((m) => m.name);
-  const website = () => col(provider, 'website', 'String?', '', 200);
-  const tier = () => col(provider, 'tier', 'String', '@default("free")', 20);
+  const website = { website: f.char(200) };
+  const tier = { tier: f.char(20, { required: true, default: 'free' }) };
+
+  const open = async (): Promise<TenantDatabases> => new TenantDatabases({
+    settings: testSettings({ provider, dataDir, pgPrefix }), ...(await repoTenantOptions(provider, apps)),
+  });
+  const upgrade = async (): Promise<string[]> => {
+    const t = await open();
+    try {
+      return await t.upgrade(tenant);
+    } finally {
+      await t.close();
+    }
+  };
 
   beforeAll(async () => {
-    layout = tempProject();
-    s0 = fs.readFileSync(path.join(migrationsDir(layout, provider), committed().at(-1)!, 'schema.prisma'), 'utf8');
+    root = tempDir('project');
+    fs.cpSync(path.join(projectLayout().root, 'prisma', 'migrations'), path.join(root, 'prisma', 'migrations'), { recursive: true });
     dataDir = tempDir('mig-data');
     pgPrefix = uniquePgPrefix();
-    // a tenant created by a kernel from the committed migrations, holding data
-    const tk = await bootTestKernel({ provider, layout, dataDir, pgPrefix });
+    // a tenant created by a kernel from the committed chains, holding data
+    const tk = await bootTestKernel({ provider, dataDir, pgPrefix, settings: { ACTIVE_DOMAINS: 'crm' } });
+    // the apps active in that tenant (AI and QA are off by default)
+    const active = new Set(tk.kernel.registry.apps.map((a) => a.name));
+    real = [kernelApp(), ...(await loadAllApps(projectLayout()))].filter((a) => active.has(a.name));
+    apps = real.map((a) => ({ ...a, root }));
     const sys = systemPrincipal(tenant);
     const org = await tk.kernel.dispatch<{ id: string }>('fw.create', { model: 'res.organization', values: { name: 'Acme', code: 'acme' } }, sys);
     await tk.kernel.dispatch('fw.create', { model: 'crm.lead', values: { name: 'Big deal', organization: org.id, expected_revenue: 500 } }, sys);
-    await tk.kernel.dispatch('res.user.register', { email: 'ann@acme.test', name: 'Ann', password: 'password-1', organization: org.id }, sys);
+    await tk.kernel.dispatch('res.user.register', { email: 'ann@acme.test', name: 'Ann', password: 'password-1-long', organization: org.id }, sys);
     await tk.cleanup();
-    tenants = new TenantDatabases({ settings: testSettings({ provider, dataDir, pgPrefix }), migrations: [] });
+    tenants = await open();
     raw = rawDb(provider, tenants, tenant);
   });
 
@@ -105,97 +112,87 @@ describe.each(PROVIDERS)('migrate generate + upgrade on %s', (provider) => {
     await tenants?.close();
     if (provider === 'postgresql') await dropPgDatabases(pgPrefix);
     fs.rmSync(dataDir, { recursive: true, force: true });
-    fs.rmSync(layout.root, { recursive: true, force: true });
+    fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const upgrade = () => new TenantDatabases({
-    settings: testSettings({ provider, dataDir, pgPrefix }),
-    migrations: readStoredMigrations(layout, provider),
-  }).upgrade(tenant);
-
-  it('generate with the last recorded schema unchanged writes nothing', async () => {
-    expect(await generateMigration(layout, only(provider, s0), { description: 'no change', app: 'base' })).toEqual([]);
-    expect(readStoredMigrations(layout, provider).map((m) => m.name)).toEqual(committed());
+  it('every committed chain matches its declarations: generating for any app writes nothing', async () => {
+    for (const app of apps) {
+      expect(pendingChanges(app), app.name).toBeNull();
+      expect(await generateAppMigration(root, apps, app.name, { description: 'no change' }), app.name).toBeNull();
+    }
   });
 
-  it('the tenant created on first use recorded every committed migration', async () => {
-    expect(await raw.applied()).toEqual(committed());
+  it('a tenant records the chains of its active apps only, kernel first and each app after its dependencies', async () => {
+    const applied = await raw.applied();
+    expect(applied[0]).toMatch(/^kernel\//);
+    expect(applied.findIndex((n) => n.startsWith('base/'))).toBeLessThan(applied.findIndex((n) => n.startsWith('crm.sales/')));
+    // AI and QA are off in this tenant: their tables do not exist
+    expect(applied.some((n) => n.startsWith('ai/') || n.startsWith('qa/'))).toBe(false);
+    expect(await raw.columns('ai_conversation')).toEqual([]);
   });
 
-  it('adding an optional field to an existing model writes a second migration (ALTER TABLE … ADD COLUMN) with its schema snapshot', async () => {
-    const schema = withOrgColumns(s0, [website()]);
-    const written = await generateMigration(layout, only(provider, schema), {
-      description: 'Add organization website', app: 'base', now: new Date('2020-01-01T00:00:00Z'),
-    });
-    expect(written).toHaveLength(1);
-    const [m] = written;
-    expect(m.provider).toBe(provider);
-    expect(m.name).toMatch(/^\d{14}_base_add_organization_website$/);
-    // named to sort after every existing migration even with a clock behind the last one
-    expect(m.name > committed().at(-1)!).toBe(true);
-    expect(m.sql).toMatch(/ALTER TABLE "res_organization" ADD COLUMN\s+"website"/);
-    const dir = path.join(migrationsDir(layout, provider), m.name);
-    expect(fs.readFileSync(path.join(dir, 'schema.prisma'), 'utf8')).toBe(schema);
-    expect(fs.readFileSync(path.join(dir, 'migration.sql'), 'utf8')).toMatch(/^-- Add organization website \(app base\)\n/);
-    expect(readStoredMigrations(layout, provider).map((x) => x.name)).toEqual([...committed(), m.name]);
+  it("a field added to a foundation model writes a migration in that app's chain only, altering only its table", async () => {
+    apps = withOrgFields(real, root, website);
+    const written = await generateAppMigration(root, apps, 'base', { description: 'Add organization website', now: new Date('2020-01-01T00:00:00Z') });
+    expect(written?.folder).toMatch(/^\d{14}_add_organization_website$/);
+    // named to sort after the app's existing migrations even with a clock behind the last one
+    const chain = readChain(apps.find((a) => a.name === 'base')!, provider);
+    expect(chain.at(-1)?.name).toBe(`base/${written!.folder}`);
+    const sql = written!.sql[provider];
+    expect(sql).toMatch(/ALTER TABLE "res_organization" ADD COLUMN\s+"website"/);
+    expect(sql).not.toMatch(/CREATE TABLE/);
+    const dir = path.join(root, 'prisma', 'migrations', 'base', written!.folder);
+    expect(fs.readFileSync(path.join(dir, `${provider}.sql`), 'utf8')).toMatch(/^-- Add organization website \(app base\)\n/);
+    const snapshot = JSON.parse(fs.readFileSync(path.join(dir, 'models.json'), 'utf8')) as Array<{ key: string; fields: Record<string, unknown> }>;
+    expect(snapshot.find((m) => m.key === 'res.organization')?.fields.website).toEqual({ type: 'char', size: 200 });
   });
 
-  it('generating again without a declaration change writes nothing', async () => {
-    const again = await generateMigration(layout, only(provider, withOrgColumns(s0, [website()])), { description: 'again', app: 'base' });
-    expect(again).toEqual([]);
+  it("an app that depends on the changed one has nothing to generate: another app's change is never in its chain", async () => {
+    expect(await generateAppMigration(root, apps, 'crm.sales', { description: 'nothing' })).toBeNull();
+    expect(pendingChanges(apps.find((a) => a.name === 'crm.sales')!)).toBeNull();
   });
 
-  it('upgrade applies only the new migration to a tenant that has rows; the rows are kept and the column exists', async () => {
-    const stored = readStoredMigrations(layout, provider).map((m) => m.name);
-    expect(await upgrade()).toEqual([stored.at(-1)]);
+  it('declarations ahead of the chain are named with the command to run', async () => {
+    const ahead = withOrgFields(real, root, { ...website, ...tier });
+    expect(pendingChanges(ahead.find((a) => a.name === 'base')!)).toBe('res.organization changed');
+    expect(pendingChanges(ahead.find((a) => a.name === 'auth')!)).toBeNull();
+  });
+
+  it('upgrade applies only the new migration to a tenant that has rows; the rows are kept and the column exists; a rerun applies nothing', async () => {
+    const last = readChain(apps.find((a) => a.name === 'base')!, provider).at(-1)!.name;
+    expect(await upgrade()).toEqual([last]);
     expect((await raw.columns('res_organization')).map((c) => c.name)).toContain('website');
     expect(await raw.rows("SELECT name, code, website FROM res_organization WHERE code = 'acme'")).toEqual([{ name: 'Acme', code: 'acme', website: null }]);
     expect(await raw.rows('SELECT name, expected_revenue FROM crm_lead')).toEqual([{ name: 'Big deal', expected_revenue: 500 }]);
-    expect((await raw.rows('SELECT count(*) AS n FROM res_country'))[0].n).toEqual(provider === 'sqlite' ? 250 : '250');
-    expect(await raw.applied()).toEqual(stored);
-  });
-
-  it('rerunning upgrade applies nothing', async () => {
-    expect(await upgrade()).toEqual([]);
     expect(await upgrade()).toEqual([]);
   });
 
   it('a required field with a default added later fills the existing rows', async () => {
-    const written = await generateMigration(layout, only(provider, withOrgColumns(s0, [website(), tier()])), { description: 'organization tier', app: 'base' });
-    expect(written).toHaveLength(1);
-    expect(await upgrade()).toEqual([written[0].name]);
-    const tierColumn = (await raw.columns('res_organization')).find((c) => c.name === 'tier');
-    expect(tierColumn?.notnull).toBe(true);
+    apps = withOrgFields(real, root, { ...website, ...tier });
+    const written = await generateAppMigration(root, apps, 'base', { description: 'organization tier' });
+    expect(await upgrade()).toEqual([`base/${written!.folder}`]);
+    expect((await raw.columns('res_organization')).find((c) => c.name === 'tier')?.notnull).toBe(true);
     expect(await raw.rows("SELECT name, tier FROM res_organization WHERE code = 'acme'")).toEqual([{ name: 'Acme', tier: 'free' }]);
   });
 
-  it('a kernel booted on the upgraded project still reads and writes the old rows', async () => {
-    const tk = await bootTestKernel({ provider, layout, dataDir, pgPrefix });
-    try {
-      const sys = systemPrincipal(tenant);
-      const orgs = await tk.kernel.dispatch<{ items: Array<{ id: string; name: string }> }>('fw.search', { model: 'res.organization', domain: [['code', '=', 'acme']] }, sys);
-      expect(orgs.items.map((o) => o.name)).toEqual(['Acme']);
-      expect(await tk.kernel.dispatch('fw.count', { model: 'crm.lead' }, sys)).toEqual({ count: 1 });
-      await tk.kernel.dispatch('fw.update', { model: 'res.organization', id: orgs.items[0].id, values: { name: 'Acme Inc' } }, sys);
-      // the seed ran once per app version: reopening after an upgrade adds no second admin
-      expect(await tk.kernel.dispatch('fw.count', { model: 'res.user', domain: [['role', '=', 'admin']] }, sys)).toEqual({ count: 1 });
-    } finally {
-      await tk.cleanup();
-    }
-  });
-
   it.runIf(provider === 'sqlite')('a change that rebuilds a referenced SQLite table keeps its rows and the rows referencing it (cascade is not triggered)', async () => {
-    const written = await generateMigration(layout, only(provider, withOrgColumns(s0, [col(provider, 'website', 'String', '@default("https://example.invalid")', 200), tier()])), { description: 'website required', app: 'base' });
-    expect(written).toHaveLength(1);
-    expect(written[0].sql).toMatch(/^PRAGMA foreign_keys=OFF;$/m);
-    expect(written[0].sql).toContain('DROP TABLE "res_organization"');
-    expect(await upgrade()).toEqual([written[0].name]);
-    expect(await raw.rows("SELECT name, website FROM res_organization WHERE code = 'acme'")).toEqual([{ name: 'Acme Inc', website: 'https://example.invalid' }]);
+    apps = withOrgFields(real, root, { website: f.char(200, { required: true, default: 'https://example.invalid' }), ...tier });
+    const written = await generateAppMigration(root, apps, 'base', { description: 'website required' });
+    expect(written!.sql.sqlite).toMatch(/^PRAGMA foreign_keys=OFF;$/m);
+    expect(written!.sql.sqlite).toContain('DROP TABLE "res_organization"');
+    expect(await upgrade()).toEqual([`base/${written!.folder}`]);
+    expect(await raw.rows("SELECT name, website FROM res_organization WHERE code = 'acme'")).toEqual([{ name: 'Acme', website: 'https://example.invalid' }]);
     // crm.lead.organization cascades on delete: a rebuild with foreign keys on would have deleted the lead
     expect(await raw.rows('SELECT l.name FROM crm_lead l JOIN res_organization o ON o.record_uuid = l.organization')).toEqual([{ name: 'Big deal' }]);
-    // res.user.organization is set null on delete: the user keeps its organization
     expect(await raw.rows("SELECT u.email FROM res_user u JOIN res_organization o ON o.record_uuid = u.organization WHERE o.code = 'acme'")).toEqual([{ email: 'ann@acme.test' }]);
     expect(await upgrade()).toEqual([]);
+  });
+
+  it('a migration needs a description and an app of the project; unknown apps are named', async () => {
+    await expectFwError(generateAppMigration(root, apps, 'base', { description: '  ' }), 400, 'MIGRATION_DESCRIPTION_REQUIRED');
+    await expectFwError(generateAppMigration(root, apps, 'nosuch.app', { description: 'x' }), 400, 'UNKNOWN_APP');
+    // from a team project, fw's foundation apps are not the project's to migrate
+    await expectFwError(generateAppMigration(tempDir('team'), apps, 'base', { description: 'x' }), 400, 'FOREIGN_APP');
   });
 });
 
@@ -203,12 +200,14 @@ describe.each(PROVIDERS)('tenant databases on %s', (provider) => {
   let dataDir: string;
   let pgPrefix: string;
   let tenants: TenantDatabases;
-  const all = readStoredMigrations(projectLayout(), provider);
+  let all: string[];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = tempDir('tenants');
     pgPrefix = uniquePgPrefix();
-    tenants = new TenantDatabases({ settings: testSettings({ provider, dataDir, pgPrefix }), migrations: all });
+    const opts = await repoTenantOptions(provider);
+    all = opts.plan.migrations.map((m) => m.name);
+    tenants = new TenantDatabases({ settings: testSettings({ provider, dataDir, pgPrefix }), ...opts });
   });
   afterAll(async () => {
     await tenants.close();
@@ -216,9 +215,10 @@ describe.each(PROVIDERS)('tenant databases on %s', (provider) => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('upgrade of a tenant that does not exist yet creates its database and applies every migration; a second upgrade applies nothing', async () => {
+  it('upgrade of a tenant that does not exist yet creates its database and applies every chain in order; a second upgrade applies nothing', async () => {
     expect(await tenants.exists('fresh')).toBe(false);
-    expect(await tenants.upgrade('fresh')).toEqual(all.map((m) => m.name));
+    expect(await tenants.upgrade('fresh')).toEqual(all);
+    expect(all).toEqual(chainsOf([kernelApp(), ...(await loadAllApps(projectLayout()))], provider).map((m) => m.name));
     expect(await tenants.upgrade('fresh')).toEqual([]);
     expect(await tenants.exists('fresh')).toBe(true);
   });
@@ -227,7 +227,7 @@ describe.each(PROVIDERS)('tenant databases on %s', (provider) => {
     expect(await tenants.list()).not.toContain('first-use');
     const client = await tenants.get('first-use');
     expect(await tenants.list()).toContain('first-use');
-    expect(await rawDb(provider, tenants, 'first-use').applied()).toEqual(all.map((m) => m.name));
+    expect(await rawDb(provider, tenants, 'first-use').applied()).toEqual(all);
     const rows = await client.$queryRaw<Array<{ n: number | bigint }>>`SELECT count(*) AS n FROM res_country`;
     expect(Number(rows[0].n)).toBe(0); // migrated but not seeded: seeding is the kernel's onOpen
     expect(await tenants.upgrade('first-use')).toEqual([]);

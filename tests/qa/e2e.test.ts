@@ -96,11 +96,15 @@ describe('fw e2e, end to end', () => {
 
   it('a renamed field label makes the replay fail on that step, with the locator it tried and a screenshot; the gate then fails', async () => {
     // the same project with one label renamed in the organization form
-    const views = path.join(dir, 'views');
-    fs.cpSync(projectLayout().viewsDir, views, { recursive: true });
-    const form = path.join(views, 'base', 'res_organization_form.xml');
+    // a project root whose views are a changed copy; everything else links to the repository's
+    const repo = projectLayout().root;
+    const root = path.join(dir, 'project');
+    fs.mkdirSync(root, { recursive: true });
+    for (const p of ['src', 'schema', 'prisma', 'generated']) fs.symlinkSync(path.join(repo, p), path.join(root, p));
+    fs.cpSync(path.join(repo, 'views'), path.join(root, 'views'), { recursive: true });
+    const form = path.join(root, 'views', 'base', 'res_organization_form.xml');
     fs.writeFileSync(form, fs.readFileSync(form, 'utf8').replace('label="Workspace slug"', 'label="Organization slug"'));
-    const kernel = await Kernel.boot({ settings: loadSettings(env), layout: { ...projectLayout(), viewsDir: views }, worker: false, log: () => {} });
+    const kernel = await Kernel.boot({ settings: loadSettings(env), layout: { root, fwRoot: root }, worker: false, log: () => {} });
     try {
       const lines: string[] = [];
       const out = await replay(kernel, { tenant: 'default', usecase: 'org.e2e', log: (l) => lines.push(l) });

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import type { RootDbClient } from '../env.js';
 import type { DbProvider } from '../generate/prisma-schema.js';
@@ -9,16 +11,23 @@ import type { Reader } from './readers/types.js';
 type ClientCtor = new (opts: { adapter: unknown; log?: unknown[] }) => RootDbClient;
 
 // Loaded lazily so a process only pays for the query compiler of the provider it uses.
-const ctors = new Map<DbProvider, Promise<ClientCtor>>();
+const ctors = new Map<string, Promise<ClientCtor>>();
 
-function clientCtor(provider: DbProvider): Promise<ClientCtor> {
-  let c = ctors.get(provider);
+/**
+ * The Prisma client generated for the project (`<project>/generated/prisma/<provider>`, written by
+ * `fw generate` from every app of the project): a team's project has its own, covering its models.
+ */
+function clientCtor(provider: DbProvider, clientsDir: string): Promise<ClientCtor> {
+  const file = path.join(clientsDir, provider, 'client.ts');
+  let c = ctors.get(file);
   if (!c) {
-    c = (provider === 'sqlite'
-      ? import('../../../generated/prisma/sqlite/client.ts')
-      : import('../../../generated/prisma/postgresql/client.ts')
-    ).then((m) => m.PrismaClient as unknown as ClientCtor);
-    ctors.set(provider, c);
+    c = (import(pathToFileURL(file).href) as Promise<{ PrismaClient: unknown }>)
+      .then((m) => m.PrismaClient as ClientCtor)
+      .catch((err: unknown) => {
+        ctors.delete(file);
+        throw new Error(`no generated Prisma client at ${file}: run fw generate (${err instanceof Error ? err.message : String(err)})`);
+      });
+    ctors.set(file, c);
   }
   return c;
 }
@@ -62,8 +71,8 @@ export interface TenantConnection {
   reader: Reader;
 }
 
-export async function createConnection(provider: DbProvider, location: string, settings: Settings): Promise<TenantConnection> {
-  const Ctor = await clientCtor(provider);
+export async function createConnection(provider: DbProvider, location: string, settings: Settings, clientsDir: string): Promise<TenantConnection> {
+  const Ctor = await clientCtor(provider, clientsDir);
   let makeAdapter: () => unknown;
   let reader: Reader;
   if (provider === 'sqlite') {

@@ -4,10 +4,8 @@ import { LRUCache } from 'lru-cache';
 import type { RootDbClient } from '../env.js';
 import { BadRequest, NotFound } from '../errors.js';
 import type { DbProvider } from '../generate/prisma-schema.js';
-import {
-  applyPostgresMigrations, applySqliteMigrations, dropPostgresDatabase, ensurePostgresDatabase,
-  listPostgresDatabases, type StoredMigration,
-} from '../migrate/runner.js';
+import { dropPostgresDatabase, ensurePostgresDatabase, listPostgresDatabases } from '../migrate/runner.js';
+import { dropAppSchema, upgradeSchema, type SchemaTarget, type UpgradePlan } from '../migrate/upgrade.js';
 import type { Settings } from '../settings.js';
 import { closeConnection, createConnection, type TenantConnection } from './clients.js';
 import type { Reader } from './readers/types.js';
@@ -24,7 +22,10 @@ export function checkTenantKey(key: string): string {
 
 export interface TenantDatabasesOptions {
   settings: Settings;
-  migrations: StoredMigration[];
+  /** What every tenant's tables are brought to when it is opened or upgraded. */
+  plan: UpgradePlan;
+  /** The folder holding the project's generated Prisma clients (`<project>/generated/prisma`). */
+  clientsDir: string;
   /** Runs once per process each time a tenant database is opened (seeds new app versions). */
   onOpen?: (tenant: string, client: RootDbClient) => Promise<void>;
 }
@@ -37,7 +38,8 @@ export interface TenantDatabasesOptions {
 export class TenantDatabases {
   readonly provider: DbProvider;
   private readonly settings: Settings;
-  private readonly migrations: StoredMigration[];
+  private readonly plan: UpgradePlan;
+  private readonly clientsDir: string;
   private readonly onOpen?: TenantDatabasesOptions['onOpen'];
   private readonly opening = new Map<string, Promise<RootDbClient>>();
   private readonly clients: LRUCache<string, TenantConnection>;
@@ -55,7 +57,8 @@ export class TenantDatabases {
     if (this.provider === 'postgresql' && !/^postgres(ql)?:\/\//.test(opts.settings.DATABASE_URL)) {
       throw new BadRequest('DATABASE_URL must be a postgresql:// URL (or empty for embedded SQLite)');
     }
-    this.migrations = opts.migrations;
+    this.plan = opts.plan;
+    this.clientsDir = opts.clientsDir;
     this.onOpen = opts.onOpen;
     this.clients = new LRUCache<string, TenantConnection>({
       max: opts.settings.TENANT_CACHE_MAX,
@@ -150,18 +153,18 @@ export class TenantDatabases {
     return reader;
   }
 
+  /** The tenant's database for the migration runner. */
+  private target(tenant: string): SchemaTarget {
+    return this.provider === 'sqlite'
+      ? { provider: 'sqlite', file: this.sqliteFile(tenant) }
+      : { provider: 'postgresql', url: this.pgUrl(this.pgDatabase(tenant)) };
+  }
+
   private async open(tenant: string): Promise<RootDbClient> {
-    let conn: TenantConnection;
-    if (this.provider === 'sqlite') {
-      const file = this.sqliteFile(tenant);
-      await applySqliteMigrations(file, this.migrations);
-      conn = await createConnection('sqlite', file, this.settings);
-    } else {
-      const db = this.pgDatabase(tenant);
-      await ensurePostgresDatabase(this.settings.DATABASE_URL, db);
-      await applyPostgresMigrations(this.pgUrl(db), this.migrations);
-      conn = await createConnection('postgresql', this.pgUrl(db), this.settings);
-    }
+    if (this.provider === 'postgresql') await ensurePostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
+    const target = this.target(tenant);
+    await upgradeSchema(target, this.plan);
+    const conn = await createConnection(this.provider, target.provider === 'sqlite' ? target.file : target.url, this.settings, this.clientsDir);
     this.readers.set(conn.client, conn.reader);
     try {
       await this.onOpen?.(tenant, conn.client);
@@ -200,10 +203,17 @@ export class TenantDatabases {
   /** Applies pending migrations to a tenant (the `fw migrate upgrade -t` path); returns names applied. */
   async upgrade(tenant: string): Promise<string[]> {
     checkTenantKey(tenant);
-    if (this.provider === 'sqlite') return applySqliteMigrations(this.sqliteFile(tenant), this.migrations);
-    const db = this.pgDatabase(tenant);
-    await ensurePostgresDatabase(this.settings.DATABASE_URL, db);
-    return applyPostgresMigrations(this.pgUrl(db), this.migrations);
+    if (this.provider === 'postgresql') await ensurePostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
+    return upgradeSchema(this.target(tenant), this.plan);
+  }
+
+  /**
+   * Drops an app's tables in an existing tenant and forgets its migrations (`fw app uninstall`);
+   * the caller has checked that nothing installed depends on it. Returns the dropped tables.
+   */
+  async dropApp(tenant: string, app: string, tables: string[]): Promise<string[]> {
+    await this.assertExists(tenant);
+    return dropAppSchema(this.target(tenant), app, tables);
   }
 
   async exists(tenant: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ProjectLayout } from '../modules/loader.js';
 import type { Registry } from '../registry/registry.js';
@@ -34,9 +35,10 @@ export function writePrismaSchemas(layout: ProjectLayout, registry: Registry): s
  * satisfies the check (see shared/notes/stack-facts.md).
  */
 export function generatePrismaClients(layout: ProjectLayout): void {
-  const bin = path.join(layout.root, 'node_modules/.bin/prisma');
+  // the Prisma CLI fw depends on, wherever npm put it (a team project's node_modules, or fw's own)
+  const cli = path.join(path.dirname(createRequire(import.meta.url).resolve('prisma/package.json')), 'build', 'index.js');
   for (const provider of PROVIDERS) {
-    execFileSync(bin, ['generate', '--schema', prismaSchemaPath(layout, provider)], {
+    execFileSync(process.execPath, [cli, 'generate', '--schema', prismaSchemaPath(layout, provider)], {
       cwd: layout.root,
       stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },

@@ -5,20 +5,20 @@ import Database from 'better-sqlite3';
 import { Client, DatabaseError, escapeIdentifier } from 'pg';
 
 export interface StoredMigration {
-  /** Sorts (by code unit) in apply order. */
+  /** Unique among the migrations applied to a database (`<app>/<folder>` for app chains). */
   name: string;
   sql: string;
   /** sha256 hex of `sql`. */
   checksum: string;
 }
 
-const MIGRATIONS_TABLE = '_fw_migrations';
+export const MIGRATIONS_TABLE = '_fw_migrations';
 
 /**
  * Serialises concurrent upgrades of one tenant. Advisory locks are scoped to the current
  * database, so tenants never wait on each other even though the key is shared.
  */
-const PG_MIGRATION_LOCK_KEY = 4_611_720_231_055_873n; // arbitrary, only needs to be stable
+export const PG_MIGRATION_LOCK_KEY = 4_611_720_231_055_873n; // arbitrary, only needs to be stable
 
 const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
@@ -39,19 +39,21 @@ function assertDatabaseName(dbName: string): void {
 }
 
 /**
- * Sorted copy of the list. A duplicate name or a checksum that does not match its SQL means the
- * stored migrations themselves are broken, which must stop the run before anything is applied.
+ * The list in apply order, as given: chains come in dependency order (an app after the apps it
+ * depends on), which no sort of the names could reproduce. A duplicate name or a checksum that
+ * does not match its SQL means the stored migrations themselves are broken, which must stop the
+ * run before anything is applied.
  */
 function prepareMigrations(migrations: StoredMigration[]): StoredMigration[] {
-  const ordered = [...migrations].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (let i = 0; i < ordered.length; i++) {
-    const m = ordered[i];
-    if (i > 0 && ordered[i - 1].name === m.name) throw new Error(`Duplicate migration name "${m.name}"`);
+  const seen = new Set<string>();
+  for (const m of migrations) {
+    if (seen.has(m.name)) throw new Error(`Duplicate migration name "${m.name}"`);
+    seen.add(m.name);
     if (sha256Hex(m.sql) !== m.checksum) {
       throw new Error(`Migration "${m.name}": stored checksum does not match its SQL (corrupted migration store?)`);
     }
   }
-  return ordered;
+  return [...migrations];
 }
 
 function checksumMismatch(name: string, applied: string, stored: string): Error {
@@ -184,7 +186,7 @@ export async function applySqliteMigrations(dbFile: string, migrations: StoredMi
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
 
-async function withClient<T>(connectionString: string, fn: (client: Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(connectionString: string, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString });
   // Without a listener, a connection dropped by the server while idle (e.g. DROP DATABASE ...
   // WITH (FORCE) from elsewhere) would crash the process; pending queries still reject.
@@ -198,7 +200,7 @@ async function withClient<T>(connectionString: string, fn: (client: Client) => P
 }
 
 /** Runs fn in a transaction holding the tenant's migration lock; rolls back if fn throws. */
-async function inLockedTransaction<T>(client: Client, fn: () => Promise<T>): Promise<T> {
+export async function inLockedTransaction<T>(client: Client, fn: () => Promise<T>): Promise<T> {
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${PG_MIGRATION_LOCK_KEY})`);

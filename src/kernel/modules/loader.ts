@@ -8,47 +8,97 @@ import type { LoadedApp } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
 import { checkManifest, orderApps, type ActivePlan } from './order.js';
 
-/** Where a project keeps its apps, declarations, views and domain lists. */
+/**
+ * Where a project keeps its apps, declarations, views, domain lists and migrations. A project is
+ * fw's own repository or a team's project that depends on fw: both have the same top-level
+ * layout (`src/apps/<app>/`, `schema/<app>/`, `views/<app>/`, `src/domains/`, `src/features/`,
+ * `prisma/`, `generated/`). Foundation apps (names without a dot) come from the installed fw;
+ * domain apps (`<domain>.<app>`) and domain lists from the project only, so fw's example domain
+ * never leaks into a team's schema. In fw's own repository both roots are the same folder.
+ */
 export interface ProjectLayout {
+  /** The project: where generated clients, domain apps and their migrations live. */
   root: string;
-  appsDir: string;
-  schemaDir: string;
-  viewsDir: string;
-  domainsDir: string;
-  /** `src/features/<name>.ts`: apps switched on by one boolean setting (AI_ENABLED → ai). */
-  featuresDir: string;
+  /** The installed fw (its foundation apps, their migration chains and the prebuilt client). */
+  fwRoot: string;
 }
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** The folder of the fw package this code runs from. */
+export const FW_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-export function projectLayout(root = PROJECT_ROOT): ProjectLayout {
-  return {
-    root,
-    appsDir: path.join(root, 'src/apps'),
-    schemaDir: path.join(root, 'schema'),
-    viewsDir: path.join(root, 'views'),
-    domainsDir: path.join(root, 'src/domains'),
-    featuresDir: path.join(root, 'src/features'),
-  };
+interface PackageJson { name?: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> }
+
+/**
+ * The project a command runs in: FW_PROJECT_ROOT when set, else the nearest folder upward from
+ * the working directory whose package.json is fw itself or depends on fw, else fw's own folder.
+ */
+export function findProjectRoot(cwd = process.cwd()): string {
+  const explicit = process.env.FW_PROJECT_ROOT;
+  if (explicit) return path.resolve(explicit);
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) {
+      try {
+        const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as PackageJson;
+        if (pkg.name === 'fw' || pkg.dependencies?.fw || pkg.devDependencies?.fw) return dir;
+      } catch { /* an unreadable package.json is not a project marker */ }
+    }
+    if (path.dirname(dir) === dir) return FW_ROOT;
+  }
 }
+
+export function projectLayout(root?: string): ProjectLayout {
+  return { root: path.resolve(root ?? findProjectRoot()), fwRoot: FW_ROOT };
+}
+
+/** The standard folders under one root (a project, or the installed fw). */
+export const rootDirs = (root: string) => ({
+  apps: path.join(root, 'src/apps'),
+  schema: path.join(root, 'schema'),
+  views: path.join(root, 'views'),
+  domains: path.join(root, 'src/domains'),
+  features: path.join(root, 'src/features'),
+});
+
+/** Roots searched for apps, the project first; one entry in fw's own repository. */
+export const appRoots = (layout: ProjectLayout): string[] =>
+  layout.root === layout.fwRoot ? [layout.root] : [layout.root, layout.fwRoot];
 
 const importDefault = async <T>(file: string): Promise<T> => (await import(pathToFileURL(file).href)).default as T;
 
-export async function discoverManifests(layout: ProjectLayout): Promise<Map<string, AppManifest>> {
-  const out = new Map<string, AppManifest>();
-  for (const dir of fs.readdirSync(layout.appsDir).sort()) {
-    const file = path.join(layout.appsDir, dir, 'manifest.ts');
-    if (!fs.existsSync(file)) continue;
-    const manifest = await importDefault<AppManifest>(file);
-    checkManifest(manifest, `src/apps/${dir}/manifest.ts`);
-    if (manifest.name !== dir) throw new BootError(`src/apps/${dir}/manifest.ts: name "${manifest.name}" must equal its folder "${dir}"`);
-    out.set(dir, manifest);
+/** A manifest and the root holding its app. */
+export interface FoundManifest { manifest: AppManifest; root: string }
+
+/**
+ * Every app of the project with the root it lives in. A root other than the project contributes
+ * foundation apps only; an app found in two roots stops the boot (a project cannot shadow fw's).
+ */
+export async function discoverApps(layout: ProjectLayout): Promise<Map<string, FoundManifest>> {
+  const out = new Map<string, FoundManifest>();
+  for (const root of appRoots(layout)) {
+    const dirs = rootDirs(root);
+    if (!fs.existsSync(dirs.apps)) continue;
+    for (const dir of fs.readdirSync(dirs.apps).sort()) {
+      if (root !== layout.root && dir.includes('.')) continue;
+      const file = path.join(dirs.apps, dir, 'manifest.ts');
+      if (!fs.existsSync(file)) continue;
+      const where = path.relative(layout.root, file) || file;
+      if (out.has(dir)) throw new BootError(`${where}: app "${dir}" is also provided by ${path.relative(layout.root, out.get(dir)!.root) || 'the project'}; rename the project's app`);
+      const manifest = await importDefault<AppManifest>(file);
+      checkManifest(manifest, where);
+      if (manifest.name !== dir) throw new BootError(`${where}: name "${manifest.name}" must equal its folder "${dir}"`);
+      out.set(dir, { manifest, root });
+    }
   }
   return out;
 }
 
-async function loadModels(layout: ProjectLayout, app: string): Promise<ModelDecl[]> {
-  const dir = path.join(layout.schemaDir, app);
+export async function discoverManifests(layout: ProjectLayout): Promise<Map<string, AppManifest>> {
+  return new Map([...(await discoverApps(layout))].map(([name, found]) => [name, found.manifest]));
+}
+
+async function loadModels(root: string, app: string): Promise<ModelDecl[]> {
+  const dir = path.join(rootDirs(root).schema, app);
   if (!fs.existsSync(dir)) return [];
   const models: ModelDecl[] = [];
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
@@ -61,17 +111,18 @@ async function loadModels(layout: ProjectLayout, app: string): Promise<ModelDecl
 }
 
 /** `views/x.xml` lives in `views/<app>/x.xml`; any other entry is relative to `src/apps/<app>/`. */
-function resolveData(layout: ProjectLayout, app: string, entry: string): string {
+function resolveData(root: string, app: string, entry: string): string {
+  const dirs = rootDirs(root);
   const file = entry.startsWith('views/')
-    ? path.join(layout.viewsDir, app, entry.slice('views/'.length))
-    : path.join(layout.appsDir, app, entry);
-  if (!fs.existsSync(file)) throw new BootError(`app ${app}: data file "${entry}" does not exist (looked at ${path.relative(layout.root, file)})`);
+    ? path.join(dirs.views, app, entry.slice('views/'.length))
+    : path.join(dirs.apps, app, entry);
+  if (!fs.existsSync(file)) throw new BootError(`app ${app}: data file "${entry}" does not exist (looked at ${path.relative(root, file)})`);
   return file;
 }
 
-async function loadApp(layout: ProjectLayout, manifest: AppManifest): Promise<LoadedApp> {
+async function loadApp({ manifest, root }: FoundManifest): Promise<LoadedApp> {
   const name = manifest.name;
-  const indexFile = path.join(layout.appsDir, name, 'index.ts');
+  const indexFile = path.join(rootDirs(root).apps, name, 'index.ts');
   const module: AppModule = fs.existsSync(indexFile)
     ? ((await import(pathToFileURL(indexFile).href)).app as AppModule)
     : { manifest };
@@ -81,8 +132,9 @@ async function loadApp(layout: ProjectLayout, manifest: AppManifest): Promise<Lo
     domain: name.includes('.') ? name.slice(0, name.indexOf('.')) : null,
     manifest,
     module,
-    models: await loadModels(layout, name),
-    dataFiles: manifest.data.map((d) => resolveData(layout, name, d)),
+    models: await loadModels(root, name),
+    dataFiles: manifest.data.map((d) => resolveData(root, name, d)),
+    root,
   };
 }
 
@@ -95,7 +147,7 @@ export async function activePlan(layout: ProjectLayout, settings: Settings): Pro
     if (override !== undefined) {
       apps = override.split(',').map((s) => s.trim()).filter(Boolean);
     } else {
-      const file = path.join(layout.domainsDir, `${domain}.ts`);
+      const file = path.join(rootDirs(layout.root).domains, `${domain}.ts`);
       if (!fs.existsSync(file)) throw new BootError(`ACTIVE_DOMAINS lists "${domain}" but src/domains/${domain}.ts does not exist`);
       apps = (await importDefault<{ ACTIVE_MODULES: string[] }>(file)).ACTIVE_MODULES;
     }
@@ -111,16 +163,19 @@ export async function activePlan(layout: ProjectLayout, settings: Settings): Pro
  */
 export interface FeatureDecl { setting: string; ACTIVE_MODULES: string[] }
 
-/** Every feature of the project (`src/features/*.ts`), in file order. */
+/** Every feature of the project and of the installed fw (`src/features/*.ts`), in file order. */
 export async function listFeatures(layout: ProjectLayout): Promise<FeatureDecl[]> {
-  if (!layout.featuresDir || !fs.existsSync(layout.featuresDir)) return [];
   const out: FeatureDecl[] = [];
-  for (const file of fs.readdirSync(layout.featuresDir).filter((f) => f.endsWith('.ts')).sort()) {
-    const decl = await importDefault<FeatureDecl>(path.join(layout.featuresDir, file));
+  for (const root of appRoots(layout)) {
+    const dir = rootDirs(root).features;
+    if (!fs.existsSync(dir)) continue;
+    for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+      const decl = await importDefault<FeatureDecl>(path.join(dir, file));
     if (typeof decl?.setting !== 'string' || !Array.isArray(decl.ACTIVE_MODULES)) {
-      throw new BootError(`src/features/${file}: default export must be { setting, ACTIVE_MODULES }`);
+        throw new BootError(`src/features/${file}: default export must be { setting, ACTIVE_MODULES }`);
+      }
+      if (!out.some((d) => d.setting === decl.setting)) out.push(decl);
     }
-    out.push(decl);
   }
   return out;
 }
@@ -137,14 +192,18 @@ async function featureApps(layout: ProjectLayout, settings: Settings): Promise<s
 }
 
 export async function loadActiveApps(layout: ProjectLayout, settings: Settings): Promise<LoadedApp[]> {
-  const manifests = await discoverManifests(layout);
-  const order = orderApps(manifests, await activePlan(layout, settings));
-  return Promise.all(order.map((n) => loadApp(layout, manifests.get(n)!)));
+  const found = await discoverApps(layout);
+  const order = orderApps(manifestsOf(found), await activePlan(layout, settings));
+  return Promise.all(order.map((n) => loadApp(found.get(n)!)));
 }
+
+const manifestsOf = (found: Map<string, FoundManifest>): Map<string, AppManifest> =>
+  new Map([...found].map(([name, f]) => [name, f.manifest]));
 
 /** Every app in the project, active or not: the generated database schema covers them all. */
 export async function loadAllApps(layout: ProjectLayout): Promise<LoadedApp[]> {
-  const manifests = await discoverManifests(layout);
+  const found = await discoverApps(layout);
+  const manifests = manifestsOf(found);
   const names = [...manifests.keys()];
   const byDomain = new Map<string, string[]>();
   for (const n of names.filter((x) => x.includes('.'))) {
@@ -155,5 +214,5 @@ export async function loadAllApps(layout: ProjectLayout): Promise<LoadedApp[]> {
     foundation: names.filter((n) => !n.includes('.')),
     domains: [...byDomain].map(([domain, apps]) => ({ domain, apps })),
   }, false);
-  return Promise.all(order.map((n) => loadApp(layout, manifests.get(n)!)));
+  return Promise.all(order.map((n) => loadApp(found.get(n)!)));
 }

@@ -14,6 +14,11 @@ export interface LoadedApp {
   models: ModelDecl[];
   /** Absolute paths of the manifest's `data` entries, resolved by the loader. */
   dataFiles: string[];
+  /**
+   * The root (a project or the installed fw) holding the app; its migration chain lives in
+   * `<root>/prisma/migrations/<app>/`. Test fixture apps have none, and so no tables.
+   */
+  root?: string;
 }
 
 export interface ResolvedCommand extends CommandDecl {

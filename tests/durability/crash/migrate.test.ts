@@ -1,7 +1,7 @@
 /**
  * Durability §1 (issue 17), crash during a migration: `fw migrate upgrade -t <t>` runs on a tenant
  * whose database exists but is empty (what `assertExists` accepts: an empty SQLite file / an empty
- * PostgreSQL database), so it applies the whole chain of `prisma/migrations/<provider>/`; it is
+ * PostgreSQL database), so it applies the chains of every active app (kernel first); it is
  * killed with SIGKILL as soon as k = 0 … 4 migrations are recorded (polled from another
  * connection), i.e. while the next one is in flight. After each kill:
  * - `_fw_migrations` and the schema agree exactly: the tables and indexes present are those the
@@ -14,18 +14,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kernelApp } from '../../../src/kernel/kernel-app.ts';
+import { chainsOf } from '../../../src/kernel/migrate/chains.ts';
+import { loadActiveApps, projectLayout } from '../../../src/kernel/modules/loader.ts';
+import { loadSettings } from '../../../src/kernel/settings.ts';
 import { cleanup, fw, fwRun, makeEnv, openDb, pgAdmin, pgDbName, sqliteFile, type Env, type Provider } from './proc.ts';
-
-const MIG_ROOT = path.resolve(import.meta.dirname, '../../../prisma/migrations');
 
 interface Mig {
   name: string;
   sql: string;
 }
-function chain(provider: Provider): Mig[] {
-  const dir = path.join(MIG_ROOT, provider);
-  return fs.readdirSync(dir).filter((d) => fs.existsSync(path.join(dir, d, 'migration.sql'))).sort()
-    .map((name) => ({ name, sql: fs.readFileSync(path.join(dir, name, 'migration.sql'), 'utf8') }));
+/** The migrations an upgrade applies with the default settings, in apply order. */
+async function chain(provider: Provider): Promise<Mig[]> {
+  const apps = [kernelApp(), ...(await loadActiveApps(projectLayout(), loadSettings({})))];
+  return chainsOf(apps, provider).map((m) => ({ name: m.name, sql: m.sql }));
 }
 
 /** Tables and indexes after applying `migs` in order (tables → their indexes). */
@@ -63,7 +65,7 @@ async function actualSchema(env: Env, tenant: string): Promise<{ recorded: strin
   const db = await openDb(env, tenant);
   try {
     const tables = await db.tables();
-    const recorded = tables.includes('_fw_migrations') ? (await db.all<{ name: string }>(`SELECT name FROM _fw_migrations ORDER BY name`)).map((r) => r.name) : [];
+    const recorded = tables.includes('_fw_migrations') ? (await db.all<{ name: string }>(`SELECT name FROM _fw_migrations ORDER BY ${env.provider === 'sqlite' ? 'rowid' : 'applied_at, name'}`)).map((r) => r.name) : [];
     const indexes = env.provider === 'sqlite'
       ? (await db.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' AND tbl_name <> '_fw_migrations'`)).map((r) => r.name)
       // PostgreSQL: primary keys are constraints with an index of their own; the SQL names them in CREATE TABLE
@@ -118,11 +120,13 @@ async function recorded(env: Env, tenant: string, k: number, ms: number): Promis
 
 describe.each(['sqlite', 'postgresql'] as Provider[])('kill -9 during fw migrate upgrade (%s)', (provider) => {
   let env: Env;
-  const migs = chain(provider);
-  const full = expectedSchema(migs);
+  let migs: Mig[];
+  let full: ReturnType<typeof expectedSchema>;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     env = makeEnv(provider);
+    migs = await chain(provider);
+    full = expectedSchema(migs);
   });
   afterAll(async () => {
     if (env) await cleanup(env);

@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 describe('applyPostgresMigrations', () => {
-  it('applies every migration in name order and a rerun applies nothing', async () => {
+  it('applies every migration in the order given and a rerun applies nothing', async () => {
     const { url } = await freshDatabase();
     expect(await applyPostgresMigrations(url, migrations)).toEqual([
       '0001_init',

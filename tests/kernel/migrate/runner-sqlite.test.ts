@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySqliteMigrations, type StoredMigration } from '../../../src/kernel/migrate/runner.ts';
+import { applySqliteMigrations, sha256Hex, type StoredMigration } from '../../../src/kernel/migrate/runner.ts';
 import { engineMigrations, migration } from './fixtures.ts';
 
 let tmp: string;
@@ -64,16 +64,23 @@ afterAll(() => {
 });
 
 describe('applySqliteMigrations', () => {
-  it('applies every migration in name order, records each with its checksum, and uses WAL', async () => {
+  it('applies every migration in the order given (chains come in dependency order), records each with its checksum, and uses WAL', async () => {
     const file = freshDbFile();
-    // Given out of order on purpose: the runner orders by name.
-    const applied = await applySqliteMigrations(file, [migrations[2], migrations[0], migrations[1]]);
+    const applied = await applySqliteMigrations(file, migrations);
     expect(applied).toEqual(['0001_init', '0002_author_bio', '0003_author_name_required']);
     expect(recorded(file)).toEqual(migrations.map((m) => ({ name: m.name, checksum: m.checksum })));
     expect(tableNames(file)).toEqual(['_fw_migrations', 'authors', 'books']);
     const db = open(file);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
+  });
+
+  it('keeps the given order rather than sorting names: a later name given first runs first', async () => {
+    const file = freshDbFile();
+    const m = (name: string, sql: string) => ({ name, sql, checksum: sha256Hex(sql) });
+    // z/ creates the table a/ alters: sorted by name, a/ would run first and fail
+    const applied = await applySqliteMigrations(file, [m('z/0001_t', 'CREATE TABLE t (x INTEGER)'), m('a/0001_t_y', 'ALTER TABLE t ADD COLUMN y INTEGER')]);
+    expect(applied).toEqual(['z/0001_t', 'a/0001_t_y']);
   });
 
   it('a second run applies nothing', async () => {

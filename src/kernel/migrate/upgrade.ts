@@ -1,0 +1,148 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { escapeIdentifier, type Client } from 'pg';
+import {
+  applyPostgresMigrations, applySqliteMigrations, inLockedTransaction, MIGRATIONS_TABLE, withClient,
+  type StoredMigration,
+} from './runner.js';
+
+/** One tenant database. */
+export type SchemaTarget = { provider: 'sqlite'; file: string } | { provider: 'postgresql'; url: string };
+
+export interface UpgradePlan {
+  /** The chains of the active apps in apply order: the kernel's, then each app after its dependencies. */
+  migrations: StoredMigration[];
+  /**
+   * The single shared chain of releases before per-app chains. Only a tenant made by such a
+   * release (its `_fw_migrations` holds names without an `<app>/` prefix) ever runs it.
+   */
+  legacy: StoredMigration[];
+  /** Each app's first migration with the tables it creates: the baseline of such a tenant. */
+  initials: () => Promise<Array<{ migration: StoredMigration; tables: string[] }>>;
+}
+
+const isLegacyName = (name: string): boolean => !name.includes('/');
+
+/**
+ * Brings a tenant's tables up to the active apps' chains; returns what was applied now (a
+ * baseline entry reads `<name> (baseline)`).
+ *
+ * A tenant made by a release with the single shared chain first completes that chain, then
+ * records each app's first migration as applied when every table it creates is already there
+ * (Django's `--fake-initial`, limited to such tenants): those tables hold the tenant's data and
+ * already have the shape the first migration would give them, because the per-app chains were
+ * cut from the same declarations the shared chain ended with.
+ */
+export async function upgradeSchema(target: SchemaTarget, plan: UpgradePlan): Promise<string[]> {
+  const out: string[] = [];
+  const applied = await appliedMigrations(target);
+  if (applied.some(isLegacyName)) {
+    out.push(...(await apply(target, plan.legacy)));
+    out.push(...(await baseline(target, await plan.initials())).map((n) => `${n} (baseline)`));
+  }
+  out.push(...(await apply(target, plan.migrations)));
+  return out;
+}
+
+function apply(target: SchemaTarget, migrations: StoredMigration[]): Promise<string[]> {
+  return target.provider === 'sqlite' ? applySqliteMigrations(target.file, migrations) : applyPostgresMigrations(target.url, migrations);
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQLite
+
+const sqliteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+function withSqlite<T>(file: string, fn: (db: Database.Database) => T): T {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 10000');
+    db.pragma('foreign_keys = ON');
+    db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+const sqliteHasTable = (db: Database.Database, table: string): boolean =>
+  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+async function pgHasTable(client: Client, table: string): Promise<boolean> {
+  const { rowCount } = await client.query(
+    'SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1', [table],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Names recorded in the tenant's `_fw_migrations`, in the order they were applied. */
+export async function appliedMigrations(target: SchemaTarget): Promise<string[]> {
+  if (target.provider === 'sqlite') {
+    return withSqlite(target.file, (db) =>
+      (db.prepare(`SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY rowid`).all() as Array<{ name: string }>).map((r) => r.name));
+  }
+  return withClient(target.url, (client) => inLockedTransaction(client, async () =>
+    (await client.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY applied_at, name`)).rows.map((r) => r.name)));
+}
+
+/** Records each initial migration whose tables all exist as applied (see `upgradeSchema`). */
+async function baseline(target: SchemaTarget, initials: Awaited<ReturnType<UpgradePlan['initials']>>): Promise<string[]> {
+  if (target.provider === 'sqlite') {
+    return withSqlite(target.file, (db) => db.transaction(() => {
+      const done: string[] = [];
+      for (const { migration, tables } of initials) {
+        if (db.prepare(`SELECT 1 FROM ${MIGRATIONS_TABLE} WHERE name = ?`).get(migration.name)) continue;
+        if (!tables.length || !tables.every((t) => sqliteHasTable(db, t))) continue;
+        db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (?, ?, ?)`)
+          .run(migration.name, migration.checksum, new Date().toISOString());
+        done.push(migration.name);
+      }
+      return done;
+    }).immediate());
+  }
+  return withClient(target.url, (client) => inLockedTransaction(client, async () => {
+    const done: string[] = [];
+    for (const { migration, tables } of initials) {
+      const recorded = await client.query(`SELECT 1 FROM ${MIGRATIONS_TABLE} WHERE name = $1`, [migration.name]);
+      if ((recorded.rowCount ?? 0) > 0) continue;
+      let all = tables.length > 0;
+      for (const t of tables) if (all && !(await pgHasTable(client, t))) all = false;
+      if (!all) continue;
+      await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES ($1, $2, now())`, [migration.name, migration.checksum]);
+      done.push(migration.name);
+    }
+    return done;
+  }));
+}
+
+/**
+ * Drops an app's tables (in the order given: referencing tables first) and forgets its chain,
+ * in one transaction. Returns the tables that existed and were dropped.
+ */
+export async function dropAppSchema(target: SchemaTarget, app: string, tables: string[]): Promise<string[]> {
+  const prefix = `${app}/`;
+  if (target.provider === 'sqlite') {
+    return withSqlite(target.file, (db) => db.transaction(() => {
+      const dropped = tables.filter((t) => sqliteHasTable(db, t));
+      for (const t of dropped) db.exec(`DROP TABLE ${sqliteIdent(t)}`);
+      db.prepare(`DELETE FROM ${MIGRATIONS_TABLE} WHERE substr(name, 1, ?) = ?`).run(prefix.length, prefix);
+      return dropped;
+    }).immediate());
+  }
+  return withClient(target.url, (client) => inLockedTransaction(client, async () => {
+    const dropped: string[] = [];
+    for (const t of tables) if (await pgHasTable(client, t)) dropped.push(t);
+    // one statement: PostgreSQL resolves the foreign keys between the listed tables itself
+    if (dropped.length) await client.query(`DROP TABLE ${dropped.map((t) => escapeIdentifier(t)).join(', ')}`);
+    await client.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE starts_with(name, $1)`, [prefix]);
+    return dropped;
+  }));
+}
