@@ -10,7 +10,7 @@ import { graphqlRoutes } from './graphql/index.js';
 import { openApiRoute, type RouteEntry } from './openapi.js';
 import { dataRoutes } from './routes/data.js';
 import { installSecurityHeaders, setBaselineHeaders } from './security.js';
-import { webClientRoutes } from './web-client.js';
+import { resolveWebClientDir, webClientRoutes } from './web-client.js';
 import './types.js';
 
 /**
@@ -57,7 +57,7 @@ export async function buildServer(kernel: Kernel, opts: BuildServerOptions = {})
   for (const app of kernel.registry.apps) {
     if (app.module.routes) await app.module.routes(server, { kernel });
   }
-  webClient = await webClientRoutes(server, kernel.settings.WEB_CLIENT_DIR);
+  webClient = await webClientRoutes(server, resolveWebClientDir(kernel.settings.WEB_CLIENT_DIR, kernel.layout));
   server.addHook('onClose', async () => kernel.close());
   return server;
 }

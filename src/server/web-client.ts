@@ -7,6 +7,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 const API_PREFIXES = ['/api/', '/graphql', '/health', '/assets/'];
 
 /**
+ * The folder to serve: WEB_CLIENT_DIR relative to the project. A team project that has not built
+ * a client of its own (`npm run build:web` there) is served the client prebuilt inside the
+ * installed fw, which learns the project's models, menus and views from the server anyway.
+ */
+export function resolveWebClientDir(dir: string, layout: { root: string; fwRoot: string }): string {
+  if (!dir) return '';
+  const own = path.resolve(layout.root, dir);
+  if (fs.existsSync(path.join(own, 'index.html')) || path.isAbsolute(dir)) return own;
+  const shipped = path.resolve(layout.fwRoot, dir);
+  return fs.existsSync(path.join(shipped, 'index.html')) ? shipped : own;
+}
+
+/**
  * Serves the built web client (web/dist) as public routes: hashed files under /assets/ are
  * immutable for a year; index.html is revalidated on every load, so a new build is picked up at
  * the next reload. Returns the app shell (index.html) for the SPA fallback, or null when there

@@ -208,12 +208,12 @@ export class TenantDatabases {
   }
 
   /**
-   * Drops an app's tables in an existing tenant and forgets its migrations (`fw app uninstall`);
-   * the caller has checked that nothing installed depends on it. Returns the dropped tables.
+   * Runs an app's removal SQL in an existing tenant and forgets its migrations (`fw app
+   * uninstall`); the caller has checked that nothing installed depends on it.
    */
-  async dropApp(tenant: string, app: string, tables: string[]): Promise<string[]> {
+  async dropApp(tenant: string, app: string, sql: string): Promise<void> {
     await this.assertExists(tenant);
-    return dropAppSchema(this.target(tenant), app, tables);
+    await dropAppSchema(this.target(tenant), app, sql);
   }
 
   async exists(tenant: string): Promise<boolean> {

@@ -215,6 +215,18 @@ export async function diffApp(apps: readonly ChainApp[], app: ChainApp): Promise
 }
 
 /**
+ * The SQL removing `app` from a tenant: from its last snapshot with its dependencies to its
+ * dependencies alone. Besides dropping its tables this takes back what its migrations did to a
+ * dependency's table (an `if_loaded` Reference that became a foreign key once the app was there).
+ */
+export async function uninstallSql(apps: readonly ChainApp[], app: ChainApp, provider: DbProvider): Promise<string> {
+  const context = dependencyClosure(apps, app).map((a) => ({ app: a.name, models: a.models }));
+  const installed = resolveAll([...context, { app: app.name, models: lastSnapshot(app) ?? [] }]);
+  const without = resolveAll(context);
+  return diffDatamodels(provider, printFor(installed, provider), printFor(without, provider));
+}
+
+/**
  * Writes the app's next migration into its chain (both engines and the snapshot), or returns
  * null when its declarations match the last one. Only apps of the project itself can be given a
  * migration: a foundation app's chain ships with fw.

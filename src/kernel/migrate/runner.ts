@@ -10,6 +10,12 @@ export interface StoredMigration {
   sql: string;
   /** sha256 hex of `sql`. */
   checksum: string;
+  /**
+   * A removal (uninstalling an app): instead of being recorded, the run forgets every recorded
+   * migration whose name starts with this prefix, in the same transaction as the SQL, so the
+   * tables and the record of them never disagree.
+   */
+  forget?: string;
 }
 
 export const MIGRATIONS_TABLE = '_fw_migrations';
@@ -130,6 +136,10 @@ function applyOneSqlite(db: Database.Database, m: StoredMigration): boolean {
       }
     } catch (error) {
       throw migrationFailed(m.name, error);
+    }
+    if (m.forget !== undefined) {
+      db.prepare(`DELETE FROM ${MIGRATIONS_TABLE} WHERE substr(name, 1, ?) = ?`).run(m.forget.length, m.forget);
+      return true;
     }
     db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (?, ?, ?)`).run(
       m.name,
@@ -256,6 +266,10 @@ export async function applyPostgresMigrations(connectionString: string, migratio
           await client.query(m.sql);
         } catch (error) {
           throw migrationFailed(m.name, error);
+        }
+        if (m.forget !== undefined) {
+          await client.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE starts_with(name, $1)`, [m.forget]);
+          return true;
         }
         await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES ($1, $2, now())`, [
           m.name,

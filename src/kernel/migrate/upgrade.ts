@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { escapeIdentifier, type Client } from 'pg';
+import type { Client } from 'pg';
 import {
-  applyPostgresMigrations, applySqliteMigrations, inLockedTransaction, MIGRATIONS_TABLE, withClient,
+  applyPostgresMigrations, applySqliteMigrations, inLockedTransaction, MIGRATIONS_TABLE, sha256Hex, withClient,
   type StoredMigration,
 } from './runner.js';
 
@@ -51,8 +51,6 @@ function apply(target: SchemaTarget, migrations: StoredMigration[]): Promise<str
 
 // ---------------------------------------------------------------------------------------------
 // SQLite
-
-const sqliteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 function withSqlite<T>(file: string, fn: (db: Database.Database) => T): T {
   mkdirSync(dirname(file), { recursive: true });
@@ -124,25 +122,11 @@ async function baseline(target: SchemaTarget, initials: Awaited<ReturnType<Upgra
 }
 
 /**
- * Drops an app's tables (in the order given: referencing tables first) and forgets its chain,
- * in one transaction. Returns the tables that existed and were dropped.
+ * Removes an app from a tenant: runs `sql` (the schema engine's diff from "installed" to "not
+ * installed": its tables dropped, and on SQLite the dependency tables holding foreign keys to them
+ * rebuilt without those keys) and forgets the app's migrations, in one transaction.
  */
-export async function dropAppSchema(target: SchemaTarget, app: string, tables: string[]): Promise<string[]> {
-  const prefix = `${app}/`;
-  if (target.provider === 'sqlite') {
-    return withSqlite(target.file, (db) => db.transaction(() => {
-      const dropped = tables.filter((t) => sqliteHasTable(db, t));
-      for (const t of dropped) db.exec(`DROP TABLE ${sqliteIdent(t)}`);
-      db.prepare(`DELETE FROM ${MIGRATIONS_TABLE} WHERE substr(name, 1, ?) = ?`).run(prefix.length, prefix);
-      return dropped;
-    }).immediate());
-  }
-  return withClient(target.url, (client) => inLockedTransaction(client, async () => {
-    const dropped: string[] = [];
-    for (const t of tables) if (await pgHasTable(client, t)) dropped.push(t);
-    // one statement: PostgreSQL resolves the foreign keys between the listed tables itself
-    if (dropped.length) await client.query(`DROP TABLE ${dropped.map((t) => escapeIdentifier(t)).join(', ')}`);
-    await client.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE starts_with(name, $1)`, [prefix]);
-    return dropped;
-  }));
+export async function dropAppSchema(target: SchemaTarget, app: string, sql: string): Promise<void> {
+  const removal: StoredMigration = { name: `${app}/~uninstall`, sql, checksum: sha256Hex(sql), forget: `${app}/` };
+  await apply(target, [removal]);
 }
