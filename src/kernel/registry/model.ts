@@ -21,6 +21,8 @@ export interface ResolvedField {
   /** NOT NULL in the database: required or defaulted. */
   notNull: boolean;
   size?: number;
+  /** Char/Text: a required field accepts blank text (declared `allow_empty`). */
+  allowEmpty?: boolean;
   values?: readonly string[];
   target?: string;
   onDelete?: OnDelete;
@@ -108,6 +110,10 @@ export function resolveField(model: string, name: string, decl: FieldDecl): Reso
     case 'char':
       if (!Number.isInteger(decl.size) || decl.size < 1) throw new BootError(`${where}: Char size must be a positive integer`);
       field.size = decl.size;
+      field.allowEmpty = decl.allow_empty ?? false;
+      break;
+    case 'text':
+      field.allowEmpty = decl.allow_empty ?? false;
       break;
     case 'integer':
       field.min = decl.min;
