@@ -192,6 +192,13 @@ export interface AppModule {
    */
   hookPoints?: string[];
   eventHandlers?: EventHandlerDecl[];
+  /**
+   * Events this app emits through `env.emit` beyond those its commands declare as `emit` effects
+   * (e.g. from an event handler or a hook). An event handler must listen to an event some loaded
+   * app emits (listed here or in a command's effects) or to `<model>.field_changed` of a model
+   * with tracked fields, or the boot stops: a misspelt event would otherwise never arrive.
+   */
+  events?: string[];
   /** Run once per tenant per app version, in load order, as the system principal. */
   seed?: SeedFn;
   /** HTTP routes of the app (Fastify plugin style); each route says `config: { auth: 'public' }` to opt out of auth. */

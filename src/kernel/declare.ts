@@ -19,8 +19,16 @@ interface FieldBase {
   help?: string;
 }
 
-export interface CharField extends FieldBase { type: 'char'; size: number; default?: string }
-export interface TextField extends FieldBase { type: 'text'; default?: string }
+/**
+ * A required Char or Text field refuses blank text (empty, or only whitespace) as it refuses a
+ * missing value: a form's untouched input sends `""`, which would otherwise pass as a value.
+ */
+interface TextOptions {
+  /** Let a required field hold blank text (it still refuses null). */
+  allow_empty?: boolean;
+}
+export interface CharField extends FieldBase, TextOptions { type: 'char'; size: number; default?: string }
+export interface TextField extends FieldBase, TextOptions { type: 'text'; default?: string }
 export interface IntegerField extends FieldBase { type: 'integer'; default?: number; min?: number; max?: number }
 export interface FloatField extends FieldBase { type: 'float'; default?: number }
 export interface BooleanField extends FieldBase { type: 'boolean'; default?: boolean }

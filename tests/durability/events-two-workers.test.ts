@@ -40,7 +40,7 @@ const handler = (id: string): EventHandlerDecl => ({
     record(id, e.payload.tag as string, currentKernel.get(env.registry) ?? '?');
   },
 });
-const app = fixtureApp('dur_events', { commands: [emitCommand], eventHandlers: [handler('dur_events.one'), handler('dur_events.two')] });
+const app = fixtureApp('dur_events', { commands: [emitCommand], events: ['dur_events.ping'], eventHandlers: [handler('dur_events.one'), handler('dur_events.two')] });
 
 describe('two kernels with event workers on one PostgreSQL tenant', () => {
   let k1: TestKernel;

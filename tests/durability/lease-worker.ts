@@ -36,7 +36,7 @@ export function leaseApp(deliver: (env: Env, e: FwEvent) => Promise<void>): Load
     },
   };
   const handler: EventHandlerDecl = { id: LEASE_HANDLER, event: LEASE_EVENT, handler: deliver };
-  return { name: 'dur_lease', domain: null, manifest, module: { manifest, commands: [emit], eventHandlers: [handler] }, models: [], dataFiles: [] };
+  return { name: 'dur_lease', domain: null, manifest, module: { manifest, commands: [emit], events: [LEASE_EVENT], eventHandlers: [handler] }, models: [], dataFiles: [] };
 }
 
 async function main(): Promise<void> {

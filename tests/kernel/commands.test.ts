@@ -157,8 +157,9 @@ describe.each(PROVIDERS)('fw.* commands on %s', (provider) => {
 
     it('"<field> asc|desc" orders, several keys separated by commas', async () => {
       expect((await search({ order: 'name asc' })).items.map((r) => r.name)).toEqual(['Alpha one', 'Alpha three', 'Alpha two', 'Beta one', 'Beta two']);
+      // stage in its declaration order: new, qualified, won, lost
       expect((await search({ order: 'stage asc, expected_revenue desc' })).items.map((r) => r.name))
-        .toEqual(['Beta one', 'Alpha one', 'Beta two', 'Alpha two', 'Alpha three']);
+        .toEqual(['Alpha one', 'Beta two', 'Alpha two', 'Alpha three', 'Beta one']);
     });
 
     it.each(['nope asc', 'name sideways', 'name asc extra', 'password_hash asc'])('ordering by "%s" is refused (400 INVALID_ORDER)', async (order) => {

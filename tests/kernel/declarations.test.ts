@@ -196,36 +196,61 @@ describe('model options', () => {
 });
 
 describe('key prefixes and user domains', () => {
-  it('a user-domain app declaring a res.* model is refused: res.* and ir.* belong to the foundation', () => {
+  it('a user-domain app declaring a res.* model is refused, the rule first, naming the schema file', () => {
     bootFails([foundation([]), fixtureApp('shop.orders', { models: [model('res.order')] })],
-      /app shop.orders: user-domain apps cannot declare res.order; res.\* and ir.\* belong to the foundation/);
+      /^app shop.orders: res.\* and ir.\* belong to the foundation; user-domain apps cannot declare res.order \(schema\/shop.orders\/res.order.ts\)$/);
   });
 
   it('a user-domain app declaring an ir.* model is refused', () => {
     bootFails([foundation([]), fixtureApp('shop.orders', { models: [model('ir.order')] })], /user-domain apps cannot declare ir.order/);
   });
 
-  it('a user-domain app must name its models {domain}.{name}', () => {
-    bootFails([foundation([]), fixtureApp('shop.orders', { models: [model('crm.order')] })],
-      /model crm.order must be named shop.<name> \(domain shop\)/);
+  it('a user-domain app must name its models {domain}.{name}: the prefix rule is stated first', () => {
+    const err = bootFails([foundation([]), fixtureApp('shop.orders', { models: [model('crm.order')] })],
+      /^app shop.orders: models of domain shop are named shop.<name>; model crm.order must be named shop.<name> \(schema\/shop.orders\/crm.order.ts\)$/);
+    expect(err.details).toEqual({ app: 'shop.orders', model: 'crm.order' });
   });
 
-  it('a user-domain app adding a command to a res.* model is refused with a clear message', () => {
+  it('a user-domain app adding a command to a res.* model is refused with a clear message naming its file', () => {
     bootFails([foundation([]), fixtureApp('shop.orders', { commands: [{ name: 'res.country.annex', handler: noop }] })],
-      /app shop.orders: user-domain apps must not add commands to res.country \(res.\* and ir.\* are framework models\)/);
+      /^app shop.orders \(src\/apps\/shop.orders\/index.ts\): res.\* and ir.\* are framework models; user-domain apps must not add commands to them \(command res.country.annex\)$/);
+  });
+
+  it('a user-domain app naming a command res.* or ir.* is refused even when no such model exists', () => {
+    bootFails([foundation([]), fixtureApp('shop.orders', { commands: [{ name: 'res.partner.merge', handler: noop }] })],
+      /res.\* and ir.\* are framework models; user-domain apps must not add commands to them \(command res.partner.merge\)/);
+    bootFails([foundation([]), fixtureApp('shop.orders', { commands: [{ name: 'ir.cron.tick', handler: noop }] })],
+      /must not add commands to them \(command ir.cron.tick\)/);
+    // an explicit model that does not exist: the domain rule, not "unknown model"
+    bootFails([foundation([]), fixtureApp('shop.orders', { commands: [{ name: 'shop.merge', model: 'res.partner', handler: noop }] })],
+      /must not add commands to them \(command shop.merge targets res.partner\)/);
   });
 
   it('a user-domain app adding a command to an ir.* model (named explicitly) is refused', () => {
     bootFails([foundation([]), fixtureApp('shop.orders', { commands: [{ name: 'shop.replay', model: 'ir.event', handler: noop }] })],
-      /user-domain apps must not add commands to ir.event/);
+      /user-domain apps must not add commands to them \(command shop.replay targets ir.event\)/);
   });
 
-  it('a user-domain app adding a command to another domain\'s model is refused', () => {
+  it('a user-domain app adding a command to another domain\'s model, or named in another domain, is refused', () => {
     bootFails([
       foundation([]),
       fixtureApp('crm.sales', { models: [model('crm.deal')] }),
       fixtureApp('shop.orders', { commands: [{ name: 'crm.deal.steal', handler: noop }] }),
-    ], /command crm.deal.steal targets crm.deal, outside domain shop/);
+    ], /a user-domain app's commands are named shop.<…>; command crm.deal.steal, outside domain shop/);
+    bootFails([
+      foundation([]),
+      fixtureApp('crm.sales', { models: [model('crm.deal')] }),
+      fixtureApp('shop.orders', { commands: [{ name: 'shop.steal', model: 'crm.deal', handler: noop }] }),
+    ], /command shop.steal targets crm.deal, outside domain shop/);
+  });
+
+  it('a user-domain app\'s commands inside its domain are accepted, with or without a model', () => {
+    const reg = createRegistry([foundation([]), fixtureApp('shop.orders', {
+      models: [model('shop.order')],
+      commands: [{ name: 'shop.order.confirm', handler: noop }, { name: 'shop.sync', handler: noop }],
+    })]);
+    expect(reg.command('shop.order.confirm').model).toBe('shop.order');
+    expect(reg.command('shop.sync').model).toBeUndefined();
   });
 
   it('a foundation app may add commands to res.* models', () => {
@@ -307,5 +332,68 @@ describe('commands, hooks and handlers', () => {
   it('an event handler id used twice is refused', () => {
     const eh: EventHandlerDecl = { id: 'dup', event: 'x.happened', handler: async () => {} };
     bootFails([foundation([], { eventHandlers: [eh, eh] })], /event handler id dup is used twice/);
+  });
+});
+
+describe('event handlers listen to events something emits', () => {
+  const listen = (event: string): EventHandlerDecl => ({ id: `fixture.on_${event.replace(/\W/g, '_')}`, event, handler: async () => {} });
+  const tracked: HookDecl = { point: 'post.res.country.update', track_fields: ['code'] };
+
+  it('a handler of an event no loaded app emits is refused, naming the app file, the handler and the closest known event', () => {
+    const err = bootFails([foundation([], { hooks: [tracked], eventHandlers: [listen('res.country.feild_changed')] })],
+      /^src\/apps\/fixture_base\/index.ts: event handler fixture.on_res_country_feild_changed listens to "res.country.feild_changed", which no loaded app emits .* \(did you mean res.country.field_changed\?\)$/);
+    expect(err.details).toEqual({ app: 'fixture_base', handler: 'fixture.on_res_country_feild_changed', event: 'res.country.feild_changed' });
+  });
+
+  it('with nothing close, the refusal suggests nothing', () => {
+    const err = bootFails([foundation([], { eventHandlers: [listen('fixture.something_else')] })], /listens to "fixture.something_else", which no loaded app emits/);
+    expect(err.message).not.toContain('did you mean');
+  });
+
+  it('<model>.field_changed is emitted only for a model with tracked fields; CRUD names are not emitted', () => {
+    bootFails([foundation([], { eventHandlers: [listen('res.country.field_changed')] })], /listens to "res.country.field_changed"/);
+    bootFails([foundation([], { eventHandlers: [listen('res.country.created')] })], /listens to "res.country.created"/);
+  });
+
+  it('accepted: an event an app lists in `events`, a command\'s emit effect, <model>.field_changed of a tracked model — from any loaded app', () => {
+    const reg = createRegistry([
+      foundation([], {
+        hooks: [tracked],
+        events: ['fixture.synced'],
+        commands: [{ name: 'fixture.ping', effects: [{ emit: 'fixture.pinged' }], handler: noop }],
+      }),
+      fixtureApp('other_base', { eventHandlers: [listen('fixture.synced'), listen('fixture.pinged'), listen('res.country.field_changed')] }),
+    ]);
+    expect(reg.handlersFor('fixture.pinged').map((h) => h.id)).toEqual(['fixture.on_fixture_pinged']);
+  });
+
+  it('an event declared by an app that is not loaded does not count', () => {
+    bootFails([foundation([]), fixtureApp('other_base', { eventHandlers: [listen('gone.synced')] })], /listens to "gone.synced"/);
+  });
+});
+
+describe('unknown names suggest the closest known one', () => {
+  it('a Reference target, a One2Many target', () => {
+    bootFails([foundation([model('res.thing', { country: f.reference('res.contry') })])],
+      /Reference target "res.contry" is not a loaded model \(did you mean res.country\?\)/);
+    bootFails([foundation([model('res.thing', { lines: f.one2many('res.countries', 'x') })])],
+      /One2Many target "res.countries" is not a loaded model \(did you mean res.country\?\)/);
+  });
+
+  it('fields named by default_order, record_name, name_search_fields, unique_together and access.fields', () => {
+    const fields = { code: f.char(5) };
+    bootFails([foundation([model('res.thing', fields, { default_order: 'cdoe asc' })])], /default_order field "cdoe" is not a stored field \(did you mean code\?\)/);
+    bootFails([foundation([model('res.thing', fields, { record_name: 'nme' })])], /record_name "nme" is not a field \(did you mean name\?\)/);
+    bootFails([foundation([model('res.thing', fields, { name_search_fields: ['cod'] })])], /unknown field "cod" \(did you mean code\?\)/);
+    bootFails([foundation([model('res.thing', fields, { unique_together: [['name', 'coed']] })])], /unknown field "coed" \(did you mean code\?\)/);
+    bootFails([foundation([model('res.thing', fields, { access: { fields: { kode: { read: ['admin'] } } } })])], /unknown field "kode" \(did you mean code\?\)/);
+  });
+
+  it('a command\'s model, a hook point\'s model, a tracked field, an effect\'s model or command', () => {
+    bootFails([foundation([], { commands: [{ name: 'x.go', model: 'res.countr', handler: noop }] })], /targets unknown model res.countr \(did you mean res.country\?\)/);
+    bootFails([foundation([], { hooks: [{ point: 'pre.res.contry.create' }] })], /no loaded model is named res.contry and no app declares it in hookPoints \(did you mean res.country\?\)/);
+    bootFails([foundation([], { hooks: [{ point: 'post.res.country.update', track_fields: ['cdoe'] }] })], /tracks unknown field cdoe \(did you mean code\?\)/);
+    bootFails([foundation([], { commands: [{ name: 'x.go', effects: [{ read: 'res.cuontry' }], handler: noop }] })], /names an unknown model \(did you mean res.country\?\)/);
+    bootFails([foundation([], { commands: [{ name: 'x.go', effects: [{ dispatch: 'fw.serch' }], handler: noop }] })], /names an unknown command \(did you mean fw.search\?\)/);
   });
 });

@@ -47,7 +47,7 @@ const collect: EventHandlerDecl = {
     active.set(k, active.get(k)! - 1);
   },
 };
-const app = fixtureApp('drains_fixture', { commands: [emitCommand], eventHandlers: [collect] });
+const app = fixtureApp('drains_fixture', { commands: [emitCommand], events: ['drains_fixture.ping'], eventHandlers: [collect] });
 
 type Row = Record<string, unknown> & { dbid: number };
 

@@ -37,7 +37,7 @@ const handlers: EventHandlerDecl[] = [
   { id: 'lease_fixture.collect', event: 'lease_fixture.ping', handler: async (_env, e) => { delivered.push(e); } },
   { id: 'lease_fixture.picky', event: 'lease_fixture.picky', filter: { kind: 'wanted' }, handler: async (_env, e) => { delivered.push(e); } },
 ];
-const app = fixtureApp('lease_fixture', { commands: [emitCommand], eventHandlers: handlers });
+const app = fixtureApp('lease_fixture', { commands: [emitCommand], events: ['lease_fixture.ping', 'lease_fixture.picky'], eventHandlers: handlers });
 
 type Row = Record<string, unknown> & { dbid: number };
 

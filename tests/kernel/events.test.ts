@@ -58,6 +58,8 @@ const handlers: EventHandlerDecl[] = [
 
 const app = fixtureApp('event_fixture', {
   commands: [emitCommand], eventHandlers: handlers,
+  // event_fixture.emit emits whatever it is given
+  events: ['event_fixture.ping', 'event_fixture.flaky', 'event_fixture.kind', 'event_fixture.relay'],
   // a seed that emits: its event is recorded as coming from seed:<app>
   seed: async (env) => { env.emit('event_fixture.ping', { tag: 'seeded' }); },
 });
@@ -234,6 +236,7 @@ describe('two kernels (two server processes) on one PostgreSQL tenant', () => {
         return null;
       },
     }],
+    events: ['twin_fixture.tick'],
     eventHandlers: [{
       id: 'twin_fixture.count',
       event: 'twin_fixture.tick',

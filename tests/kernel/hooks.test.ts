@@ -77,6 +77,7 @@ const app = fixtureApp('hook_fixture', {
       return { org: org.id, lead: lead.id };
     },
   }],
+  events: ['hook_fixture.lead_created'],
   eventHandlers: [{ id: 'hook_fixture.on_lead_created', event: 'hook_fixture.lead_created', handler: async () => {} }],
 });
 

@@ -173,6 +173,21 @@ describe('view header rules', () => {
   });
 });
 
+describe('unknown names suggest the closest known one', () => {
+  it('a misspelt model, field or button command is told the name it may have meant', () => {
+    expect(failure('<view id="res.usr.list" version="1">\n  <list model="res.usr"><field name="name"/></list>\n</view>'))
+      .toBe('views/test/res_usr_list.xml: <view/list[1]>: unknown model "res.usr" (did you mean res.user?)');
+    expect(failure(list('<field name="emial"/>')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]/field[1]>: res.user has no field "emial" (did you mean email?)');
+    expect(failure(form('<header><button name="res.user.regster" type="object" string="Go"/></header>')))
+      .toMatch(/button names unknown command "res.user.regster" \(did you mean res.user.register\?\)$/);
+  });
+
+  it('a private field is never suggested', () => {
+    expect(failure(list('<field name="password_hasj"/>'))).toBe('views/test/res_user_list.xml: <view/list[1]/field[1]>: res.user has no field "password_hasj"');
+  });
+});
+
 describe('fields', () => {
   it('every <field name> must be a field of the model', () => {
     expect(failure(list('    <field name="name"/>\n    <field name="nickname"/>')))

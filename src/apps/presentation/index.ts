@@ -81,6 +81,8 @@ export const app = defineApp({
   commands,
   routes,
   boot: (kernel) => { viewsOf(kernel.registry); currencyOf(kernel); },
+  // emitted by the slug handler below, outside any command
+  events: ['web.client.reload'],
   eventHandlers: [
     {
       // the spec's chain: a changed organization slug makes every open tab of the tenant reload

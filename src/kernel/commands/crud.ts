@@ -14,7 +14,7 @@ import { runPostHooks, runPreHooks } from '../bus/hooks.js';
 import { deterministicUuid } from '../canonical.js';
 import { parseOrder, type ResolvedField, type ResolvedModel } from '../registry/model.js';
 import { countRecords, searchRecords } from '../data/sql/reads.js';
-import { ordersByText, rowComparator, type OrderItem } from '../data/sort-rows.js';
+import { ordersInJavaScript, rowComparator, type OrderItem } from '../data/sort-rows.js';
 import { readGroup } from './read-group.js';
 
 /** The model a generic command targets, with RBAC checked for `op`. */
@@ -98,12 +98,13 @@ function readableFields(model: ResolvedModel, fields: unknown, env: Env): Resolv
 const selectOf = (fields: ResolvedField[]): Record<string, true> => Object.fromEntries(fields.map((f) => [f.name, true]));
 
 /**
- * An ordered read through Prisma (inside a transaction) whose order names a text field: Prisma
- * can name neither a collation nor a function, so the matching rows are read whole and sorted
- * here as the compiled reader's ORDER BY sorts them (src/kernel/data/sort-rows.ts), then paged.
+ * An ordered read through Prisma (inside a transaction) whose order names a text or enum field:
+ * Prisma can name neither a collation, a function nor an enum's declaration order, so the
+ * matching rows are read whole and sorted here as the compiled reader's ORDER BY sorts them
+ * (src/kernel/data/sort-rows.ts), then paged.
  * It reads every matching row, but only inside transactions; plain reads use SQL.
  */
-async function findManyByText(env: Env, model: ResolvedModel, where: Where, order: OrderItem[],
+async function findManySortedHere(env: Env, model: ResolvedModel, where: Where, order: OrderItem[],
   page: { take?: number; skip: number; select: Record<string, true> }): Promise<Record<string, unknown>[]> {
   const orderFields = order.map((o) => Object.keys(o)[0]);
   const rows = await delegateOf(env.db, model).findMany({ where, select: { ...page.select, ...Object.fromEntries(orderFields.map((f) => [f, true])) } });
@@ -294,8 +295,8 @@ export const crudCommands: CommandDecl[] = [
         return { items, total, limit: limit ?? null, offset };
       }
       const d = delegateOf(env.db, model);
-      const rows = ordersByText(model, order)
-        ? await findManyByText(env, model, where, order, { take: limit, skip: offset, select: selectOf(fields) })
+      const rows = ordersInJavaScript(model, order)
+        ? await findManySortedHere(env, model, where, order, { take: limit, skip: offset, select: selectOf(fields) })
         : await d.findMany({ where, orderBy: order, take: limit, skip: offset, select: selectOf(fields) });
       const items = rows.map((r) => record(env, model, r));
       const total = payload.count ? await d.count({ where }) : undefined;

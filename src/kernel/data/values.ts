@@ -106,6 +106,15 @@ function reasonOf(message: string): string {
   return message.startsWith('longer') ? `is ${message}` : message;
 }
 
+/**
+ * Whether a written value counts as missing for a required field: blank text (nothing but
+ * whitespace) in a Char or Text that does not declare `allow_empty`.
+ */
+export function isBlankRequired(field: ResolvedField, value: unknown): boolean {
+  return field.required && !field.allowEmpty && (field.type === 'char' || field.type === 'text')
+    && typeof value === 'string' && value.trim() === '';
+}
+
 export interface FieldProblem { field: string; code: string; message: string; label?: string; reason?: string }
 
 /**
@@ -145,7 +154,9 @@ export function toWriteData(
       continue;
     }
     try {
-      data[name] = coerceScalar(field, v);
+      const value = coerceScalar(field, v);
+      if (isBlankRequired(field, value)) problem(field, 'REQUIRED', `"${name}" is required (blank text is no value)`, 'is required');
+      else data[name] = value;
     } catch (err) {
       const message = (err as Error).message;
       const code = message.startsWith('longer') ? 'TOO_LONG' : field.type === 'enum' ? 'INVALID_ENUM' : 'INVALID_TYPE';

@@ -7,6 +7,7 @@ import { BootError } from '../errors.js';
 import type { LoadedApp } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
 import { checkManifest, orderApps, type ActivePlan } from './order.js';
+import { refuseUnlistedViews } from './unlisted-views.js';
 
 /**
  * Where a project keeps its apps, declarations, views, domain lists and migrations. A project is
@@ -127,6 +128,7 @@ async function loadApp({ manifest, root }: FoundManifest): Promise<LoadedApp> {
     ? ((await import(pathToFileURL(indexFile).href)).app as AppModule)
     : { manifest };
   if (!module?.manifest) throw new BootError(`src/apps/${name}/index.ts must export \`app\` (defineApp)`);
+  refuseUnlistedViews(layout.viewsDir, manifest); // issue 24: a view file the manifest does not list
   return {
     name,
     domain: name.includes('.') ? name.slice(0, name.indexOf('.')) : null,

@@ -1,5 +1,6 @@
 import type { AccessDecl, FieldDecl, FieldType, ModelDecl, OnDelete } from '../declare.js';
 import { BootError } from '../errors.js';
+import { didYouMean } from './closest.js';
 import { modelNames, type ModelNames } from './names.js';
 
 /** A field after normalisation: every option filled, so no layer re-derives defaults. */
@@ -21,6 +22,8 @@ export interface ResolvedField {
   /** NOT NULL in the database: required or defaulted. */
   notNull: boolean;
   size?: number;
+  /** Char/Text: a required field accepts blank text (declared `allow_empty`). */
+  allowEmpty?: boolean;
   values?: readonly string[];
   target?: string;
   onDelete?: OnDelete;
@@ -108,6 +111,10 @@ export function resolveField(model: string, name: string, decl: FieldDecl): Reso
     case 'char':
       if (!Number.isInteger(decl.size) || decl.size < 1) throw new BootError(`${where}: Char size must be a positive integer`);
       field.size = decl.size;
+      field.allowEmpty = decl.allow_empty ?? false;
+      break;
+    case 'text':
+      field.allowEmpty = decl.allow_empty ?? false;
       break;
     case 'integer':
       field.min = decl.min;
@@ -158,24 +165,25 @@ export function resolveModel(decl: ModelDecl, app: string): ResolvedModel {
   for (const [name, fd] of Object.entries(decl.fields)) fields.set(name, resolveField(decl.key, name, fd));
 
   const recordName = decl.record_name ?? (fields.has('name') ? 'name' : 'record_uuid');
-  if (!fields.has(recordName)) throw new BootError(`model ${decl.key}: record_name "${recordName}" is not a field`);
+  const stored = [...fields.values()].filter((f) => f.stored).map((f) => f.name);
+  if (!fields.has(recordName)) throw new BootError(`model ${decl.key}: record_name "${recordName}" is not a field${didYouMean(recordName, fields.keys())}`);
   const defaultOrder = parseOrder(decl.default_order ?? 'dbid asc', `model ${decl.key}`);
   for (const o of defaultOrder) {
     const f = fields.get(o.field);
-    if (!f || !f.stored) throw new BootError(`model ${decl.key}: default_order field "${o.field}" is not a stored field`);
+    if (!f || !f.stored) throw new BootError(`model ${decl.key}: default_order field "${o.field}" is not a stored field${didYouMean(o.field, stored)}`);
   }
   const nameSearchFields = decl.name_search_fields ?? [recordName];
   for (const n of nameSearchFields) {
-    if (!fields.get(n)?.stored) throw new BootError(`model ${decl.key}: name_search_fields has unknown field "${n}"`);
+    if (!fields.get(n)?.stored) throw new BootError(`model ${decl.key}: name_search_fields has unknown field "${n}"${didYouMean(n, stored)}`);
   }
   for (const group of decl.unique_together ?? []) {
     for (const n of group) {
-      if (!fields.get(n)?.stored) throw new BootError(`model ${decl.key}: unique_together names unknown field "${n}"`);
+      if (!fields.get(n)?.stored) throw new BootError(`model ${decl.key}: unique_together names unknown field "${n}"${didYouMean(n, stored)}`);
     }
   }
   const access = decl.access ?? {};
   for (const n of Object.keys(access.fields ?? {})) {
-    if (!fields.has(n)) throw new BootError(`model ${decl.key}: access.fields names unknown field "${n}"`);
+    if (!fields.has(n)) throw new BootError(`model ${decl.key}: access.fields names unknown field "${n}"${didYouMean(n, fields.keys())}`);
   }
   return {
     key: decl.key,
@@ -211,11 +219,11 @@ export function checkModelGraph(models: ReadonlyMap<string, ResolvedModel>): voi
     typeNames.set(m.names.typeName, m.key);
     for (const f of m.fields.values()) {
       if (f.type === 'reference' && !models.has(f.target!)) {
-        throw new BootError(`model ${m.key}, field ${f.name}: Reference target "${f.target}" is not a loaded model`);
+        throw new BootError(`model ${m.key}, field ${f.name}: Reference target "${f.target}" is not a loaded model${didYouMean(f.target!, models.keys())}`);
       }
       if (f.type === 'one2many') {
         const target = models.get(f.target!);
-        if (!target) throw new BootError(`model ${m.key}, field ${f.name}: One2Many target "${f.target}" is not a loaded model`);
+        if (!target) throw new BootError(`model ${m.key}, field ${f.name}: One2Many target "${f.target}" is not a loaded model${didYouMean(f.target!, models.keys())}`);
         const inv = target.fields.get(f.inverse!);
         if (!inv || inv.type !== 'reference' || inv.target !== m.key) {
           throw new BootError(`model ${m.key}, field ${f.name}: inverse "${f.target}.${f.inverse}" must be a Reference to ${m.key}`);

@@ -2,6 +2,8 @@ import type { AppManifest, AppModule, CommandDecl, EventHandlerDecl, HookDecl } 
 import type { ModelDecl } from '../declare.js';
 import { BootError, NotFound } from '../errors.js';
 import { collectOutputTypes, type NamedShape } from '../output.js';
+import { didYouMean } from './closest.js';
+import { checkEventHandlers, knownEvents } from './events.js';
 import { checkModelGraph, resolveField, resolveModel, type ResolvedField, type ResolvedModel } from './model.js';
 
 /** An app as the loader found it: manifest, code and model declarations. */
@@ -73,14 +75,10 @@ export class Registry {
         if (c.name.startsWith('fw.')) throw new BootError(`app ${app.name}: command ${c.name} uses the reserved fw.* prefix`);
         if (commands.has(c.name)) throw new BootError(`app ${app.name}: command ${c.name} is already registered by ${commands.get(c.name)!.app}`);
         const resolved = resolveCommand(c, app.name, false, models);
-        if (resolved.model) {
-          if (!models.has(resolved.model)) throw new BootError(`app ${app.name}: command ${c.name} targets unknown model ${resolved.model}`);
-          if (app.domain && FRAMEWORK_PREFIXES.some((p) => resolved.model!.startsWith(p))) {
-            throw new BootError(`app ${app.name}: user-domain apps must not add commands to ${resolved.model} (res.* and ir.* are framework models)`);
-          }
-          if (app.domain && !resolved.model.startsWith(`${app.domain}.`)) {
-            throw new BootError(`app ${app.name}: command ${c.name} targets ${resolved.model}, outside domain ${app.domain}`);
-          }
+        // the domain rule first: it holds whether or not the model it names exists
+        if (app.domain) checkDomainCommand(app, resolved);
+        if (resolved.model && !models.has(resolved.model)) {
+          throw new BootError(`app ${app.name}: command ${c.name} targets unknown model ${resolved.model}${didYouMean(resolved.model, models.keys())}`);
         }
         commands.set(c.name, resolved);
       }
@@ -89,7 +87,9 @@ export class Registry {
       for (const c of app.module.deriveCommands?.(commands) ?? []) {
         if (commands.has(c.name)) throw new BootError(`app ${app.name}: derived command ${c.name} is already registered by ${commands.get(c.name)!.app}`);
         const resolved = resolveCommand(c, app.name, false, models);
-        if (resolved.model && !models.has(resolved.model)) throw new BootError(`app ${app.name}: command ${c.name} targets unknown model ${resolved.model}`);
+        if (resolved.model && !models.has(resolved.model)) {
+          throw new BootError(`app ${app.name}: command ${c.name} targets unknown model ${resolved.model}${didYouMean(resolved.model, models.keys())}`);
+        }
         commands.set(c.name, resolved);
       }
     }
@@ -115,13 +115,15 @@ export class Registry {
           const model = models.get(m[2]);
           if (m[1] !== 'post' || !model) throw new BootError(`app ${app.name}: track_fields needs a post hook on a loaded model (${h.point})`);
           for (const f of h.track_fields) {
-            if (!model.fields.get(f)?.stored) throw new BootError(`app ${app.name}: ${h.point} tracks unknown field ${f}`);
+            if (!model.fields.get(f)?.stored) {
+              throw new BootError(`app ${app.name}: ${h.point} tracks unknown field ${f}${didYouMean(f, storedFields(model))}`);
+            }
           }
         }
         if (!points.has(h.point)) {
           throw new BootError(`app ${app.name}: hook point "${h.point}" never runs: ${models.has(m[2])
             ? `model ${m[2]} has no operation "${m[3]}" (create, update, delete or the verb of one of its commands)`
-            : `no loaded model is named ${m[2]} and no app declares it in hookPoints`}`);
+            : `no loaded model is named ${m[2]} and no app declares it in hookPoints${didYouMean(m[2], models.keys())}`}`);
         }
         const list = hooks.get(h.point) ?? [];
         list.push({ ...h, app: app.name });
@@ -140,6 +142,7 @@ export class Registry {
         handlers.set(h.event, [...(handlers.get(h.event) ?? []), h]);
       }
     }
+    checkEventHandlers(apps, knownEvents(apps, commands));
     this.handlers = handlers;
     this.handlersById = byId;
     Object.freeze(this);
@@ -238,19 +241,46 @@ function checkOutputs(commands: ReadonlyMap<string, ResolvedCommand>, models: Re
 function checkEffects(c: ResolvedCommand, commands: ReadonlyMap<string, ResolvedCommand>, models: ReadonlyMap<string, ResolvedModel>): void {
   for (const e of c.effects ?? []) {
     const where = `command ${c.name}: effect ${JSON.stringify(e)}`;
-    if ('dispatch' in e && !commands.has(e.dispatch)) throw new BootError(`${where} names an unknown command`);
-    if ('read' in e && !models.has(e.read)) throw new BootError(`${where} names an unknown model`);
-    if ('write' in e && !models.has(e.write)) throw new BootError(`${where} names an unknown model`);
+    if ('dispatch' in e && !commands.has(e.dispatch)) throw new BootError(`${where} names an unknown command${didYouMean(e.dispatch, commands.keys())}`);
+    if ('read' in e && !models.has(e.read)) throw new BootError(`${where} names an unknown model${didYouMean(e.read, models.keys())}`);
+    if ('write' in e && !models.has(e.write)) throw new BootError(`${where} names an unknown model${didYouMean(e.write, models.keys())}`);
   }
 }
 
+const storedFields = (m: ResolvedModel): string[] => [...m.fields.values()].filter((f) => f.stored).map((f) => f.name);
+
+/** The rule comes first in each message: the reader learns what holds, then what broke it. */
 function checkModelOwnership(app: LoadedApp, key: string): void {
   if (app.domain) {
+    const file = `schema/${app.name}/${key}.ts`;
     if (FRAMEWORK_PREFIXES.some((p) => key.startsWith(p))) {
-      throw new BootError(`app ${app.name}: user-domain apps cannot declare ${key}; res.* and ir.* belong to the foundation`);
+      throw new BootError(`app ${app.name}: res.* and ir.* belong to the foundation; user-domain apps cannot declare ${key} (${file})`,
+        { app: app.name, model: key });
     }
     if (!key.startsWith(`${app.domain}.`)) {
-      throw new BootError(`app ${app.name}: model ${key} must be named ${app.domain}.<name> (domain ${app.domain})`);
+      throw new BootError(`app ${app.name}: models of domain ${app.domain} are named ${app.domain}.<name>; model ${key} must be named ${app.domain}.<name> (${file})`,
+        { app: app.name, model: key });
+    }
+  }
+}
+
+/**
+ * A user-domain app's commands live in its domain: their name and the model they target start
+ * with `<domain>.`, never res.* or ir.* (framework) nor another domain — checked on the name as
+ * well as the model, so `res.partner.merge` is refused even where no res.partner model exists.
+ */
+function checkDomainCommand(app: LoadedApp, c: ResolvedCommand): void {
+  const where = `app ${app.name} (src/apps/${app.name}/index.ts)`;
+  for (const [what, name] of [['command', c.name], ['model', c.model]] as const) {
+    if (name === undefined) continue;
+    const subject = what === 'command' ? `command ${name}` : `command ${c.name} targets ${name}`;
+    if (FRAMEWORK_PREFIXES.some((p) => name.startsWith(p))) {
+      throw new BootError(`${where}: res.* and ir.* are framework models; user-domain apps must not add commands to them (${subject})`,
+        { app: app.name, command: c.name });
+    }
+    if (!name.startsWith(`${app.domain}.`)) {
+      throw new BootError(`${where}: a user-domain app's commands are named ${app.domain}.<…>; ${subject}, outside domain ${app.domain}`,
+        { app: app.name, command: c.name });
     }
   }
 }

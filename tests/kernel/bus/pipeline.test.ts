@@ -108,6 +108,7 @@ const app = fixtureApp('bx', {
   commands,
   hooks,
   hookPoints: ['pre.bx.free', 'post.bx.free'],
+  events: ['bx.event', 'bx.touched'],
   eventHandlers: [
     { id: 'bx.on_event', event: 'bx.event', handler: async () => {} },
     { id: 'bx.on_touched', event: 'bx.touched', handler: async () => {} },

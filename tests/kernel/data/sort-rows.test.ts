@@ -1,11 +1,12 @@
 /**
  * Ordering rows in JavaScript as each engine's ORDER BY does (src/kernel/data/sort-rows.ts), for
  * the reads that cannot ask the database: text by the root collation, other values by their
- * natural order, NULL first ascending on SQLite and last on PostgreSQL, several keys in turn.
+ * natural order, enums by their declaration order, NULL first ascending on SQLite and last on
+ * PostgreSQL, several keys in turn.
  * tests/kernel/data/text-order.test.ts checks the same orders against the databases.
  */
 import { describe, expect, it } from 'vitest';
-import { ordersByText, rowComparator, type OrderItem } from '../../../src/kernel/data/sort-rows.ts';
+import { ordersInJavaScript, rowComparator, type OrderItem } from '../../../src/kernel/data/sort-rows.ts';
 import { defineModel, f } from '../../../src/kernel/declare.ts';
 import { createRegistry } from '../../../src/kernel/kernel.ts';
 import { fixtureApp } from '../../helpers/kernel.ts';
@@ -26,12 +27,13 @@ const sorted = (rows: Row[], order: OrderItem[], dialect: 'sqlite' | 'postgresql
   [...rows].sort(rowComparator(model, order, dialect)).map((r) => r[field]);
 const rows = (field: string, values: unknown[]): Row[] => values.map((v) => ({ [field]: v }));
 
-describe('ordersByText', () => {
-  it('is true when a Char or text field is among the keys, not for enums, numbers or unknown fields', () => {
-    expect(ordersByText(model, [{ n: 'asc' }, { name: 'desc' }])).toBe(true);
-    expect(ordersByText(model, [{ body: 'asc' }])).toBe(true);
-    expect(ordersByText(model, [{ stage: 'asc' }, { n: 'asc' }, { nope: 'asc' }])).toBe(false);
-    expect(ordersByText(model, [])).toBe(false);
+describe('ordersInJavaScript', () => {
+  it('is true when a Char, text or enum field is among the keys, not for numbers, ids or unknown fields', () => {
+    expect(ordersInJavaScript(model, [{ n: 'asc' }, { name: 'desc' }])).toBe(true);
+    expect(ordersInJavaScript(model, [{ body: 'asc' }])).toBe(true);
+    expect(ordersInJavaScript(model, [{ n: 'asc' }, { stage: 'asc' }])).toBe(true);
+    expect(ordersInJavaScript(model, [{ ref: 'asc' }, { n: 'asc' }, { nope: 'asc' }])).toBe(false);
+    expect(ordersInJavaScript(model, [])).toBe(false);
   });
 });
 
@@ -54,9 +56,21 @@ describe('rowComparator', () => {
       .toEqual(['1999-12-31', '2026-01-01', '2026-01-02']);
   });
 
-  it('ids and enum values by their bytes (uppercase before lowercase), not by reading order', () => {
-    expect(sorted(rows('stage', ['b', 'a', 'B']), [{ stage: 'asc' }], 'sqlite')).toEqual(['B', 'a', 'b']);
-    expect(sorted(rows('ref', ['b0', 'a9', 'a10']), [{ ref: 'asc' }], 'postgresql')).toEqual(['a10', 'a9', 'b0']);
+  it('ids by their bytes (uppercase before lowercase), not by reading order', () => {
+    expect(sorted(rows('ref', ['b0', 'a9', 'a10', 'B1']), [{ ref: 'asc' }], 'postgresql')).toEqual(['B1', 'a10', 'a9', 'b0']);
+  });
+
+  it('enum values in their declaration order (b, a, B), not alphabetically nor by bytes, on both engines', () => {
+    for (const d of ['sqlite', 'postgresql'] as const) {
+      expect(sorted(rows('stage', ['B', 'a', 'b', 'a']), [{ stage: 'asc' }], d)).toEqual(['b', 'a', 'a', 'B']);
+      expect(sorted(rows('stage', ['a', 'B', 'b']), [{ stage: 'desc' }], d)).toEqual(['B', 'a', 'b']);
+    }
+  });
+
+  it('NULL and a value no longer declared rank alike (first ascending on SQLite, last on PostgreSQL), as the compiled CASE does', () => {
+    const values = ['a', 'gone', 'b', null];
+    expect(sorted(rows('stage', values), [{ stage: 'asc' }], 'sqlite')).toEqual(['gone', null, 'b', 'a']);
+    expect(sorted(rows('stage', values), [{ stage: 'asc' }], 'postgresql')).toEqual(['b', 'a', 'gone', null]);
   });
 
   it('NULL sorts first ascending on SQLite and last on PostgreSQL; descending the other way round', () => {
@@ -73,8 +87,8 @@ describe('rowComparator', () => {
       { stage: 'a', n: 2, name: 'x' }, { stage: 'b', n: 1, name: 'y' }, { stage: 'a', n: 1, name: 'z' }, { stage: 'a', n: 2, name: 'w' },
     ];
     const order: OrderItem[] = [{ stage: 'asc' }, { n: 'desc' }, { name: 'asc' }];
-    expect(sorted(data, order, 'sqlite', 'name')).toEqual(['w', 'x', 'z', 'y']);
-    expect(sorted(data, order, 'postgresql', 'name')).toEqual(['w', 'x', 'z', 'y']);
+    expect(sorted(data, order, 'sqlite', 'name')).toEqual(['y', 'w', 'x', 'z']);
+    expect(sorted(data, order, 'postgresql', 'name')).toEqual(['y', 'w', 'x', 'z']);
     const compare = rowComparator(model, order, 'sqlite');
     expect(compare({ stage: 'a', n: 1, name: 'q' }, { stage: 'a', n: 1, name: 'q' })).toBe(0);
     expect(compare({ stage: 'a', n: 1, name: 'q' }, { stage: 'a', n: 2, name: 'q' })).toBeGreaterThan(0);

@@ -1,7 +1,8 @@
 /**
  * The SQL the read path compiles (src/kernel/data/sql/compile.ts and where.ts) for each dialect,
  * from the same `where` domainToWhere builds: columns and table aliases, text ordered by the
- * collation (SQLite's sort-key function, PostgreSQL's ICU collation), paging (SQLite needs a LIMIT
+ * collation (SQLite's sort-key function, PostgreSQL's ICU collation), an enum by its declaration
+ * order (CASE), paging (SQLite needs a LIMIT
  * before an OFFSET), every filter operator with its values as parameters (encoded as the SQLite
  * adapter stores them), NULL tests, empty lists, relation paths as EXISTS, and the rows turned back
  * into records. tests/kernel/data/sql-reads.test.ts runs the same reads against both databases.
@@ -48,10 +49,18 @@ describe('select, order and paging', () => {
     }
   });
 
-  it('text sorts by the collation, other columns by their value; take and skip page', () => {
+  it('text sorts by the collation, an enum by its declaration order (a CASE ranking its values), other columns by their value; take and skip page', () => {
     const q: Partial<SearchQuery> = { orderBy: [{ name: 'asc' }, { qty: 'desc' }, { stage: 'asc' }], take: 5, skip: 10 };
-    expect(search({}, 'sqlite', q)).toEqual({ sql: `${SELECT} order by fw_sortkey("t0"."name") asc, "t0"."qty" desc, "t0"."stage" asc limit ? offset ?`, params: [5, 10] });
-    expect(search({}, 'postgresql', q)).toEqual({ sql: `${SELECT} order by "t0"."name" collate "und-x-icu" asc, "t0"."qty" desc, "t0"."stage" asc limit $1 offset $2`, params: [5, 10] });
+    const rank = 'case when "t0"."stage" = ? then 0 when "t0"."stage" = ? then 1 end';
+    expect(search({}, 'sqlite', q)).toEqual({ sql: `${SELECT} order by fw_sortkey("t0"."name") asc, "t0"."qty" desc, ${rank} asc limit ? offset ?`, params: ['a', 'b', 5, 10] });
+    expect(search({}, 'postgresql', q)).toEqual({ sql: params(`${SELECT} order by "t0"."name" collate "und-x-icu" asc, "t0"."qty" desc, ${rank} asc limit ? offset ?`, 'postgresql'), params: ['a', 'b', 5, 10] });
+  });
+
+  it('the enum rank follows the filter\'s parameters, descending too', () => {
+    const where = { qty: { gt: 1 } };
+    expect(search(where, 'postgresql', { orderBy: [{ stage: 'desc' }] })).toEqual({
+      sql: `${SELECT} where "t0"."qty" > $1 order by case when "t0"."stage" = $2 then 0 when "t0"."stage" = $3 then 1 end desc`, params: [1, 'a', 'b'],
+    });
   });
 
   it('an offset without a limit: SQLite gets LIMIT -1 (no limit), PostgreSQL none', () => {

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { domainToWhere } from '../../../kernel/data/domain.js';
+import { didYouMean } from '../../../kernel/registry/closest.js';
 import type { ResolvedField, ResolvedModel } from '../../../kernel/registry/model.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
 import { parseDomainLiteral, placeholderValues, resolvePlaceholders } from './domain-literal.js';
@@ -71,7 +72,9 @@ class Ctx {
   field(node: XmlNode, model = this.model): ResolvedField {
     const name = this.attr(node, 'name');
     const f = model.fields.get(name);
-    if (!f || f.private) this.fail(node, `${model.key} has no field "${name}"`);
+    if (!f || f.private) {
+      this.fail(node, `${model.key} has no field "${name}"${didYouMean(name, [...model.fields.values()].filter((x) => !x.private).map((x) => x.name))}`);
+    }
     return f;
   }
   /**
@@ -136,7 +139,7 @@ export function compileView(root: XmlNode, file: string, registry: Registry): Re
   if (idType !== type) fail(body, `view id ${id} says ${idType} but the view is a <${type}>`);
   const modelKey = body.attrs.model ?? fail(body, 'missing attribute "model"');
   if (id !== `${modelKey}.${type}`) fail(body, `view id ${id} does not match its model ${modelKey} (expected ${modelKey}.${type})`);
-  const model = registry.models.get(modelKey) ?? fail(body, `unknown model "${modelKey}"`);
+  const model = registry.models.get(modelKey) ?? fail(body, `unknown model "${modelKey}"${didYouMean(modelKey, registry.models.keys())}`);
   const ctx = new Ctx(file, registry, model);
   const plan: RenderPlan = { view_id: id, version, title: root.attrs.title ?? model.description, type, model: model.key, fields: [] };
   if (type === 'list') Object.assign(plan, compileList(ctx, body));
@@ -197,7 +200,7 @@ function nestedField(ctx: Ctx, node: XmlNode, f: ResolvedField): NestedListColum
 
 function button(ctx: Ctx, node: XmlNode): PlanButton {
   const name = ctx.attr(node, 'name');
-  if (!ctx.registry.commands.has(name)) ctx.fail(node, `button names unknown command "${name}"`);
+  if (!ctx.registry.commands.has(name)) ctx.fail(node, `button names unknown command "${name}"${didYouMean(name, ctx.registry.commands.keys())}`);
   const type = node.attrs.type ?? 'object';
   if (type !== 'object') ctx.fail(node, `button type must be "object"`);
   const special = node.attrs.special ?? null;

@@ -58,8 +58,17 @@ export function compileSearch(registry: Registry, model: ResolvedModel, query: S
   for (const o of query.orderBy) {
     const [field, dir] = Object.entries(o)[0];
     const column = `${ROOT}.${field}`;
+    const f = model.fields.get(field);
+    // an enum sorts in its declaration order (new, qualified, won, lost), as a pipeline reads:
+    // CASE WHEN column = 'new' THEN 0 … END; NULL (or a value no longer declared) ranks NULL
+    if (f?.type === 'enum' && f.values) {
+      const values = f.values;
+      q = q.orderBy((eb) => values.slice(1)
+        .reduce((c, v, i) => c.when(column, '=', v).then(eb.lit<number>(i + 1)), eb.case().when(column, '=', values[0]).then(eb.lit<number>(0)))
+        .end(), dir);
+    }
     // text sorts as people read it (src/kernel/data/collation.ts), not by its bytes
-    if (!COLLATED_TYPES.has(model.fields.get(field)?.type ?? '')) q = q.orderBy(column, dir);
+    else if (!COLLATED_TYPES.has(f?.type ?? '')) q = q.orderBy(column, dir);
     else if (dialect === 'postgresql') q = q.orderBy(column, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).collate(POSTGRES_TEXT_COLLATION));
     else q = q.orderBy((eb) => eb.fn(SQLITE_SORT_KEY_FUNCTION, [eb.ref(column)]), dir);
   }
