@@ -128,7 +128,7 @@ async function loadApp({ manifest, root }: FoundManifest): Promise<LoadedApp> {
     ? ((await import(pathToFileURL(indexFile).href)).app as AppModule)
     : { manifest };
   if (!module?.manifest) throw new BootError(`src/apps/${name}/index.ts must export \`app\` (defineApp)`);
-  refuseUnlistedViews(layout.viewsDir, manifest); // issue 24: a view file the manifest does not list
+  refuseUnlistedViews(rootDirs(root).views, manifest);
   return {
     name,
     domain: name.includes('.') ? name.slice(0, name.indexOf('.')) : null,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppManifest } from '../../../src/kernel/app.ts';
 import { BootError } from '../../../src/kernel/errors.ts';
-import { loadAllApps, projectLayout, type ProjectLayout } from '../../../src/kernel/modules/loader.ts';
+import { loadAllApps, projectLayout, rootDirs, type ProjectLayout } from '../../../src/kernel/modules/loader.ts';
 import { refuseUnlistedViews, unlistedViews } from '../../../src/kernel/modules/unlisted-views.ts';
 import { tempDir } from '../../helpers/kernel.ts';
 
@@ -41,11 +41,13 @@ describe('the loader refuses an unlisted view file', () => {
   function project(files: string[], data: string[]): ProjectLayout {
     const root = tempDir('views');
     dirs.push(root);
-    const layout = { ...projectLayout(root), featuresDir: path.join(root, 'src/features') };
-    fs.mkdirSync(path.join(layout.appsDir, 'shop_app'), { recursive: true });
-    fs.writeFileSync(path.join(layout.appsDir, 'shop_app/manifest.ts'), `export default ${JSON.stringify(manifest('shop_app', data))};\n`);
-    fs.mkdirSync(path.join(layout.viewsDir, 'shop_app'), { recursive: true });
-    for (const f of files) fs.writeFileSync(path.join(layout.viewsDir, 'shop_app', f), '<view/>');
+    // a project of its own only: no foundation apps from another root
+    const layout: ProjectLayout = { root, fwRoot: root };
+    const folders = rootDirs(root);
+    fs.mkdirSync(path.join(folders.apps, 'shop_app'), { recursive: true });
+    fs.writeFileSync(path.join(folders.apps, 'shop_app/manifest.ts'), `export default ${JSON.stringify(manifest('shop_app', data))};\n`);
+    fs.mkdirSync(path.join(folders.views, 'shop_app'), { recursive: true });
+    for (const f of files) fs.writeFileSync(path.join(folders.views, 'shop_app', f), '<view/>');
     return layout;
   }
 
@@ -59,13 +61,13 @@ describe('the loader refuses an unlisted view file', () => {
 
   it('several unlisted files are named together', () => {
     const layout = project(['b.xml', 'a.xml'], []);
-    expect(() => refuseUnlistedViews(layout.viewsDir, manifest('shop_app', []))).toThrow(/views\/shop_app\/a.xml, views\/shop_app\/b.xml are not listed in data \(add 'views\/a.xml', 'views\/b.xml'\), so they are never loaded/);
+    expect(() => refuseUnlistedViews(rootDirs(layout.root).views, manifest('shop_app', []))).toThrow(/views\/shop_app\/a.xml, views\/shop_app\/b.xml are not listed in data \(add 'views\/a.xml', 'views\/b.xml'\), so they are never loaded/);
   });
 
   it('an app whose views are all listed, or that has no views folder, loads', async () => {
     const layout = project(['shop_order_list.xml'], ['views/shop_order_list.xml']);
     expect((await loadAllApps(layout)).map((a) => a.name)).toEqual(['shop_app']);
-    expect(() => refuseUnlistedViews(layout.viewsDir, manifest('other_app', []))).not.toThrow();
+    expect(() => refuseUnlistedViews(rootDirs(layout.root).views, manifest('other_app', []))).not.toThrow();
   });
 
   it('every app of this project lists each of its view files', async () => {
