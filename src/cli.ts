@@ -24,7 +24,7 @@ function buildProgram(): Command {
     // the root help lists every command with its options (overview) instead of the groups only;
     // the groups' help (inheriting this) keeps commander's list
     .configureHelp({ visibleCommands: (cmd) => (cmd.parent ? new Help().visibleCommands(cmd) : []) })
-    .showHelpAfterError('(fw --help lists every command)');
+    .showHelpAfterError();
   registerServe(program);
   registerGenerate(program);
   registerMigrate(program);

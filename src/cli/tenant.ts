@@ -10,6 +10,16 @@ export function parseTenantFile(text: string): string[] {
   return text.split('\n').map((line) => line.replace(/#.*/, '').trim()).filter(Boolean);
 }
 
+function readTenantFile(file: string): string[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read tenant keys from ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  return parseTenantFile(text);
+}
+
 export function registerTenant(program: Command): void {
   const tenant = program.command('tenant').description('tenant databases').helpCommand(false);
 
@@ -18,7 +28,7 @@ export function registerTenant(program: Command): void {
     .argument('[keys...]', 'tenant keys')
     .option('--from-file <file>', 'read tenant keys from a file: one a line, # starts a comment')
     .action(async (args: string[], opts: { fromFile?: string }) => {
-      const fromFile = opts.fromFile ? parseTenantFile(fs.readFileSync(opts.fromFile, 'utf8')) : [];
+      const fromFile = opts.fromFile ? readTenantFile(opts.fromFile) : [];
       const keys = [...new Set([...args, ...fromFile])];
       // a usage error boots nothing (a boot may write the data folder's generated keys)
       if (!keys.length) throw new Error(opts.fromFile ? `no tenant keys in ${opts.fromFile}` : CREATE_USAGE);
