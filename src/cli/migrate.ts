@@ -15,11 +15,11 @@ export function registerMigrate(program: Command): void {
       const { generateMigration } = await import('../kernel/migrate/store.js');
       const { projectLayout } = await import('../kernel/modules/loader.js');
       const layout = projectLayout();
-      progress('loading every app');
+      progress('[1/2] loading every app');
       const registry = await fullRegistry(layout);
       if (!registry.apps.some((a) => a.name === opts.app)) throw new Error(`unknown app "${opts.app}"`);
       writePrismaSchemas(layout, registry);
-      progress('diffing the declarations against the last migration');
+      progress('[2/2] diffing the declarations against the last migration');
       const schemas = Object.fromEntries(PROVIDERS.map((p) => [p, printSchemaFor(registry, p)])) as Record<(typeof PROVIDERS)[number], string>;
       const written = await generateMigration(layout, schemas, { description: opts.message, app: opts.app });
       if (!written.length) console.log('no changes: the declarations match the last migration');

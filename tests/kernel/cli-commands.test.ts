@@ -176,6 +176,7 @@ describe('fw generate and fw migrate generate (on a copy of the project)', () =>
 
     const unknownApp = await fw({}, ['migrate', 'generate', '-m', 'x', '--app', 'no.such.app'], root);
     expect(unknownApp.code).toBe(1);
-    expect(unknownApp.stderr.trim()).toBe('unknown app "no.such.app"');
+    // the progress lines come first on stderr; the error is the last line
+    expect(unknownApp.stderr.trim().split('\n').at(-1)).toBe('unknown app "no.such.app"');
   });
 }, 300_000);
