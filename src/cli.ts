@@ -1,128 +1,70 @@
-import { parseArgs } from 'node:util';
-import { generatePrismaClients, writePrismaSchemas } from './kernel/generate/index.js';
-import { fullRegistry } from './kernel/generate/registry-all.js';
-import { projectLayout } from './kernel/modules/loader.js';
-import { loadSettings } from './kernel/settings.js';
-import { Kernel } from './kernel/kernel.js';
+/**
+ * The `fw` CLI entry (bin/fw.js and the package scripts run it with tsx). It builds the commander
+ * program from the command groups in src/cli/; each action imports what it needs when it runs,
+ * so `fw --help` and usage errors load no kernel, Prisma or fastify.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, Help } from 'commander';
+import { findProjectRoot } from './kernel/modules/loader.js';
+import { keepsRunning } from './cli/common.js';
 import { FwError } from './kernel/errors.js';
+import { registerApp } from './cli/app.js';
+import { registerE2e } from './cli/e2e.js';
+import { registerEvents } from './cli/events.js';
+import { registerGenerate } from './cli/generate.js';
+import { registerMcp } from './cli/mcp.js';
+import { registerMigrate } from './cli/migrate.js';
+import { registerNew } from './cli/new.js';
+import { overview } from './cli/overview.js';
+import { registerServe } from './cli/serve.js';
+import { registerTenant } from './cli/tenant.js';
+import { mark } from './cli/timing.js';
 
-const USAGE = `fw — model-driven application platform
-
-  fw serve                                   start the HTTP server (HOST, PORT)
-  fw generate                                declarations → prisma/<provider>/schema.prisma, Prisma clients, generated/schema.graphql
-  fw migrate generate -m <description> --app <app>
-                                             write the migration SQL (both providers) for declaration changes
-  fw migrate upgrade -t <tenant>             apply pending migrations to a tenant database (idempotent)
-  fw tenant create <key>                     create a tenant database, migrate and seed it
-  fw tenant list                             list tenants
-  fw events drain -t <tenant>                deliver the tenant's due events now
-  fw mcp -t <tenant> --token <access token>  serve the caller's read-only AI tools over MCP on stdio
-                                             (AI_ENABLED=true; the token may come from FW_MCP_TOKEN)
-  fw e2e <record|import|replay|polish|gate>  QA automation (ENABLE_QA_AUTOMATION=true; fw e2e --help)`;
+function buildProgram(): Command {
+  const program = new Command('fw')
+    .description('fw — model-driven application platform')
+    .enablePositionalOptions()
+    .helpCommand(false)
+    // the root help lists every command with its options (overview) instead of the groups only;
+    // the groups' help (inheriting this) keeps commander's list
+    .configureHelp({ visibleCommands: (cmd) => (cmd.parent ? new Help().visibleCommands(cmd) : []) })
+    .showHelpAfterError();
+  registerServe(program);
+  registerGenerate(program);
+  registerMigrate(program);
+  registerTenant(program);
+  registerApp(program);
+  registerNew(program);
+  registerEvents(program);
+  registerMcp(program);
+  registerE2e(program);
+  program.addHelpText('after', () => overview(program));
+  return program;
+}
 
 /**
- * Only `fw tenant create` (and `fw serve`, for the default tenant) provisions tenants: every
- * other command refuses a tenant that does not exist instead of creating an empty, unseeded one.
+ * A project's `.env` (a team project written by `fw new project` has one): its settings, under
+ * whatever the environment already sets. Read before any setting is.
  */
-async function existingTenant(kernel: Kernel, tenant: string): Promise<string> {
-  try {
-    await kernel.tenants.assertExists(tenant);
-  } catch (err) {
-    if (err instanceof FwError && err.code === 'UNKNOWN_TENANT') {
-      throw new FwError(err.code, err.status, `tenant "${tenant}" does not exist (create it with: fw tenant create ${tenant})`);
-    }
-    throw err;
-  }
-  return tenant;
+function loadProjectEnv(): void {
+  const file = path.join(findProjectRoot(), '.env');
+  if (fs.existsSync(file)) process.loadEnvFile(file);
 }
 
-async function main(argv: string[]): Promise<number> {
-  // fw e2e has options of its own (src/apps/qa/cli.ts)
-  if (argv[0] === 'e2e') return (await import('./apps/qa/cli.js')).e2e(argv.slice(1));
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { m: { type: 'string' }, app: { type: 'string' }, t: { type: 'string' }, tenant: { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  const [cmd, sub, arg] = positionals;
-  const layout = projectLayout();
-  const tenantArg = values.t ?? values.tenant;
-  if (values.help || !cmd) {
-    console.log(USAGE);
-    // asking for help is a success; a bare `fw` is a usage error
-    return values.help ? 0 : 1;
-  }
-  if (cmd === 'serve') {
-    const { startServer } = await import('./server/start.js');
-    await startServer();
-    return -1; // keep running
-  }
-  if (cmd === 'generate') {
-    const registry = await fullRegistry(layout);
-    const changed = writePrismaSchemas(layout, registry);
-    generatePrismaClients(layout);
-    const { writeSdl } = await import('./server/graphql/sdl.js');
-    if (await writeSdl(layout)) changed.push('generated/schema.graphql');
-    console.log(changed.length ? `wrote ${changed.join(', ')}` : 'schemas unchanged', '— clients generated');
-    return 0;
-  }
-  if (cmd === 'migrate' && sub === 'generate') {
-    if (!values.m || !values.app) throw new Error('usage: fw migrate generate -m <description> --app <app>');
-    const { migrateGenerate } = await import('./kernel/migrate/generate-command.js');
-    for (const line of await migrateGenerate(layout, values.app, values.m)) console.log(line);
-    return 0;
-  }
-  const settings = loadSettings();
-  if (cmd === 'migrate' && sub === 'upgrade') {
-    const kernel = await Kernel.boot({ settings, worker: false });
-    try {
-      const tenant = await existingTenant(kernel, tenantArg ?? settings.DEFAULT_TENANT);
-      const applied = await kernel.tenants.upgrade(tenant);
-      console.log(applied.length ? `applied ${applied.join(', ')}` : 'already up to date');
-    } finally {
-      await kernel.close();
-    }
-    return 0;
-  }
-  if (cmd === 'tenant' && (sub === 'create' || sub === 'list')) {
-    // a usage error boots nothing (a boot may write the data folder's generated keys)
-    if (sub === 'create' && !arg) throw new Error('usage: fw tenant create <key>');
-    const kernel = await Kernel.boot({ settings, worker: false });
-    try {
-      if (sub === 'list') {
-        for (const t of await kernel.tenants.list()) console.log(t);
-      } else if (arg) {
-        const existed = await kernel.tenants.exists(arg);
-        await kernel.tenants.get(arg);
-        console.log(existed ? `tenant ${arg} exists (migrated and seeded)` : `created tenant ${arg}`);
-      }
-    } finally {
-      await kernel.close();
-    }
-    return 0;
-  }
-  if (cmd === 'mcp') {
-    // stdout carries the MCP messages only; every log goes to stderr
-    const { serveMcpStdio } = await import('./apps/ai/mcp/stdio.js');
-    await serveMcpStdio({ settings, tenant: tenantArg ?? settings.DEFAULT_TENANT, token: values.token });
-    return -1; // keep serving until stdin closes
-  }
-  if (cmd === 'events' && sub === 'drain') {
-    const kernel = await Kernel.boot({ settings, worker: false });
-    try {
-      console.log(`delivered ${await kernel.worker.drain(await existingTenant(kernel, tenantArg ?? settings.DEFAULT_TENANT))} event(s)`);
-    } finally {
-      await kernel.close();
-    }
-    return 0;
-  }
-  console.error(USAGE);
-  return 1;
-}
-
-main(process.argv.slice(2)).then(
-  (code) => { if (code >= 0) process.exit(code); },
-  (err) => {
+loadProjectEnv();
+mark('cli loaded');
+const program = buildProgram();
+let running = false;
+program.hook('preAction', (_root, action) => {
+  running = keepsRunning.has(action);
+});
+program.parseAsync(process.argv).then(
+  () => {
+    // a finished command exits now: an open pool or timer must not keep the process alive
+    if (!running) process.exit(process.exitCode ?? 0);
+  },
+  (err: unknown) => {
     console.error(err instanceof FwError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : err);
     process.exit(1);
   },

@@ -16,7 +16,6 @@ import { countRecords, searchRecords, type SqlReadContext } from './data/sql/rea
 import { loadDataFile } from './seed-data.js';
 import { Registry, type LoadedApp, type ResolvedCommand } from './registry/registry.js';
 import { createMemoryPubSub } from './pubsub/memory/index.js';
-import { createRedisPubSub } from './pubsub/redis/index.js';
 import { channelOf, type PubSub } from './pubsub/types.js';
 import { loadSettings, type Settings } from './settings.js';
 
@@ -53,7 +52,7 @@ export class Kernel implements EnvCore {
   readonly deterministicIds = new Set<string>();
   private readonly logFn: NonNullable<KernelOptions['log']>;
 
-  private constructor(registry: Registry, settings: Settings, layout: ProjectLayout, opts: KernelOptions) {
+  private constructor(registry: Registry, settings: Settings, layout: ProjectLayout, pubsub: PubSub, opts: KernelOptions) {
     this.registry = registry;
     this.settings = settings;
     this.layout = layout;
@@ -70,7 +69,7 @@ export class Kernel implements EnvCore {
       },
     });
     this.provider = this.tenants.provider;
-    this.pubsub = settings.REDIS_URL ? createRedisPubSub(settings.REDIS_URL) : createMemoryPubSub();
+    this.pubsub = pubsub;
     this.worker = new EventWorker({
       registry, settings, provider: this.provider,
       withClient: (t, fn) => this.tenants.withClient(t, fn),
@@ -88,7 +87,12 @@ export class Kernel implements EnvCore {
       const pending = pendingChanges(app);
       if (pending) throw new BootError(pendingMessage(app.name, pending));
     }
-    const kernel = new Kernel(registry, settings, layout, opts);
+    // ioredis is imported only when Redis is configured: a single process (and every CLI
+    // command) skips loading it (bench/cli.ts)
+    const pubsub = settings.REDIS_URL
+      ? (await import('./pubsub/redis/index.js')).createRedisPubSub(settings.REDIS_URL)
+      : createMemoryPubSub();
+    const kernel = new Kernel(registry, settings, layout, pubsub, opts);
     for (const app of registry.apps) await app.module.boot?.(kernel);
     if (opts.worker ?? settings.EVENT_WORKER) kernel.worker.start();
     return kernel;

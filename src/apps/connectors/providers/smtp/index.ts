@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import { ConnectionFailedError } from '../../errors.js';
 import type { ConnectorInstance, ConnectorProvider } from '../types.js';
 import { configBool, configInt, configText, failure, requireConfig } from '../values.js';
@@ -52,10 +51,11 @@ export function createSmtpProvider(): ConnectorProvider<SmtpInstance> {
         greetingTimeout: 10_000,
         socketTimeout: 20_000,
       };
-      const transport = () => nodemailer.createTransport(options);
+      // nodemailer is loaded on the first use: every boot registers this provider, few send mail
+      const transport = async () => (await import('nodemailer')).default.createTransport(options);
       return {
         async test_connection() {
-          const t = transport();
+          const t = await transport();
           try {
             await t.verify();
             return { success: true, message: `SMTP server ${options.host}:${port} accepted the connection${user ? ' and the credentials' : ''}`, details: { host: options.host, port, secure } };
@@ -66,7 +66,7 @@ export function createSmtpProvider(): ConnectorProvider<SmtpInstance> {
           }
         },
         async send_mail(m) {
-          const t = transport();
+          const t = await transport();
           try {
             const info = await t.sendMail({
               from: m.from ?? from ?? user, to: m.to, cc: m.cc, bcc: m.bcc, replyTo: m.reply_to,

@@ -1,16 +1,6 @@
 import crypto from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import {
   StorageAuthError,
   StorageConflictError,
   StorageError,
@@ -24,6 +14,13 @@ import {
 } from '../errors.js';
 import { checkKey, checkPrefix } from '../keys.js';
 import type { GetResult, ObjectReference, PutMetadata, StorageBackend } from '../types.js';
+
+/**
+ * The AWS SDK (a large import) is loaded when the first S3 backend is created, not with this
+ * module: every boot imports it through the S3 connector provider, few configure S3.
+ */
+let sdk: typeof import('@aws-sdk/client-s3') | undefined;
+const loadSdk = async () => (sdk ??= await import('@aws-sdk/client-s3'));
 
 export interface S3BackendOptions {
   backend_key?: string;
@@ -71,7 +68,7 @@ export function createS3Backend(opts: S3BackendOptions): S3Backend {
   const backend_key = opts.backend_key ?? 's3';
   const bucket = opts.bucket;
   const prefix = normalisePrefix(opts.prefix ?? '', backend_key);
-  const client = new S3Client({
+  const ready = loadSdk().then((s3) => ({ s3, client: new s3.S3Client({
     region: opts.region || 'us-east-1',
     ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
     forcePathStyle: opts.force_path_style ?? Boolean(opts.endpoint),
@@ -82,7 +79,9 @@ export function createS3Backend(opts: S3BackendOptions): S3Backend {
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
-  });
+  }) }));
+  // a failure surfaces where the backend is used; this keeps it from being an unhandled rejection meanwhile
+  ready.catch(() => undefined);
   const full = (key: string) => prefix + key;
   const ctxOf = (key: string, operation: string): StorageContext => ({ backend_key, key, operation });
 
@@ -131,6 +130,7 @@ export function createS3Backend(opts: S3BackendOptions): S3Backend {
       });
       source.pipe(meter);
 
+      const [{ client }, { Upload }] = await Promise.all([ready, import('@aws-sdk/lib-storage')]);
       const upload = new Upload({
         client,
         partSize: PART_SIZE,
@@ -172,7 +172,8 @@ export function createS3Backend(opts: S3BackendOptions): S3Backend {
       const ctx = ctxOf(key, 'get');
       if (range) checkRange(range, ctx);
       try {
-        const r = await client.send(new GetObjectCommand({
+        const { s3, client } = await ready;
+        const r = await client.send(new s3.GetObjectCommand({
           Bucket: bucket,
           Key: full(key),
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
@@ -195,8 +196,9 @@ export function createS3Backend(opts: S3BackendOptions): S3Backend {
     async delete(key: string): Promise<void> {
       checkKey(key, backend_key, 'delete');
       try {
+        const { s3, client } = await ready;
         // S3 answers 204 for a missing key too: delete is idempotent
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: full(key) }));
+        await client.send(new s3.DeleteObjectCommand({ Bucket: bucket, Key: full(key) }));
       } catch (err) {
         throw mapS3Error(err, ctxOf(key, 'delete'));
       }
@@ -205,7 +207,8 @@ export function createS3Backend(opts: S3BackendOptions): S3Backend {
     async exists(key: string): Promise<boolean> {
       checkKey(key, backend_key, 'exists');
       try {
-        await client.send(new HeadObjectCommand({ Bucket: bucket, Key: full(key) }));
+        const { s3, client } = await ready;
+        await client.send(new s3.HeadObjectCommand({ Bucket: bucket, Key: full(key) }));
         return true;
       } catch (err) {
         const mapped = mapS3Error(err, ctxOf(key, 'exists'));
@@ -225,8 +228,9 @@ export function createS3Backend(opts: S3BackendOptions): S3Backend {
       const out: ObjectReference[] = [];
       let token: string | undefined;
       try {
+        const { s3, client } = await ready;
         do {
-          const r = await client.send(new ListObjectsV2Command({
+          const r = await client.send(new s3.ListObjectsV2Command({
             Bucket: bucket,
             Prefix: full(listPrefix),
             MaxKeys: Math.min(MAX_LIST, max_results - out.length),
@@ -255,14 +259,15 @@ export function createS3Backend(opts: S3BackendOptions): S3Backend {
 
     async checkBucket(): Promise<void> {
       try {
-        await client.send(new HeadBucketCommand({ Bucket: bucket }));
+        const { s3, client } = await ready;
+        await client.send(new s3.HeadBucketCommand({ Bucket: bucket }));
       } catch (err) {
         throw mapS3Error(err, ctxOf(bucket, 'head_bucket'), true);
       }
     },
 
     destroy() {
-      client.destroy();
+      void ready.then(({ client }) => client.destroy(), () => undefined);
     },
   };
   return backend;
@@ -322,7 +327,7 @@ export function mapS3Error(err: unknown, ctx: StorageContext, bucketCheck = fals
   if (status === 401) return new StorageAuthError(ctx);
   if (name === 'PreconditionFailed' || status === 412 || status === 409) return new StorageConflictError(ctx);
   if (name === 'InvalidRange' || status === 416) return new StorageError(ctx, `range not satisfiable${detail}`, 'STORAGE_RANGE_NOT_SATISFIABLE', 416);
-  if (TRANSIENT.has(name) || (status !== undefined && status >= 500) || (!(err instanceof S3ServiceException) && isNetworkError(err))) {
+  if (TRANSIENT.has(name) || (status !== undefined && status >= 500) || (!(sdk && err instanceof sdk.S3ServiceException) && isNetworkError(err))) {
     return new StorageTransientError(ctx, `the storage backend is unavailable; retry (${name || status || 'network'})`);
   }
   return new StorageError(ctx, `storage backend error (${name || status || 'unknown'})${detail}`);

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { existingTenant, settings, tenantOption, withKernel } from './common.js';
+
+export function registerApp(program: Command): void {
+  const app = program.command('app').description('apps installed in a tenant').helpCommand(false);
+
+  app.command('uninstall')
+    .description('drop an inactive app\'s tables and data from a tenant (refused while another installed app depends on it)')
+    .argument('<app>', 'the app to remove')
+    .addOption(tenantOption())
+    .option('--yes', 'really drop its tables and data (without it: only say what would go)')
+    .action(async (name: string, opts: { tenant?: string; yes?: boolean }) => {
+      const s = await settings();
+      await withKernel(async (kernel) => {
+        const tenant = await existingTenant(kernel, opts.tenant ?? s.DEFAULT_TENANT);
+        const { planUninstall, uninstallApp } = await import('../kernel/modules/uninstall.js');
+        const plan = opts.yes ? await uninstallApp(kernel, tenant, name) : await planUninstall(kernel, tenant, name);
+        const what = `${plan.tables.length ? `tables ${plan.tables.join(', ')}` : 'no tables'}; ${plan.records.length} menu/action record(s)`;
+        if (!opts.yes) {
+          console.log(`would drop from ${tenant}: ${what}`);
+          console.error('nothing done: add --yes to drop them with all their data');
+          process.exitCode = 1;
+          return;
+        }
+        console.log(`uninstalled ${name} from ${tenant}: dropped ${what}`);
+      }, s);
+    });
+}

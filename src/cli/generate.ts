@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { progress } from './common.js';
+import { mark } from './timing.js';
+
+export function registerGenerate(program: Command): void {
+  program.command('generate')
+    .description('declarations → Prisma schemas and clients, generated/schema.graphql')
+    .action(() => generate());
+}
+
+/** `fw generate`: the project's Prisma schemas and clients and its SDL, from every app it has. */
+export async function generate(): Promise<void> {
+  const { generatePrismaClients, writePrismaSchemas } = await import('../kernel/generate/index.js');
+  const { fullRegistry } = await import('../kernel/generate/registry-all.js');
+  const { projectLayout } = await import('../kernel/modules/loader.js');
+  const layout = projectLayout();
+  progress('[1/4] loading every app');
+  const registry = await fullRegistry(layout);
+  mark('load apps');
+  progress('[2/4] writing the Prisma schemas');
+  const changed = writePrismaSchemas(layout, registry);
+  progress('[3/4] generating the Prisma clients');
+  generatePrismaClients(layout);
+  mark('prisma generate');
+  progress('[4/4] writing the GraphQL SDL');
+  const { writeSdl } = await import('../server/graphql/sdl.js');
+  if (await writeSdl(layout)) changed.push('generated/schema.graphql');
+  mark('sdl');
+  console.log(changed.length ? `wrote ${changed.join(', ')}` : 'schemas unchanged', '— clients generated');
+}

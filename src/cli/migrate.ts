@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { existingTenant, progress, settings, tenantOption, withKernel } from './common.js';
+import { mark } from './timing.js';
+
+export function registerMigrate(program: Command): void {
+  const migrate = program.command('migrate').description('database migrations').helpCommand(false);
+
+  migrate.command('generate')
+    .description("write the app's next migration (both engines) for changes to its own models")
+    .requiredOption('-m, --message <description>', 'what the migration does')
+    .requiredOption('--app <app>', 'the app the migration belongs to')
+    .action(async (opts: { message: string; app: string }) => {
+      const { migrateGenerate } = await import('../kernel/migrate/generate-command.js');
+      const { projectLayout } = await import('../kernel/modules/loader.js');
+      progress(`diffing the declarations of ${opts.app} against its last migration`);
+      for (const line of await migrateGenerate(projectLayout(), opts.app, opts.message)) console.log(line);
+    });
+
+  migrate.command('upgrade')
+    .description('apply pending migrations to a tenant database (idempotent)')
+    .addOption(tenantOption())
+    .action(async (opts: { tenant?: string }) => {
+      const s = await settings();
+      await withKernel(async (kernel) => {
+        const tenant = await existingTenant(kernel, opts.tenant ?? s.DEFAULT_TENANT);
+        const applied = await kernel.tenants.upgrade(tenant);
+        mark('upgrade');
+        console.log(applied.length ? `applied ${applied.join(', ')}` : 'already up to date');
+      }, s);
+    });
+}
