@@ -13,7 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { systemPrincipal, type Principal } from '../kernel/env.js';
 import type { KernelHandle } from '../kernel/kernel-handle.js';
-import { loadSettings } from '../kernel/settings.js';
+import { NotFound } from '../kernel/errors.js';
+import { loadSettings, type Settings } from '../kernel/settings.js';
 
 export interface TestKernelOptions {
   /**
@@ -56,26 +57,33 @@ export const TEST_ADMIN_PASSWORD = 'fw-test-admin-1';
 
 export async function bootTestKernel(opts: TestKernelOptions = {}): Promise<TestKernel> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-test-'));
+  const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
   const key = () => crypto.randomBytes(32).toString('base64url');
-  const settings = loadSettings({
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-    BCRYPT_COST: '4',
-    LOG_LEVEL: 'silent',
-    EVENT_POLL_INTERVAL_MS: '50',
-    EVENT_RETRY_BASE_MS: '20',
-    JWT_SECRET_KEY: key(),
-    CONNECTOR_SECRET_KEY: key(),
-    ...opts.settings,
-  });
+  let settings: Settings;
+  try {
+    settings = loadSettings({
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+      BCRYPT_COST: '4',
+      LOG_LEVEL: 'silent',
+      EVENT_POLL_INTERVAL_MS: '50',
+      EVENT_RETRY_BASE_MS: '20',
+      JWT_SECRET_KEY: key(),
+      CONNECTOR_SECRET_KEY: key(),
+      ...opts.settings,
+    });
+  } catch (err) {
+    removeDir();
+    throw err;
+  }
   const tenant = settings.DEFAULT_TENANT;
   const [{ Kernel }, { projectLayout }] = await Promise.all([import('../kernel/kernel.js'), import('../kernel/modules/loader.js')]);
   const kernel = await Kernel.boot({
     settings, worker: opts.worker ?? false, log: () => {},
     ...(opts.root !== undefined ? { layout: projectLayout(path.resolve(opts.root)) } : {}),
   }).catch((err: unknown) => {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    removeDir();
     throw err;
   });
   try {
@@ -83,7 +91,7 @@ export async function bootTestKernel(opts: TestKernelOptions = {}): Promise<Test
     await kernel.tenants.get(tenant);
   } catch (err) {
     await kernel.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    removeDir();
     throw err;
   }
   const system = systemPrincipal(tenant);
@@ -101,7 +109,7 @@ export async function bootTestKernel(opts: TestKernelOptions = {}): Promise<Test
         model: 'res.user', domain: [['email', '=', settings.ADMIN_EMAIL]], fields: ['role', 'organization'], limit: 1,
       });
       const row = page.items[0];
-      if (!row) throw new Error(`no seeded admin ${settings.ADMIN_EMAIL} in tenant ${tenant}`);
+      if (!row) throw new NotFound(`no admin user ${settings.ADMIN_EMAIL} in tenant ${tenant}`, { email: settings.ADMIN_EMAIL, tenant }, 'TEST_ADMIN_NOT_FOUND');
       return { kind: 'user', user_id: row.id, tenant_id: tenant, role: row.role, organization_id: row.organization };
     },
     async close() {
@@ -110,7 +118,7 @@ export async function bootTestKernel(opts: TestKernelOptions = {}): Promise<Test
       try {
         await kernel.close();
       } finally {
-        fs.rmSync(dataDir, { recursive: true, force: true });
+        removeDir();
       }
     },
   };
