@@ -133,3 +133,44 @@ describe('fw/errors', () => {
     for (const [name, cls] of kernelClasses) expect(exported.get(name), name).toBe(cls);
   });
 });
+
+describe('docs/app-api.md', () => {
+  /** One instance of each class, built as an app would, to read the code and status it answers with. */
+  const SAMPLES: Record<string, () => kernelErrors.FwError> = {
+    FwError: () => new publicErrors.FwError('MY_CODE', 418, 'm'),
+    BadRequest: () => new publicErrors.BadRequest('m'),
+    ValidationError: () => new publicErrors.ValidationError('m'),
+    NotFound: () => new publicErrors.NotFound('m'),
+    Conflict: () => new publicErrors.Conflict('m'),
+    StaleRevision: () => new publicErrors.StaleRevision('crm.lead', 'id', 1, 2),
+    UniqueViolation: () => new publicErrors.UniqueViolation('crm.lead', ['name']),
+    AuthenticationRequired: () => new publicErrors.AuthenticationRequired(),
+    AuthenticationFailed: () => new publicErrors.AuthenticationFailed(),
+    TokenError: () => new publicErrors.TokenError('MY_TOKEN_CODE', 'm'),
+    ExpiredTokenError: () => new publicErrors.ExpiredTokenError(),
+    InvalidTokenError: () => new publicErrors.InvalidTokenError(),
+    AccessDenied: () => new publicErrors.AccessDenied('m'),
+    CsrfRefused: () => new publicErrors.CsrfRefused('m'),
+    NotAcceptable: () => new publicErrors.NotAcceptable('m'),
+    PayloadTooLarge: () => new publicErrors.PayloadTooLarge('m'),
+    Throttled: () => new publicErrors.Throttled('m', 3),
+    BootError: () => new publicErrors.BootError('m'),
+    UndeclaredEffect: () => new publicErrors.UndeclaredEffect('m'),
+  };
+  /** `| \`Class\` | \`CODE\` or *given* | status or *given* | constructor |` rows of the errors table. */
+  const rows = new Map([...fs.readFileSync(path.join(ROOT, 'docs/app-api.md'), 'utf8')
+    .matchAll(/^\| `(\w+)` \| (?:`([A-Z_]+)`|\*given\*) \| (\d{3}|\*given\*) \|/gm)]
+    .map((m) => [m[1], { code: m[2] ?? null, status: m[3] === '*given*' ? null : Number(m[3]) }]));
+
+  it('lists every class of fw/errors with the code and status it answers with (*given*: the caller chooses)', () => {
+    expect([...rows.keys()].sort()).toEqual(Object.keys(publicErrors).sort());
+    for (const [name, row] of rows) {
+      const sample = SAMPLES[name];
+      expect(sample, `a sample instance of ${name} in this test`).toBeDefined();
+      const err = sample();
+      expect(err.constructor.name).toBe(name);
+      if (row.code !== null) expect(err.code, name).toBe(row.code);
+      if (row.status !== null) expect(err.status, name).toBe(row.status);
+    }
+  });
+});
