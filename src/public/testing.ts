@@ -26,7 +26,7 @@ export interface TestKernelOptions {
    * Settings, as strings as the environment would give them, over the test defaults: a temp
    * DATA_DIR (SQLite), BCRYPT_COST 4, quiet logs, keys of this process only. The kernel's own
    * defaults hold for the rest (foundation apps: ACTIVE_MODULES; no domain: set ACTIVE_DOMAINS).
-   * Nothing is read from `process.env`.
+   * No setting is taken from `process.env`.
    */
   settings?: Record<string, string>;
   /** Run the event worker, so event handlers run after commit (default false: events wait in the outbox). */
