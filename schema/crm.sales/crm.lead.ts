@@ -1,4 +1,4 @@
-import { defineModel, f } from '../../src/kernel/declare.js';
+import { defineModel, f } from 'fw/declare';
 
 export default defineModel({
   key: 'crm.lead',

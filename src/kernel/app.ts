@@ -1,7 +1,7 @@
 import type { AccessOp, FieldDecl } from './declare.js';
 import type { FastifyInstance } from 'fastify';
 import type { Env, FwEvent, Principal } from './env.js';
-import type { Kernel } from './kernel.js';
+import type { KernelHandle } from './kernel-handle.js';
 import type { OutputShape } from './output.js';
 
 /** The spec's manifest keys, verbatim. */
@@ -34,7 +34,7 @@ export interface CommandDecl {
    * AUTHENTICATION_FAILED after the same password work), so tenant names cannot be enumerated.
    * Without it the caller gets 404 UNKNOWN_TENANT.
    */
-  unknown_tenant?: (ctx: { kernel: Kernel; principal: Principal; payload: Record<string, unknown> }) => Promise<never>;
+  unknown_tenant?: (ctx: { kernel: KernelHandle; principal: Principal; payload: Record<string, unknown> }) => Promise<never>;
   /** Only these roles may run it (on top of the model's access); system principals always may. */
   roles?: string[];
   /**
@@ -163,20 +163,20 @@ export interface Authenticator {
 
 /** What an app sees when it adds HTTP routes. */
 export interface RouteContext {
-  kernel: Kernel;
+  kernel: KernelHandle;
 }
 
 /**
  * A live stream an app offers as a GraphQL subscription field. `topic` runs as the subscriber
  * when they subscribe: it checks they may listen (throwing refuses the subscription) and names
- * the topic of their tenant whose messages (`env.publish` / `Kernel.publish`) the field delivers.
+ * the topic of their tenant whose messages (`env.publish` / `KernelHandle.publish`) the field delivers.
  */
 export interface SubscriptionDecl {
   name: string;
   description: string;
   /** Arguments, all strings (an `ID` when `id` is true). */
   args?: Record<string, { required?: boolean; id?: boolean; description?: string }>;
-  topic: (ctx: { kernel: Kernel; principal: Principal; args: Record<string, unknown> }) => Promise<string>;
+  topic: (ctx: { kernel: KernelHandle; principal: Principal; args: Record<string, unknown> }) => Promise<string>;
 }
 
 /** What `src/apps/<app>/index.ts` exports as `app`. */
@@ -204,9 +204,9 @@ export interface AppModule {
   /** HTTP routes of the app (Fastify plugin style); each route says `config: { auth: 'public' }` to opt out of auth. */
   routes?: (server: FastifyInstance, ctx: RouteContext) => void | Promise<void>;
   /** Runs once when a kernel boots, after the registry is frozen (bind services, check settings). */
-  boot?: (kernel: Kernel) => Promise<void> | void;
+  boot?: (kernel: KernelHandle) => Promise<void> | void;
   /** The bearer-token authenticator (one active app provides it). */
-  authenticator?: (kernel: Kernel) => Authenticator;
+  authenticator?: (kernel: KernelHandle) => Authenticator;
   /** GraphQL subscription fields of the app (live streams of its topics). */
   subscriptions?: SubscriptionDecl[];
   /**

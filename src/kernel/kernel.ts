@@ -11,6 +11,7 @@ import { kernelApp } from './kernel-app.js';
 import path from 'node:path';
 import { pendingChanges, pendingMessage, upgradePlan } from './migrate/chains.js';
 import { loadActiveApps, loadAllApps, projectLayout, type ProjectLayout } from './modules/loader.js';
+import type { KernelHandle } from './kernel-handle.js';
 import { delegateOf } from './data/delegate.js';
 import { countRecords, searchRecords, type SqlReadContext } from './data/sql/reads.js';
 import { loadDataFile } from './seed-data.js';
@@ -40,7 +41,7 @@ const TX_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
  * The booted platform: registry, tenant databases, command bus and event worker. HTTP, GraphQL,
  * the CLI and the AI bridge all go through `dispatch`.
  */
-export class Kernel implements EnvCore {
+export class Kernel implements EnvCore, KernelHandle {
   readonly registry: Registry;
   readonly settings: Settings;
   readonly layout: ProjectLayout;
@@ -236,4 +237,15 @@ export class Kernel implements EnvCore {
     await this.pubsub.close();
     await this.tenants.close();
   }
+}
+
+/**
+ * The kernel behind a `KernelHandle`, for the foundation apps that reach its internals (tenant
+ * databases, `execute` on a client of their own): the app contract hands apps the interface, and
+ * every handle the kernel hands out is the kernel itself (or an object derived from it, as the QA
+ * replay's server kernel is). Anything else is a programming error, refused where it is narrowed.
+ */
+export function concreteKernel(handle: KernelHandle): Kernel {
+  if (handle instanceof Kernel) return handle;
+  throw new FwError('KERNEL_REQUIRED', 500, 'this app needs the fw kernel itself, not another KernelHandle implementation');
 }

@@ -4,6 +4,7 @@ import type { Authenticator } from '../kernel/app.js';
 import { checkTenantKey } from '../kernel/db/tenants.js';
 import { anonymousPrincipal } from '../kernel/env.js';
 import { AuthenticationRequired } from '../kernel/errors.js';
+import type { KernelHandle } from '../kernel/kernel-handle.js';
 import type { Kernel } from '../kernel/kernel.js';
 import './types.js';
 
@@ -15,14 +16,14 @@ export function bearerToken(req: FastifyRequest): string | null {
 }
 
 /** Tenant named by a public request (`X-Tenant`), else the default tenant. */
-export function requestTenant(req: FastifyRequest, kernel: Kernel): string {
+export function requestTenant(req: FastifyRequest, kernel: KernelHandle): string {
   const h = req.headers['x-tenant'];
   return checkTenantKey(typeof h === 'string' && h ? h : kernel.settings.DEFAULT_TENANT);
 }
 
 /** The authenticator of the active app that provides one; one instance per kernel. */
-const authenticators = new WeakMap<Kernel, Authenticator | null>();
-export function authenticatorOf(kernel: Kernel): Authenticator | null {
+const authenticators = new WeakMap<KernelHandle, Authenticator | null>();
+export function authenticatorOf(kernel: KernelHandle): Authenticator | null {
   if (!authenticators.has(kernel)) {
     const factory = kernel.registry.apps.map((a) => a.module.authenticator).find(Boolean);
     authenticators.set(kernel, factory ? factory(kernel) : null);

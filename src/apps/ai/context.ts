@@ -1,18 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import type { Registry } from '../../kernel/registry/registry.js';
 
 /**
  * The kernel of a registry, bound at boot: AI commands run provider calls and tool calls as
  * top-level dispatches (each with its own transaction), which a handler's env cannot start.
  */
-const kernels = new WeakMap<Registry, Kernel>();
+const kernels = new WeakMap<Registry, KernelHandle>();
 
-export function bindKernel(kernel: Kernel): void {
+export function bindKernel(kernel: KernelHandle): void {
   kernels.set(kernel.registry, kernel);
 }
 
-export function kernelOf(registry: Registry): Kernel {
+export function kernelOf(registry: Registry): KernelHandle {
   const k = kernels.get(registry);
   if (!k) throw new Error('the AI app was not booted with this registry');
   return k;

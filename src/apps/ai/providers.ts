@@ -1,7 +1,7 @@
 import type { CommandDecl, HookDecl } from '../../kernel/app.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import { systemPrincipal, type Principal } from '../../kernel/env.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import { decryptSecret, encryptSecret, MASK } from '../connectors/services/secrets.js';
 import { ProviderKeyRequired, ProviderNotAllowed, ProviderNotConfigured, ResidencyRefused } from './errors.js';
 import { checkEndpoint, normalizeBaseUrl } from './provider/endpoints.js';
@@ -68,7 +68,7 @@ export const resolveProviderCommand: CommandDecl = {
 const clients = new Map<string, AiProvider>();
 
 /** Routing, allow-list, residency and key of one call; refused with a clear error when any fails. */
-export async function resolveProvider(kernel: Kernel, principal: Principal, skillPackId: string | null): Promise<ResolvedProvider> {
+export async function resolveProvider(kernel: KernelHandle, principal: Principal, skillPackId: string | null): Promise<ResolvedProvider> {
   const c = await kernel.dispatch<ProviderChoice>('ai.resolve_provider', { skill_pack_id: skillPackId, role: principal.role }, systemPrincipal(principal.tenant_id));
   const s = aiSettings(kernel.settings);
   const cacheKey = JSON.stringify([c.id, c.baseURL, c.apiKey, c.model, s.AI_PROVIDER_TIMEOUT_MS, s.AI_PROVIDER_MAX_RETRIES]);

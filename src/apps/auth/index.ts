@@ -4,7 +4,8 @@ import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import { anonymousPrincipal, type Env, type Principal } from '../../kernel/env.js';
 import { AccessDenied, AuthenticationFailed, BadRequest, BootError, InvalidTokenError, ValidationError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { KernelHandle } from '../../kernel/kernel-handle.js';
+import { concreteKernel } from '../../kernel/kernel.js';
 import { o } from '../../kernel/output.js';
 import '../../server/types.js';
 import { hashPassword, verifyPassword } from '../base/services/passwords.js';
@@ -18,12 +19,13 @@ import { authSettings } from './settings.js';
 interface AuthServices { sessions: SessionService; throttle: LoginThrottle; dummyHash: Promise<string> }
 
 /** One set of services per booted kernel (the session cache and throttle counters are per process). */
-const services = new WeakMap<Kernel, Promise<AuthServices>>();
-export function authServices(kernel: Kernel): Promise<AuthServices> {
+const services = new WeakMap<KernelHandle, Promise<AuthServices>>();
+export function authServices(kernel: KernelHandle): Promise<AuthServices> {
   let s = services.get(kernel);
   if (!s) {
     s = JwtService.fromSettings(kernel.settings).then((jwt) => ({
-      sessions: new SessionService(kernel, jwt),
+      // the session check asks the kernel's tenant databases whether the token's tenant exists
+      sessions: new SessionService(concreteKernel(kernel), jwt),
       throttle: new LoginThrottle(kernel.settings),
       // unknown emails are checked against this so they cost the same bcrypt time as known ones
       dummyHash: hashPassword('fw-timing-equaliser', kernel.settings.BCRYPT_COST),
@@ -34,7 +36,7 @@ export function authServices(kernel: Kernel): Promise<AuthServices> {
 }
 
 /** Commands reach the kernel through the env; the services hang off the kernel that booted them. */
-const kernelOf = new WeakMap<object, Kernel>();
+const kernelOf = new WeakMap<object, KernelHandle>();
 function svc(env: Env): Promise<AuthServices> {
   const kernel = kernelOf.get(env.registry);
   if (!kernel) throw new Error('auth services are not bound to this registry');
@@ -269,7 +271,7 @@ const hooks: HookDecl[] = [
 ];
 
 /** AUTH_COOKIE_SECURE, checked at boot. */
-function cookieSecure(kernel: Kernel): CookieSecure {
+function cookieSecure(kernel: KernelHandle): CookieSecure {
   const v = authSettings(kernel.settings).AUTH_COOKIE_SECURE.trim().toLowerCase();
   if (v !== 'auto' && v !== 'always' && v !== 'never') throw new BootError(`AUTH_COOKIE_SECURE must be auto, always or never, not ${JSON.stringify(v)}`, { setting: 'AUTH_COOKIE_SECURE' });
   return v;

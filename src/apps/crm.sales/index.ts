@@ -1,5 +1,5 @@
-import { defineApp, type CommandDecl } from '../../kernel/app.js';
-import { ValidationError } from '../../kernel/errors.js';
+import { defineApp, type CommandDecl } from 'fw/app';
+import { ValidationError } from 'fw/errors';
 import manifest from './manifest.js';
 
 const commands: CommandDecl[] = [

@@ -1,4 +1,4 @@
-import type { AppManifest } from '../../kernel/app.js';
+import type { AppManifest } from 'fw/app';
 
 const manifest: AppManifest = {
   name: 'crm.sales',

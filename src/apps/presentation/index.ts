@@ -3,7 +3,7 @@ import { canAccess, checkAccess } from '../../kernel/access.js';
 import { defineApp, type CommandDecl, type RouteContext } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import type { Env } from '../../kernel/env.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import type { Registry } from '../../kernel/registry/registry.js';
 import '../../server/types.js';
 import { buildBootstrap } from './bootstrap.js';
@@ -66,7 +66,7 @@ const commands: CommandDecl[] = [
 ];
 
 function routes(server: FastifyInstance, { kernel }: RouteContext): void {
-  const run = (name: string, payload: Record<string, unknown>) => (req: { principal: Parameters<Kernel['dispatch']>[2] }) =>
+  const run = (name: string, payload: Record<string, unknown>) => (req: { principal: Parameters<KernelHandle['dispatch']>[2] }) =>
     kernel.dispatch(name, payload, req.principal);
   server.get('/api/presentation/views', async (req) => (await run('presentation.list_views', {})(req) as { views: unknown }).views);
   server.get('/api/presentation/view/:view_id', (req) =>

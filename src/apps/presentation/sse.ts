@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { AuthenticationRequired, BootError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import { defineSettings } from '../../kernel/settings.js';
 import { authenticatorOf, bearerToken } from '../../server/authenticate.js';
 import { exemptFromIdleTimeout } from '../../server/timeouts.js';
@@ -14,7 +14,7 @@ export const presentationSettings = defineSettings('presentation', {
 });
 
 /** The currency setting, checked: three capital letters (ISO 4217), or a BootError naming it. */
-export function currencyOf(kernel: Kernel): string {
+export function currencyOf(kernel: KernelHandle): string {
   const c = presentationSettings(kernel.settings).CURRENCY;
   if (!/^[A-Z]{3}$/.test(c)) throw new BootError(`CURRENCY must be an ISO 4217 code of three capital letters (EUR, USD, …), not "${c}"`, { setting: 'CURRENCY' }, 'INVALID_CURRENCY');
   return c;
@@ -27,7 +27,7 @@ interface Buffered { id: string; name: string; data: unknown }
  * (`event: <name>`, JSON `data`, `id`). Browsers' EventSource cannot send headers, so the token
  * may come as `?access_token=`. Reconnecting with Last-Event-ID replays what was missed.
  */
-export function eventStreamRoute(server: FastifyInstance, kernel: Kernel): void {
+export function eventStreamRoute(server: FastifyInstance, kernel: KernelHandle): void {
   const s = presentationSettings(kernel.settings);
   const buffers = new Map<string, Buffered[]>();
   const listening = new Map<string, Promise<() => void>>();

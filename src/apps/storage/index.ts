@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { defineApp, type CommandDecl, type HookDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import type { Env } from '../../kernel/env.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import { BadRequest, ValidationError } from '../../kernel/errors.js';
 import { addVersion, checkUploadSize, createDocument, readText, storedObjects, type UploadInput } from './documents.js';
 import { folderHooks } from './folders.js';
@@ -185,7 +185,7 @@ const hooks: HookDecl[] = [
  * large storage tree never delays it; the settings are read (and checked) now, so a bad
  * STORAGE_TEMP_GRACE_SECONDS stops the boot.
  */
-function sweepAtBoot(kernel: Kernel): void {
+function sweepAtBoot(kernel: KernelHandle): void {
   const backend = localBackendOf(kernel.settings);
   backend.sweepTempFiles().then(
     (removed) => {

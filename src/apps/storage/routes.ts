@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteContext } from '../../kernel/app.js';
 import { BadRequest, ValidationError } from '../../kernel/errors.js';
 import type { RootDbClient } from '../../kernel/env.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import { concreteKernel, type Kernel } from '../../kernel/kernel.js';
 import { listPayload } from '../../server/routes/data.js';
 import '../../server/types.js';
 import { ResponseClosed } from './backends/errors.js';
@@ -141,6 +141,8 @@ function uploadPayload(req: FastifyRequest, kind: 'document' | 'version'): Rec {
  * same limit, base64-inflated, before they are parsed.
  */
 export async function storageRoutes(server: FastifyInstance, { kernel }: RouteContext): Promise<void> {
+  // downloads stream from a tenant client held across two reads (`tenants.hold`, `execute`)
+  const internals = concreteKernel(kernel);
   const { limit } = uploadLimit(kernel.settings);
   await server.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -196,10 +198,10 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
         : await kernel.dispatch('storage.document.add_version_stream', payload, req.principal);
       return reply.status(201).send(doc);
     });
-    scope.get('/api/storage/documents/:id/download', (req, reply) => sendDownload(kernel, req, reply, id(req)));
+    scope.get('/api/storage/documents/:id/download', (req, reply) => sendDownload(internals, req, reply, id(req)));
     scope.get('/api/storage/documents/:id/versions/:n/download', (req, reply) =>
-      sendDownload(kernel, req, reply, id(req), intParam((req.params as { n: string }).n, 'n')));
+      sendDownload(internals, req, reply, id(req), intParam((req.params as { n: string }).n, 'n')));
     scope.get('/api/storage/download/:id', (req, reply) =>
-      sendDownload(kernel, req, reply, id(req), intParam((req.query as Q).version_number, 'version_number')));
+      sendDownload(internals, req, reply, id(req), intParam((req.query as Q).version_number, 'version_number')));
   });
 }

@@ -3,7 +3,7 @@ import { canWriteField } from '../../kernel/access.js';
 import { BadRequest } from '../../kernel/errors.js';
 import { publicCommandName } from '../commands.js';
 import { checkRequestData } from '../input.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import type { ResolvedModel } from '../../kernel/registry/model.js';
 import '../types.js';
 
@@ -82,7 +82,7 @@ function revisionOf(req: FastifyRequest, b: Body): unknown {
 }
 
 /** Creates go through the model's create command when it declares one (res.user → register). */
-export async function createRecord(kernel: Kernel, req: FastifyRequest, model: ResolvedModel, values: Body): Promise<unknown> {
+export async function createRecord(kernel: KernelHandle, req: FastifyRequest, model: ResolvedModel, values: Body): Promise<unknown> {
   if (model.createCommand) return kernel.dispatch(model.createCommand, values, req.principal);
   return kernel.dispatch('fw.create', { model: model.key, values }, req.principal);
 }
@@ -101,7 +101,7 @@ function replacementValues(model: ResolvedModel, req: FastifyRequest, values: Bo
 const created = (reply: FastifyReply, record: unknown) => reply.status(201).send(record);
 
 /** The generic record routes for every model: /api/data/{model_key}[/{id}[/{command}]]. */
-export function dataRoutes(server: FastifyInstance, kernel: Kernel, limits: PageLimits): void {
+export function dataRoutes(server: FastifyInstance, kernel: KernelHandle, limits: PageLimits): void {
   const model = (req: FastifyRequest) => kernel.registry.model((req.params as { model: string }).model);
   const id = (req: FastifyRequest) => (req.params as { id: string }).id;
 

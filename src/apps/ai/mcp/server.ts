@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../../kernel/env.js';
 import { toErrorBody } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { KernelHandle } from '../../../kernel/kernel-handle.js';
 import { turnContext, type TurnContext } from '../context.js';
 import { catalogueFor, modelArgumentProblem, type CatalogueEntry } from '../tools/catalogue.js';
 
@@ -29,7 +29,7 @@ type Rec = Record<string, unknown>;
  * field access and hooks apply as for REST, GraphQL and turns. Failures
  * are tool results with `isError: true` and our error envelope, never protocol errors.
  */
-export function createMcpServer(kernel: Kernel, principal: PrincipalSource): Server {
+export function createMcpServer(kernel: KernelHandle, principal: PrincipalSource): Server {
   const caller = typeof principal === 'function' ? principal : async () => principal;
   const server = new Server(
     { name: 'fw', title: 'fw read-only tools', version: '0.1.0' },
@@ -69,7 +69,7 @@ export function toMcpTool(t: CatalogueEntry): Tool {
  * through `ai.call_tool`, so the `pre/post.ai.tool_call` hooks apply as in turns: a veto is an
  * `isError` result with the hook's error code.
  */
-export async function callTool(kernel: Kernel, principal: Principal, name: string, args: Rec): Promise<CallToolResult> {
+export async function callTool(kernel: KernelHandle, principal: Principal, name: string, args: Rec): Promise<CallToolResult> {
   try {
     const entry = (await catalogueFor(kernel, principal, { readOnly: true })).find((t) => t.name === name);
     if (!entry || !entry.read_only) return failure('AI_TOOL_UNKNOWN', `there is no tool "${name}" in your read-only catalogue`);
@@ -96,7 +96,7 @@ function failure(code: string, message: string, details?: Rec): CallToolResult {
 }
 
 /** FwErrors keep their code, message and details; anything else is masked, as REST does. */
-function errorResult(err: unknown, kernel: Kernel, tool: string): CallToolResult {
+function errorResult(err: unknown, kernel: KernelHandle, tool: string): CallToolResult {
   const { status, body } = toErrorBody(err);
   if (status >= 500) kernel.log('error', 'MCP tool call failed', { tool, err: err instanceof Error ? err.stack ?? err.message : String(err) });
   return failure(body.error.code, body.error.message, body.error.details);

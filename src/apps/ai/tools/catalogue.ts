@@ -4,7 +4,7 @@ import type { CommandDecl, HookContext, ToolDecl } from '../../../kernel/app.js'
 import { runPreHooks } from '../../../kernel/bus/hooks.js';
 import { delegateOf } from '../../../kernel/data/delegate.js';
 import { systemPrincipal, type Env, type Principal } from '../../../kernel/env.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { KernelHandle } from '../../../kernel/kernel-handle.js';
 import { FwError } from '../../../kernel/errors.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
 import { aiSettings } from '../settings.js';
@@ -41,7 +41,7 @@ export interface CatalogueOptions {
  * tool's operation on. Proposers not on AI_WRITE_TOOLS_ALLOWLIST and tools an admin switched
  * off in this tenant (`ai.tool.is_enabled`) are not offered.
  */
-export async function catalogueFor(kernel: Kernel, principal: Principal, opts: CatalogueOptions = {}): Promise<CatalogueEntry[]> {
+export async function catalogueFor(kernel: KernelHandle, principal: Principal, opts: CatalogueOptions = {}): Promise<CatalogueEntry[]> {
   const registry = kernel.registry;
   const disabled = await disabledTools(kernel, principal.tenant_id);
   const allow = new Set(aiSettings(kernel.settings).AI_WRITE_TOOLS_ALLOWLIST);
@@ -91,9 +91,9 @@ function withModelEnum(schema: Record<string, unknown>, models: string[]): Recor
 }
 
 /** Tenants whose tool rows were written by this process (per kernel). */
-const bound = new WeakMap<Kernel, Map<string, Promise<void>>>();
+const bound = new WeakMap<KernelHandle, Map<string, Promise<void>>>();
 
-async function disabledTools(kernel: Kernel, tenant: string): Promise<Set<string>> {
+async function disabledTools(kernel: KernelHandle, tenant: string): Promise<Set<string>> {
   await ensureBound(kernel, tenant);
   const res = await kernel.dispatch<{ items: Array<{ name: string }> }>('fw.search', {
     model: 'ai.tool', domain: [['is_enabled', '=', false]], fields: ['name'], limit: 500,
@@ -102,7 +102,7 @@ async function disabledTools(kernel: Kernel, tenant: string): Promise<Set<string
 }
 
 /** Writes the tenant's `ai.tool` rows once per process, running the bind hooks for each tool. */
-export function ensureBound(kernel: Kernel, tenant: string): Promise<void> {
+export function ensureBound(kernel: KernelHandle, tenant: string): Promise<void> {
   let perTenant = bound.get(kernel);
   if (!perTenant) bound.set(kernel, (perTenant = new Map()));
   let p = perTenant.get(tenant);

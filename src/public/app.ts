@@ -1,0 +1,13 @@
+/**
+ * `fw/app`: what an app's `src/apps/<app>/index.ts` and `manifest.ts` are written against.
+ * Re-exports of the app contract only (app.ts, env.ts, kernel-handle.ts), never the kernel's
+ * implementation: tests/public/api.test.ts walks this file's imports to keep it so. Documented
+ * in docs/app-api.md.
+ */
+export { defineApp } from '../kernel/app.js';
+export type {
+  AppManifest, AppModule, CommandDecl, CommandEffect, EventHandlerDecl, HookContext, HookDecl, RouteContext, SeedFn,
+  SubscriptionDecl, ToolDecl,
+} from '../kernel/app.js';
+export type { Env, FwEvent, Principal } from '../kernel/env.js';
+export type { KernelHandle } from '../kernel/kernel-handle.js';
