@@ -1,0 +1,243 @@
+/**
+ * A team builds on fw without forking it (issue 23), as a team would, through the CLI only:
+ *
+ * 1. `fw new project` (run from this checkout) writes a project with fw's layout that depends on fw;
+ *    it is installed (see `install` below), and its postinstall `fw generate` writes its own
+ *    Prisma client and SDL; nothing is written into fw's folder.
+ * 2. `fw new app helpdesk.desk --model helpdesk.ticket` scaffolds an app whose first migration
+ *    lands in the project's prisma/migrations/helpdesk.desk/; the project's own tests pass
+ *    (`npm test`, booting the project with fw/testing).
+ * 3. The project serves on SQLite and on PostgreSQL: its model answers over GraphQL and REST.
+ * 4. fw is upgraded with a new foundation migration (a field on res.organization, written in the
+ *    installed copy of fw as fw's developers would): the team regenerates, upgrades its tenants on
+ *    both engines — only the foundation migration runs, no table is created twice, the ticket is
+ *    still there — and generating for its own app finds nothing to do.
+ *
+ * The install: a real `npm install` packs fw (the project's `.npmrc` sets install-links) and
+ * compiles better-sqlite3 from source on this offline machine, minutes of work measured in
+ * docs/build-an-app.md. Here node_modules gets the same shape in seconds: fw as a packed copy
+ * (`npm pack`'s file list) and each of fw's dependencies linked from this checkout, flat, one copy
+ * each, as npm would hoist them.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropPgDatabases, PG_URL, tempDir, uniquePgPrefix } from '../helpers/kernel.ts';
+
+const FW = path.resolve(import.meta.dirname, '../..');
+const TSX = path.join(FW, 'node_modules', '.bin', 'tsx');
+const ADMIN = { email: 'admin@example.com', password: 'team-admin-pass-1' };
+
+interface Run { code: number | null; out: string }
+
+function run(cwd: string, cmd: string, args: string[], env: Record<string, string> = {}): Run {
+  const r = spawnSync(cmd, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 240_000 });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+/** fw as a team project runs it: the installed package's bin, from the project folder. */
+const fw = (project: string, args: string[], env: Record<string, string> = {}): Run =>
+  run(project, process.execPath, [path.join(project, 'node_modules', 'fw', 'bin', 'fw.js'), ...args], env);
+
+/** node_modules as npm lays it out for the project (see the header). */
+function install(project: string): void {
+  const nm = path.join(project, 'node_modules');
+  fs.mkdirSync(path.join(nm, '.bin'), { recursive: true });
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: FW, encoding: 'utf8' })) as Array<{ files: Array<{ path: string }> }>;
+  for (const { path: rel } of packed[0].files) {
+    fs.mkdirSync(path.dirname(path.join(nm, 'fw', rel)), { recursive: true });
+    fs.copyFileSync(path.join(FW, rel), path.join(nm, 'fw', rel));
+  }
+  for (const entry of fs.readdirSync(path.join(FW, 'node_modules'))) {
+    if (entry === '.bin' || entry.startsWith('.')) continue;
+    fs.symlinkSync(path.join(FW, 'node_modules', entry), path.join(nm, entry));
+  }
+  for (const bin of fs.readdirSync(path.join(FW, 'node_modules', '.bin'))) {
+    fs.symlinkSync(fs.realpathSync(path.join(FW, 'node_modules', '.bin', bin)), path.join(nm, '.bin', bin));
+  }
+  fs.symlinkSync(path.join(nm, 'fw', 'bin', 'fw.js'), path.join(nm, '.bin', 'fw'));
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Served { base: string; stop(): Promise<void>; log(): string }
+
+async function serve(project: string, env: Record<string, string>): Promise<Served> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(project, 'node_modules', 'fw', 'bin', 'fw.js'), 'serve'], {
+    cwd: project, env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout.on('data', (d) => { log += d; });
+  child.stderr.on('data', (d) => { log += d; });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`fw serve exited ${child.exitCode}:\n${log}`);
+    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) break;
+    if (Date.now() > deadline) throw new Error(`fw serve did not answer:\n${log}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    base,
+    log: () => log,
+    stop: () => new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      // bin/fw.js runs the CLI in a child of its own: end the whole group
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+    }),
+  };
+}
+
+async function login(base: string): Promise<string> {
+  const res = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+async function graphql<T>(base: string, token: string, query: string): Promise<T> {
+  const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) });
+  const body = (await res.json()) as { data?: T; errors?: unknown };
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  return body.data!;
+}
+
+describe('a team project outside the fw tree', () => {
+  let dir: string;
+  let project: string;
+  const pgPrefix = uniquePgPrefix();
+  let settings: Record<string, string>;
+  const fwFilesBefore = new Map<string, number>();
+
+  beforeAll(() => {
+    dir = tempDir('team');
+    project = path.join(dir, 'helpdesk');
+    settings = { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, BCRYPT_COST: '4', LOG_LEVEL: 'warn', PG_DATABASE_PREFIX: pgPrefix };
+    for (const sub of ['generated', 'prisma']) {
+      for (const f of fs.readdirSync(path.join(FW, sub), { recursive: true }) as string[]) {
+        const p = path.join(FW, sub, f);
+        if (fs.statSync(p).isFile()) fwFilesBefore.set(p, fs.statSync(p).mtimeMs);
+      }
+    }
+  });
+  afterAll(async () => {
+    await dropPgDatabases(pgPrefix);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fw new project writes the layout and a package depending on fw; fw generate there writes the project\'s own client', () => {
+    const made = run(FW, TSX, ['src/cli.ts', 'new', 'project', project]);
+    expect(made.code, made.out).toBe(0);
+    for (const f of ['package.json', '.npmrc', '.gitignore', '.env', 'README.md', 'tsconfig.json', 'codegen.ts', 'vitest.config.ts', 'tests/project.test.ts', 'src/apps', 'schema', 'views', 'prisma/migrations', 'generated']) {
+      expect(fs.existsSync(path.join(project, f)), f).toBe(true);
+    }
+    const pkg = JSON.parse(fs.readFileSync(path.join(project, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(pkg.dependencies.fw).toBe(`file:${FW}`);
+    // a second run refuses to write over the project
+    const again = run(FW, TSX, ['src/cli.ts', 'new', 'project', project]);
+    expect(again.code).toBe(1);
+    expect(again.out).toContain('PROJECT_EXISTS');
+
+    install(project);
+    const gen = fw(project, ['generate']);
+    expect(gen.code, gen.out).toBe(0);
+    expect(fs.existsSync(path.join(project, 'generated', 'prisma', 'sqlite', 'client.ts'))).toBe(true);
+    expect(fs.readFileSync(path.join(project, 'generated', 'schema.graphql'), 'utf8')).toContain('resCountries');
+  }, 240_000);
+
+  it('fw new app scaffolds an app with its first migration in the project; the project\'s own tests pass', () => {
+    const made = fw(project, ['new', 'app', 'helpdesk.desk', '--model', 'helpdesk.ticket']);
+    expect(made.code, made.out).toBe(0);
+    const chain = fs.readdirSync(path.join(project, 'prisma', 'migrations', 'helpdesk.desk'));
+    expect(chain).toHaveLength(1);
+    expect(fs.readFileSync(path.join(project, 'prisma', 'migrations', 'helpdesk.desk', chain[0], 'sqlite.sql'), 'utf8')).toContain('CREATE TABLE "helpdesk_ticket"');
+    // only the app's table: the foundation's are fw's
+    expect(fs.readFileSync(path.join(project, 'prisma', 'migrations', 'helpdesk.desk', chain[0], 'postgresql.sql'), 'utf8')).not.toContain('CREATE TABLE "res_');
+    expect(fs.readFileSync(path.join(project, '.env'), 'utf8')).toMatch(/^ACTIVE_DOMAINS=helpdesk$/m);
+    expect(fs.readFileSync(path.join(project, 'generated', 'schema.graphql'), 'utf8')).toContain('helpdeskTickets');
+    // the app imports fw by package name only
+    expect(fs.readFileSync(path.join(project, 'src', 'apps', 'helpdesk.desk', 'index.ts'), 'utf8')).toMatch(/from 'fw\/app'/);
+
+    const tests = run(project, process.execPath, [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run']);
+    expect(tests.code, tests.out).toBe(0);
+    expect(tests.out).toMatch(/Tests\s+3 passed/);
+  }, 300_000);
+
+  for (const provider of ['sqlite', 'postgresql'] as const) {
+    it(`the project serves on ${provider}: its model answers over GraphQL and REST`, async () => {
+      const env = { ...settings, DATABASE_URL: provider === 'postgresql' ? PG_URL : '' };
+      const s = await serve(project, env);
+      try {
+        const token = await login(s.base);
+        const created = await graphql<{ helpdeskTicketCreate: { id: string; state: string } }>(s.base, token,
+          `mutation { helpdeskTicketCreate(input: { name: "Printer on fire (${provider})" }) { id state } }`);
+        expect(created.helpdeskTicketCreate.state).toBe('draft');
+        const rest = await fetch(`${s.base}/api/data/helpdesk.ticket`, { headers: { authorization: `Bearer ${token}` } });
+        expect(rest.status).toBe(200);
+        const body = (await rest.json()) as { items: Array<{ name: string }> };
+        expect(body.items.map((t) => t.name)).toEqual([`Printer on fire (${provider})`]);
+        const done = await fetch(`${s.base}/api/data/helpdesk.ticket/${created.helpdeskTicketCreate.id}/mark_done`, {
+          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}',
+        });
+        expect(done.status, await done.clone().text()).toBe(200);
+        expect(((await done.json()) as { state: string }).state).toBe('done');
+      } finally {
+        await s.stop();
+      }
+    }, 180_000);
+  }
+
+  it('an fw upgrade with a new foundation migration upgrades the team\'s tenants on both engines: nothing created twice, data kept, nothing for the team to generate', async () => {
+    // fw's developers add a field to res.organization and its migration, in the installed copy
+    const installed = path.join(project, 'node_modules', 'fw');
+    const decl = path.join(installed, 'schema', 'base', 'res.organization.ts');
+    const src = fs.readFileSync(decl, 'utf8');
+    expect(src).toMatch(/fields: \{\n/);
+    fs.writeFileSync(decl, src.replace(/fields: \{\n/, "fields: {\n    website: f.char(200),\n"));
+    const upstream = run(installed, process.execPath, [path.join(installed, 'bin', 'fw.js'), 'migrate', 'generate', '-m', 'organization website', '--app', 'base'], { FW_PROJECT_ROOT: installed });
+    expect(upstream.code, upstream.out).toBe(0);
+    expect(fs.readdirSync(path.join(installed, 'prisma', 'migrations', 'base'))).toHaveLength(2);
+
+    // the team reinstalls (postinstall: fw generate) and upgrades each tenant
+    const gen = fw(project, ['generate']);
+    expect(gen.code, gen.out).toBe(0);
+    for (const provider of ['sqlite', 'postgresql'] as const) {
+      const env = { ...settings, DATABASE_URL: provider === 'postgresql' ? PG_URL : '' };
+      const up = fw(project, ['migrate', 'upgrade', '-t', 'default'], env);
+      expect(up.code, up.out).toBe(0);
+      expect(up.out).toMatch(/applied base\/\d{14}_organization_website\s*$/m);
+      const again = fw(project, ['migrate', 'upgrade', '-t', 'default'], env);
+      expect(again.out).toContain('already up to date');
+      const s = await serve(project, env);
+      try {
+        const token = await login(s.base);
+        const data = await graphql<{ helpdeskTickets: Array<{ name: string; state: string }>; resOrganizations: Array<{ website: string | null }> }>(s.base, token,
+          '{ helpdeskTickets { name state } resOrganizations { website } }');
+        expect(data.helpdeskTickets).toEqual([{ name: `Printer on fire (${provider})`, state: 'done' }]);
+        expect(data.resOrganizations[0].website).toBeNull();
+      } finally {
+        await s.stop();
+      }
+    }
+    const mine = fw(project, ['migrate', 'generate', '-m', 'after the upgrade', '--app', 'helpdesk.desk']);
+    expect(mine.code, mine.out).toBe(0);
+    expect(mine.out).toContain('no changes: the declarations of helpdesk.desk match its last migration');
+    expect(fs.readdirSync(path.join(project, 'prisma', 'migrations', 'helpdesk.desk'))).toHaveLength(1);
+  }, 400_000);
+
+  it("nothing was written into fw's own folder", () => {
+    for (const [file, mtime] of fwFilesBefore) expect(fs.statSync(file).mtimeMs, file).toBe(mtime);
+    expect(fs.existsSync(path.join(FW, 'prisma', 'migrations', 'helpdesk.desk'))).toBe(false);
+    expect(fs.existsSync(path.join(FW, 'src', 'apps', 'helpdesk.desk'))).toBe(false);
+  });
+});
