@@ -59,5 +59,8 @@ export function preloadView(name: string): Promise<void> {
   return load ? load().then((m) => { loaded.set(name, m.default); }, () => {}) : Promise.resolve();
 }
 
+/** fw's own view types (src/apps/presentation/views/client-names.ts holds the server's copy). */
+export const BUILTIN_VIEW_TYPES: readonly string[] = ['list', 'form', 'kanban', 'search'];
+
 /** fw's view types a person can switch between in the control panel (form opens from a record). */
 export const SWITCHABLE = ['list', 'kanban'] as const;
