@@ -383,7 +383,7 @@ describe('view registry over app data files', () => {
   it('every shipped view of every app compiles', () => {
     const ids = new ViewRegistry(registry).list().map((v) => v.view_id);
     expect(ids).toEqual([
-      'crm.lead.form', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
+      'crm.lead.form', 'crm.lead.funnel', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
       'ir.connector.form', 'ir.connector.list',
       'ir.module.form', 'ir.module.list',
       'qa.run.form', 'qa.run.list', 'qa.run.result.form', 'qa.run.result.list', 'qa.run.result.search', 'qa.run.search',

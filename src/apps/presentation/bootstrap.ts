@@ -42,7 +42,7 @@ const visibleTo = (role: string) => (m: Rec) => {
  * that view: an app's view type becomes its `view_type`, which ir.action's enum cannot hold) or
  * an app's page (`page`: the action opens that page instead of a view).
  */
-function actionEntry(a: Rec, views: ViewRegistry): Rec {
+export function actionEntry(a: Rec, views: ViewRegistry): Rec {
   const viewId = (a.view_id as string | null) ?? null;
   const page = viewId && views.names.pages.has(viewId) ? viewId : null;
   const named = viewId ? views.info(viewId) : undefined;
