@@ -5,9 +5,9 @@
  * react, react-dom, react-intl, react-aria-components, @tanstack/react-query, @tanstack/react-router,
  * the project's typed GraphQL documents (`@fw/gql`), and its own files.
  */
-import type { WebExtension } from './extensions.ts';
+import type { WebExtension } from './extensions/install.ts';
 
-export type { WebExtension } from './extensions.ts';
+export type { WebExtension } from './extensions/install.ts';
 export type { WidgetDef } from './widgets/registry.ts';
 export type { DisplayWidget } from './widgets/display.tsx';
 export type { InputProps, InputWidget } from './widgets/inputs.tsx';

@@ -3,6 +3,6 @@
  * aliases it): app name → a lazy import of the app's web/ entry.
  */
 declare module '@fw/extensions' {
-  const loaders: Record<string, () => Promise<{ default: import('./extensions.ts').WebExtension }>>;
+  const loaders: Record<string, () => Promise<{ default: import('./extensions/install.ts').WebExtension }>>;
   export default loaders;
 }

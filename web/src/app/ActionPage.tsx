@@ -1,6 +1,7 @@
 import { useParams, useSearch } from '@tanstack/react-router';
 import { Suspense, use, useEffect, useMemo, type ReactNode } from 'react';
-import { extensionsFor, namesOfPlan, type WebNames } from '../extensions.ts';
+import { namesOfPlan, type WebNames } from '../extensions/install.ts';
+import { extensionsFor } from '../extensions/load.ts';
 import { useT } from '../i18n/index.tsx';
 import { andWhere, domainToWhere } from '../model/domain.ts';
 import { searchWhere } from '../views/search/facets.ts';

@@ -40,10 +40,6 @@ export function registerView(name: string, view: AnyView | { load: Loader }): vo
 
 export const viewNames = (): string[] => [...new Set([...loaders.keys(), ...loaded.keys()])].sort();
 
-registerView('list', { load: () => import('./list/ListView.tsx') });
-registerView('kanban', { load: () => import('./kanban/KanbanView.tsx') });
-registerView('form', { load: () => import('./form/FormView.tsx') });
-
 /** The component registered under `name` (a view type, or a plan's js_class), loaded on first use. */
 export function viewComponent(name: string): AnyView | undefined {
   if (loaded.has(name)) return loaded.get(name);

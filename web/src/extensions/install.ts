@@ -1,11 +1,10 @@
 import type { ComponentType } from 'react';
-import loaders from '@fw/extensions';
-import { registerPage, type PageProps } from './app/pages.ts';
-import type { Plan } from './app/meta.ts';
-import type { BootstrapData } from './app/nav.ts';
-import { addMessages } from './i18n/index.tsx';
-import { registerView, type ViewProps } from './views/registry.ts';
-import { registerWidget, type WidgetDef } from './widgets/registry.ts';
+import { registerPage, type PageProps } from '../app/pages.ts';
+import type { Plan } from '../app/meta.ts';
+import type { BootstrapData } from '../app/nav.ts';
+import { addMessages } from '../i18n/index.tsx';
+import { registerView, type ViewProps } from '../views/registry.ts';
+import { registerWidget, type WidgetDef } from '../widgets/registry.ts';
 
 /**
  * What an app's `web/index.ts(x)` default-exports (`defineWebExtension({ … })` from @fw/web):
@@ -21,7 +20,7 @@ export interface WebExtension {
 
 /** The names a screen needs, by kind. */
 export interface WebNames { widgets: string[]; views: string[]; pages: string[] }
-type ActiveApp = BootstrapData['active_apps'][number];
+export type ActiveApp = BootstrapData['active_apps'][number];
 const KINDS = ['widgets', 'views', 'pages'] as const;
 
 /** An app's web code does not match what its manifest declares, or is missing from the build. */
@@ -50,34 +49,9 @@ export function installExtension(app: Pick<ActiveApp, 'name' | 'web'>, ext: WebE
   if (ext.messages) addMessages(ext.messages);
 }
 
-const installed = new Map<string, Promise<void>>();
-const ready = new Set<string>();
-
-/** Downloads an app's chunk (once) and installs it. */
-function loadApp(app: ActiveApp): Promise<void> {
-  let p = installed.get(app.name);
-  if (!p) {
-    const load = (loaders as Record<string, (() => Promise<{ default: WebExtension }>) | undefined>)[app.name];
-    p = load
-      ? load().then((m) => { installExtension(app, m.default); ready.add(app.name); })
-      : Promise.reject(new ExtensionError(`app ${app.name} declares web names, but this client was built without its web/ folder (npm run build:web in the project)`));
-    installed.set(app.name, p);
-  }
-  return p;
-}
-
 /** The active apps that own any of `names` (from the bootstrap: each app's manifest `web`). */
 export function ownersOf(apps: readonly ActiveApp[], names: WebNames): ActiveApp[] {
   return apps.filter((a) => KINDS.some((k) => names[k].some((n) => a.web[k].includes(n))));
-}
-
-/**
- * Null when every app that owns one of `names` is installed; else the promise of installing them
- * (a view suspends on it, the route loader awaits it). Only the apps a screen needs are fetched.
- */
-export function extensionsFor(boot: Pick<BootstrapData, 'active_apps'>, names: WebNames): Promise<void> | null {
-  const owners = ownersOf(boot.active_apps, names).filter((a) => !ready.has(a.name));
-  return owners.length ? Promise.all(owners.map(loadApp)).then(() => undefined) : null;
 }
 
 const widgetOf = (w: string | null | undefined): string[] => (w ? [w.includes(':') ? w.slice(0, w.indexOf(':')) : w] : []);
