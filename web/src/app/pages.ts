@@ -6,7 +6,7 @@ import type { Action } from './nav.ts';
 export interface PageProps { action: Action; org: string }
 
 /**
- * Whole screens apps register by name (`registerPage('crm.dashboard', …)`), opened by an action
+ * Whole screens apps register by name (`registerPage('acme.dashboard', …)`), opened by an action
  * whose `view_id` names the page (the bootstrap's `actions[].page`). fw itself has none.
  */
 const pages = new Map<string, ComponentType<PageProps>>();

@@ -22,8 +22,8 @@ type Loader = () => Promise<{ default: AnyView }>;
 
 /**
  * One registry of view components by name (Odoo's view descriptors): fw's view types, each a
- * folder of its own loaded on first use, and the apps' (a view type, `<crm.funnel model=…>`, or
- * a component drawing a built-in type's plan, `<list js_class="storage.documents">`), registered
+ * folder of its own loaded on first use, and the apps' (a view type, `<acme.gantt model=…>`, or
+ * a component drawing a built-in type's plan, `<list js_class="acme.table">`), registered
  * from their web/ code once it is loaded (web/src/extensions.ts). A name is registered once.
  */
 const loaders = new Map<string, Loader>();
