@@ -5,7 +5,8 @@ const common = { useTypeImports: true, scalars: { DateTime: 'string', JSON: 'unk
 /**
  * Typed GraphQL documents from the committed SDL (`npm run codegen`, also run by `npm ci`):
  * - the operations of tests/api/operations → generated/gql (TypedDocumentNodes for the tests);
- * - the web client's fixed operations (written with `graphql(…)` in web/src) → web/src/gql, checked
+ * - the web client's fixed operations (written with `graphql(…)` in web/src and in the apps'
+ *   web/ folders) → web/src/gql, checked
  *   against the SDL with every feature on.
  */
 const config: CodegenConfig = {
@@ -20,7 +21,8 @@ const config: CodegenConfig = {
       // every feature on (AI_ENABLED, …): the client runs a feature's operations only when the
       // server's bootstrap lists that feature's models
       schema: 'generated/schema.features.graphql',
-      documents: ['web/src/**/*.{ts,tsx}', '!web/src/gql/**'],
+      // fw's client and its apps' web/ code (which imports `graphql` from '@fw/gql', this folder)
+      documents: ['web/src/**/*.{ts,tsx}', '!web/src/gql/**', 'src/apps/*/web/**/*.{ts,tsx}'],
       preset: 'client',
       presetConfig: { fragmentMasking: false },
       // documents as strings: the client needs no graphql-js at run time (bundle size)

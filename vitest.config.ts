@@ -1,11 +1,22 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { findWebEntries, writeWebExtensions } from './src/kernel/generate/web-extensions.ts';
+
+// the client modules unit tests import reach the apps' web code through the generated list, as in the build
+const extensions = path.resolve('generated/web-extensions.ts');
+writeWebExtensions(extensions, findWebEntries(path.resolve('src/apps')));
 
 export default defineConfig({
   resolve: {
     // graphql 16 ships CJS (`main`) and ESM (`module`) builds and no `exports` map. Node, and so
     // yoga and Pothos, load the CJS one; Vite would hand our sources the ESM one — a second
     // graphql instance whose classes fail instanceof/realm checks. One instance for everyone:
-    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+    alias: [
+      { find: /^graphql$/, replacement: 'graphql/index.js' },
+      { find: '@fw/extensions', replacement: extensions },
+      { find: '@fw/web', replacement: path.resolve('web/src/extend.ts') },
+      { find: '@fw/gql', replacement: path.resolve('web/src/gql/index.ts') },
+    ],
   },
   test: {
     include: ['tests/**/*.test.ts'],

@@ -1,25 +1,82 @@
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { findWebEntries, writeWebExtensions } from '../src/kernel/generate/web-extensions.ts';
 
-const root = fileURLToPath(new URL('.', import.meta.url));
+const webDir = fileURLToPath(new URL('.', import.meta.url));
+const fwRoot = path.resolve(webDir, '..');
+/**
+ * The project whose apps' web/ folders join fw's client: this repository by default, a team
+ * project when FW_PROJECT_ROOT names it (its `npm run build:web` sets it). The bundle goes to
+ * `<root>/web/dist`, which the project's server serves (WEB_CLIENT_DIR).
+ */
+const projectRoot = path.resolve(process.env.FW_PROJECT_ROOT ?? fwRoot);
+const ownRepo = projectRoot === fwRoot;
+const appsDir = path.join(projectRoot, 'src/apps');
+const extensionsFile = path.join(projectRoot, 'generated/web-extensions.ts');
 const api = process.env.FW_API ?? 'http://127.0.0.1:8000';
 
 /**
+ * Writes `@fw/extensions` (each app's web entry as a lazy import) before a build, and again in
+ * the dev server when an app gains or loses its web/index.ts(x).
+ */
+function fwExtensions(): Plugin {
+  // a team project's apps, then the foundation apps of the installed fw (documents, connectors)
+  const write = () => writeWebExtensions(extensionsFile, [
+    ...findWebEntries(appsDir),
+    ...(ownRepo ? [] : findWebEntries(path.join(fwRoot, 'src/apps')).filter((e) => !e.name.includes('.'))),
+  ]);
+  write();
+  return {
+    name: 'fw-extensions',
+    buildStart: () => { write(); },
+    configureServer(server) {
+      const onChange = (file: string) => {
+        if (/[\\/]src[\\/]apps[\\/][^\\/]+[\\/]web[\\/]index\.tsx?$/.test(file) && write()) server.restart();
+      };
+      server.watcher.add(path.join(appsDir, '*/web/index.{ts,tsx}'));
+      server.watcher.on('add', onChange).on('unlink', onChange);
+    },
+  };
+}
+
+/**
  * The web client: `npm run build:web` writes web/dist (served by the fw server at /);
- * `npm run dev:web` serves it with hot reload on :5173 and proxies the API to FW_API.
+ * `npm run dev:web` serves it with hot reload on :5173 (the apps' web/ code included) and
+ * proxies the API to FW_API.
  */
 export default defineConfig({
-  root,
-  plugins: [react()],
+  root: webDir,
+  plugins: [react(), fwExtensions()],
+  resolve: {
+    alias: {
+      '@fw/extensions': extensionsFile,
+      '@fw/web': path.join(webDir, 'src/extend.ts'),
+      // typed documents: fw's own (web/src/gql), or the team project's codegen output
+      '@fw/gql': ownRepo ? path.join(webDir, 'src/gql/index.ts') : path.join(projectRoot, 'web/gql/index.ts'),
+    },
+    // one React (and one query client, router, intl) for fw's client and the apps' code
+    dedupe: ['react', 'react-dom', 'react-intl', 'react-aria-components', '@tanstack/react-query', '@tanstack/react-router'],
+  },
   build: {
-    outDir: 'dist',
+    outDir: path.join(projectRoot, 'web/dist'),
     emptyOutDir: true,
     sourcemap: false,
     reportCompressedSize: true,
     chunkSizeWarningLimit: 600,
+    rolldownOptions: {
+      output: {
+        // an app's chunk is named for the app (app-storage-….js), not for its entry file (index)
+        chunkFileNames: (chunk) => {
+          const app = /[\\/]src[\\/]apps[\\/]([^\\/]+)[\\/]web[\\/]index\.tsx?$/.exec(chunk.facadeModuleId ?? '')?.[1];
+          return app ? `assets/app-${app}-[hash].js` : 'assets/[name]-[hash].js';
+        },
+      },
+    },
   },
   server: {
+    fs: { allow: [fwRoot, projectRoot] },
     proxy: {
       '/api': api,
       '/health': api,

@@ -14,6 +14,24 @@ export interface AppManifest {
   version: string;
   depends: string[];
   data: string[];
+  /**
+   * What the app's web client code (`src/apps/<app>/web/index.ts(x)`) registers, by name, so the
+   * server checks views at boot without running client code: a view's `widget=` and view type
+   * must be a built-in or a name an active app declares here. Names start with the app's prefix
+   * (its domain for a domain app: `crm.probability`; its own name for a foundation app:
+   * `storage.documents`). Optional; not one of the spec's keys.
+   */
+  web?: WebManifest;
+}
+
+/** The client extensions an app contributes (docs/extend-client.md). */
+export interface WebManifest {
+  /** display and input widgets, used as `widget="<name>"` on a view's field */
+  widgets?: string[];
+  /** view types (`<view><name model=…>`) and view components (`<list js_class="<name>">`) */
+  views?: string[];
+  /** whole pages an action opens (`view_id: "<name>"` on an ir.action) */
+  pages?: string[];
 }
 
 export interface CommandDecl {

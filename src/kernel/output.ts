@@ -33,13 +33,18 @@ interface Use { nullable: boolean; description?: string; from?: (parent: Parent)
 export interface ScalarShape extends Use { kind: 'scalar'; scalar: ScalarName }
 export interface ListShape extends Use { kind: 'list'; of: OutputShape }
 export interface ObjectShape extends Use { kind: 'object'; name: string; fields: Readonly<Record<string, OutputShape>> }
-/** Objects told apart by the value of their `discriminator` field (`type: "list"` → ListPlan). */
+/**
+ * Objects told apart by the value of their `discriminator` field (`type: "list"` → ListPlan). A
+ * member under the key `*` (UNION_OTHERS) takes every value no other member names (the plans of
+ * view types apps register: `type: "crm.funnel"` → AppViewPlan).
+ */
 export interface UnionShape extends Use {
   kind: 'union';
   name: string;
   discriminator: string;
   members: Readonly<Record<string, ObjectShape>>;
 }
+export const UNION_OTHERS = '*';
 export type NamedShape = ObjectShape | UnionShape;
 export type OutputShape = ScalarShape | ListShape | NamedShape;
 

@@ -93,12 +93,13 @@ describe('orderApps (pure)', () => {
 });
 
 describe('manifests', () => {
-  it('a manifest has exactly the spec keys name, summary, description, author, category, version, depends, data', () => {
+  it('a manifest has the spec keys name, summary, description, author, category, version, depends, data, and no other key but the optional web', () => {
     expect(() => checkManifest(manifest('ok'), 'ok')).not.toThrow();
     const { data: _data, ...lacking } = manifest('x');
     expect(() => checkManifest(lacking as AppManifest, 'x/manifest.ts')).toThrow(/manifest lacks "data"/);
     expect(() => checkManifest({ ...manifest('x'), license: 'MIT' } as AppManifest, 'x/manifest.ts')).toThrow(/unknown manifest key "license"/);
     expect(() => checkManifest({ ...manifest('x'), version: 'one' }, 'x/manifest.ts')).toThrow(/version "one" must be dotted numbers/);
+    expect(() => checkManifest({ ...manifest('x'), web: { widgets: ['x.map'] } }, 'x/manifest.ts')).not.toThrow();
   });
 
   it('every app in src/apps has a valid manifest named like its folder', async () => {

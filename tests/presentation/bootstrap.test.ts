@@ -213,6 +213,8 @@ describe('the three ways to ask', () => {
     expect(leads.views).toEqual([
       { type: 'list', view_id: 'crm.lead.list' }, { type: 'form', view_id: 'crm.lead.form' },
       { type: 'kanban', view_id: 'crm.lead.kanban' }, { type: 'search', view_id: 'crm.lead.search' },
+      // a view of the CRM app's own view type (its web code registers crm.funnel)
+      { type: 'crm.funnel', view_id: 'crm.lead.funnel' },
     ]);
     const userData = (await gqlOk(ts, BootstrapDocument, {}, { token: user })).presentationBootstrap!;
     expect(userData.apps.find((a) => a.key === 'base.menu_settings')!.menus).toEqual([]);

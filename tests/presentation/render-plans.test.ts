@@ -14,7 +14,7 @@ import { expectFwError, userPrincipal } from '../helpers/kernel.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 const SHIPPED = [
-  'crm.lead.form', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
+  'crm.lead.form', 'crm.lead.funnel', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
   'ir.connector.form', 'ir.connector.list',
   'res.organization.form', 'res.organization.list', 'res.organization.search',
   'res.user.form', 'res.user.list',
@@ -47,13 +47,15 @@ const get = (url: string, t = token) => ts.request('GET', url, { token: t });
 
 /** The GraphQL answer expected for a REST plan (tests/api/operations/presentation.graphql selects every field). */
 function asGraphql(rest: Record<string, any>): Record<string, unknown> {
-  const { sheet, columns, ...plan } = rest;
-  const typename = `${rest.type[0].toUpperCase()}${rest.type.slice(1)}Plan`;
+  // GraphQL selects js_class (null when none); the REST plan has it only when the view names one
+  const { sheet, columns, ...plan }: Record<string, any> = { js_class: null, ...rest };
+  const typename = rest.type.includes('.') ? 'AppViewPlan' : `${rest.type[0].toUpperCase()}${rest.type.slice(1)}Plan`;
   // GraphQL selects a header button's `modifiers` (null when none); the REST plan leaves it out
   const header = plan.header ? { ...plan.header, buttons: plan.header.buttons.map((b: Record<string, unknown>) => ({ modifiers: null, ...b })) } : plan.header;
   if (rest.type === 'form') return { __typename: typename, ...plan, header, nodes: flattenSheet(sheet as SheetNode[]) };
   if (rest.type === 'kanban') return { __typename: typename, ...plan, kanban_columns: columns };
-  return { __typename: typename, ...rest };
+  if (typename === 'AppViewPlan') return { __typename: typename, ...plan, app_columns: columns };
+  return { __typename: typename, js_class: null, ...rest };
 }
 
 describe('view list', () => {
@@ -120,13 +122,14 @@ describe('render plans', () => {
   it('every plan carries view_id, version, title, type, model and fields with name, label, type, widget, optional, required, readonly, relation, values, default', async () => {
     for (const id of SHIPPED) {
       const plan = (await get(`/api/presentation/view/${id}`)).body;
-      expect(plan).toMatchObject({ view_id: id, version: 1, type: id.split('.')[2], model: id.split('.').slice(0, 2).join('.') });
+      // crm.lead.funnel is a view of the CRM app's own type (its web code registers crm.funnel)
+      expect(plan).toMatchObject({ view_id: id, version: 1, type: id === 'crm.lead.funnel' ? 'crm.funnel' : id.split('.')[2], model: id.split('.').slice(0, 2).join('.') });
       expect(typeof plan.title).toBe('string');
       expect(plan.fields.length).toBeGreaterThan(0);
       for (const f of plan.fields) {
         expect(Object.keys(f).sort()).toEqual(['default', 'help', 'label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
       }
-      const typeKeys = { list: ['default_order', 'limit', 'columns', 'aggregates'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], search: ['search_fields', 'filters', 'group_by'] }[plan.type as 'list'];
+      const typeKeys = { list: ['default_order', 'limit', 'columns', 'aggregates'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], search: ['search_fields', 'filters', 'group_by'], 'crm.funnel': ['options', 'columns'] }[plan.type as 'list'];
       for (const k of typeKeys) expect(plan, `${id} has ${k}`).toHaveProperty(k);
     }
   });
@@ -207,11 +210,12 @@ describe('render plans', () => {
   it('GraphQL ViewPlan is an interface with one object type per view type, picked by the plan\'s type', async () => {
     const typenames = await Promise.all(SHIPPED.map(async (id) =>
       (await gqlOk(ts, 'query($id: String!) { presentationGetViewPlan(view_id: $id) { __typename type } }', { id }, { token })).presentationGetViewPlan));
-    for (const t of typenames) expect(t.__typename).toBe(`${t.type[0].toUpperCase()}${t.type.slice(1)}Plan`);
+    // an app's view type (crm.funnel) is an AppViewPlan
+    for (const t of typenames) expect(t.__typename).toBe(t.type.includes('.') ? 'AppViewPlan' : `${t.type[0].toUpperCase()}${t.type.slice(1)}Plan`);
     const iface = await gqlOk(ts, '{ __type(name: "ViewPlan") { kind fields { name } possibleTypes { name } } }', {}, { token });
     expect(iface.__type.kind).toBe('INTERFACE');
-    expect(iface.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(['fields', 'model', 'title', 'type', 'version', 'view_id']);
-    expect(iface.__type.possibleTypes.map((p: { name: string }) => p.name).sort()).toEqual(['FormPlan', 'KanbanPlan', 'ListPlan', 'SearchPlan']);
+    expect(iface.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(['fields', 'js_class', 'model', 'title', 'type', 'version', 'view_id']);
+    expect(iface.__type.possibleTypes.map((p: { name: string }) => p.name).sort()).toEqual(['AppViewPlan', 'FormPlan', 'KanbanPlan', 'ListPlan', 'SearchPlan']);
     // the form's sheet is only reachable flattened: no recursive type to select
     const form = await gqlOk(ts, '{ __type(name: "FormPlan") { fields { name } } }', {}, { token });
     expect(form.__type.fields.map((f: { name: string }) => f.name)).not.toContain('sheet');

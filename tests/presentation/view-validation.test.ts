@@ -131,7 +131,7 @@ describe('view header rules', () => {
     expect(failure('<view id="Res.User.list" version="1"><list model="res.user"><field name="name"/></list></view>', 'views/test/Res_User_list.xml'))
       .toBe('views/test/Res_User_list.xml: <view>: view id "Res.User.list" must read {domain}.{model_name}.{view_type}');
     expect(failure('<view id="res.user.table" version="1"><list model="res.user"/></view>', 'views/test/res_user_table.xml'))
-      .toBe('views/test/res_user_table.xml: <view>: view id "res.user.table" must read {domain}.{model_name}.{view_type}');
+      .toBe('views/test/res_user_table.xml: <view/list[1]>: view id res.user.table says table but the view is a <list>');
     expect(failure('<view id="user.list" version="1"><list model="res.user"/></view>', 'views/test/user_list.xml'))
       .toBe('views/test/user_list.xml: <view>: view id "user.list" must read {domain}.{model_name}.{view_type}');
   });
@@ -165,11 +165,11 @@ describe('view header rules', () => {
 
   it('the body must be one of list, form, kanban, search and match the id', () => {
     expect(failure('<view id="res.user.list" version="1"><tree model="res.user"/></view>'))
-      .toBe('views/test/res_user_list.xml: <view/tree[1]>: unknown view type <tree>');
+      .toBe('views/test/res_user_list.xml: <view/tree[1]>: unknown view type <tree> (not built in, and no active app declares it in its manifest\'s web.views)');
     expect(failure('<view id="res.user.list" version="1"><form model="res.user"/></view>'))
       .toBe('views/test/res_user_list.xml: <view/form[1]>: view id res.user.list says list but the view is a <form>');
     expect(failure('<view id="res.user.list" version="1"><list model="res.user"/><list model="res.user"/></view>'))
-      .toBe('views/test/res_user_list.xml: <view>: a view holds exactly one of <list>, <form>, <kanban>, <search>');
+      .toBe('views/test/res_user_list.xml: <view>: a view holds exactly one of <list>, <form>, <kanban>, <search> or an app\'s view type');
   });
 });
 
@@ -398,7 +398,7 @@ describe('view registry over app data files', () => {
   it('every shipped view of every app compiles', () => {
     const ids = new ViewRegistry(registry).list().map((v) => v.view_id);
     expect(ids).toEqual([
-      'crm.lead.form', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
+      'crm.lead.form', 'crm.lead.funnel', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
       'ir.connector.form', 'ir.connector.list',
       'ir.module.form', 'ir.module.list',
       'qa.run.form', 'qa.run.list', 'qa.run.result.form', 'qa.run.result.list', 'qa.run.result.search', 'qa.run.search',

@@ -90,7 +90,7 @@ describe('list view', () => {
     // another list keeps its own choice
     await page.goto(actionUrl('default', 'crm.action_leads', undefined, { view: 'list' }));
     await page.getByTestId('list-table').waitFor();
-    await expect.poll(() => headers(page)).toEqual(['Name', 'Stage', 'Expected revenue', 'Salesperson']);
+    await expect.poll(() => headers(page)).toEqual(['Name', 'Stage', 'Expected revenue', 'Win probability (0–1)', 'Salesperson']);
   });
 
   it('sorts by a header: the order is in the URL and the rows follow it', async () => {

@@ -8,6 +8,7 @@ import { Toaster } from './app/toast.tsx';
 import { onTokens } from './auth/session.ts';
 import { I18nProvider } from './i18n/index.tsx';
 import './theme.css';
+import './views/builtin.ts';
 
 const queryClient = new QueryClient({
   defaultOptions: {

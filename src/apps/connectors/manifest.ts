@@ -9,5 +9,6 @@ const manifest: AppManifest = {
   version: '1.0.0',
   depends: ['base', 'auth'],
   data: ['data/menus.json', 'views/ir_connector_list.xml', 'views/ir_connector_form.xml'],
+  web: { views: ['connectors.form'] },
 };
 export default manifest;

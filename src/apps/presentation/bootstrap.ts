@@ -1,6 +1,7 @@
 import { canAccess } from '../../kernel/access.js';
 import type { Env, Principal } from '../../kernel/env.js';
 import type { Registry } from '../../kernel/registry/registry.js';
+import { webNames } from '../../kernel/modules/web-manifest.js';
 import type { ViewRegistry } from './views/registry.js';
 import { presentationSettings } from './sse.js';
 
@@ -37,6 +38,22 @@ const visibleTo = (role: string) => (m: Rec) => {
 };
 
 /**
+ * An action as the client opens it. Its `view_id` may name a registered view (the action opens
+ * that view: an app's view type becomes its `view_type`, which ir.action's enum cannot hold) or
+ * an app's page (`page`: the action opens that page instead of a view).
+ */
+export function actionEntry(a: Rec, views: ViewRegistry): Rec {
+  const viewId = (a.view_id as string | null) ?? null;
+  const page = viewId && views.names.pages.has(viewId) ? viewId : null;
+  const named = viewId ? views.info(viewId) : undefined;
+  const own = named ? { [named.type]: named.view_id } : viewId && !page ? { [a.view_type as string]: viewId } : {};
+  return {
+    id: a.id, name: a.name, model_key: a.model_key, view_type: named?.type ?? a.view_type, domain: a.domain ?? null, page,
+    views: { ...views.viewsOf(a.model_key as string), ...own },
+  };
+}
+
+/**
  * What the web client needs to start: the user, the tenant, the menu tree (ordered by
  * sequence; entries restricted to other roles left out, with their children), actions with
  * their views, active apps, view definitions and the models the caller may read.
@@ -67,11 +84,11 @@ export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec
     currency: presentationSettings(env.settings).CURRENCY,
     // a top-level entry may open an action itself (Documents has no sub-menus)
     apps: roots.map((r) => ({ key: r.key, name: r.name, icon: r.icon, category: r.category, sequence: r.sequence, action: r.action, menus: r.children })),
-    actions: Object.fromEntries(actions.map((a) => [actionKey.get(a.id as string), {
-      id: a.id, name: a.name, model_key: a.model_key, view_type: a.view_type, domain: a.domain ?? null,
-      views: { ...views.viewsOf(a.model_key as string), ...(a.view_id ? { [a.view_type as string]: a.view_id } : {}) },
-    }])),
-    active_apps: env.registry.apps.filter((a) => a.name !== 'kernel').map((a) => ({ name: a.name, summary: a.manifest.summary, version: a.manifest.version, category: a.manifest.category })),
+    actions: Object.fromEntries(actions.map((a) => [actionKey.get(a.id as string), actionEntry(a, views)])),
+    active_apps: env.registry.apps.filter((a) => a.name !== 'kernel').map((a) => ({
+      name: a.name, summary: a.manifest.summary, version: a.manifest.version, category: a.manifest.category,
+      web: { widgets: webNames(a.manifest.web, 'widgets'), views: webNames(a.manifest.web, 'views'), pages: webNames(a.manifest.web, 'pages') },
+    })),
     views: views.list(),
     models: readableModels(env.registry, principal),
   };

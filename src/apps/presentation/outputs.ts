@@ -1,4 +1,4 @@
-import { o } from '../../kernel/output.js';
+import { o, UNION_OTHERS } from '../../kernel/output.js';
 import { flattenMenus, GRAPHQL_NAMES, type MenuNode } from './bootstrap.js';
 import { flattenSheet } from './views/flatten.js';
 import type { SheetNode } from './views/plan.js';
@@ -65,7 +65,12 @@ const FormNode = o.object('FormNode', {
 }, { description: 'One node of a form sheet, flattened: parents come before their children' });
 
 /** Keys every plan has; shared by all members, so they are the `ViewPlan` interface's fields. */
-const planKeys = { view_id: str, version: o.int(), title: str, type: str, model: str, fields: o.list(PlanField) };
+const planKeys = {
+  view_id: str, version: o.int(), title: str,
+  type: o.string({ description: 'list, form, kanban, search, or a view type an app registers (crm.funnel)' }),
+  model: str, fields: o.list(PlanField),
+  js_class: o.nullable(o.string({ description: 'The app view component that draws this plan instead of fw\'s (js_class="storage.documents"); null when none' })),
+};
 
 export const ViewPlan = o.union('ViewPlan', 'type', {
   list: o.object('ListPlan', {
@@ -101,6 +106,11 @@ export const ViewPlan = o.union('ViewPlan', 'type', {
     })),
     group_by: o.list(o.object('SearchGroupBy', { string: str, field: str })),
   }),
+  [UNION_OTHERS]: o.object('AppViewPlan', {
+    ...planKeys,
+    options: o.json({ description: 'The view body\'s attributes besides model (an attribute named *_field names a field of the plan)' }),
+    columns: o.list(str, { description: 'The fields the view lists (its <field> elements), in order' }),
+  }, { description: 'The plan of a view type an app\'s web client registers (docs/extend-client.md)' }),
 }, { description: 'A render plan; the concrete type follows its `type`' });
 
 const BootstrapMenu = o.object('BootstrapMenu', {
@@ -124,14 +134,22 @@ export const Bootstrap = o.object('Bootstrap', {
   }, { description: 'A top-level menu entry' })),
   actions: o.list(o.object('BootstrapAction', {
     key: o.string({ description: 'xml_id of the action (else its id)' }),
-    id: o.id(), name: str, model_key: str, view_type: str, domain: o.nullable(o.json()),
+    id: o.id(), name: str, model_key: str,
+    view_type: o.string({ description: 'The view the action opens by default: list, form, kanban, or an app\'s view type its view_id names' }),
+    domain: o.nullable(o.json()),
+    page: o.nullable(o.string({ description: 'The app page the action opens instead of a view (its view_id names a page an app declares); null when none' })),
     views: o.list(o.object('ActionView', { type: str, view_id: str })),
   }), {
     from: (b) => Object.entries(b.actions as Record<string, Record<string, unknown>>).map(([key, a]) => ({
       key, ...a, views: Object.entries(a.views as Record<string, string>).map(([type, view_id]) => ({ type, view_id })),
     })),
   }),
-  active_apps: o.list(o.object('ActiveApp', { name: str, summary: str, version: str, category: str })),
+  active_apps: o.list(o.object('ActiveApp', {
+    name: str, summary: str, version: str, category: str,
+    web: o.object('ActiveAppWeb', { widgets: o.list(str), views: o.list(str), pages: o.list(str) }, {
+      description: 'What the app\'s web client code registers (its manifest\'s web): the client loads that code when a view names one of these',
+    }),
+  })),
   views: o.list(ViewInfo),
   models: o.list(o.object('ModelInfo', {
     key: str, description: str, record_name: str, name_search_fields: o.list(str), names: ModelGraphqlNames,

@@ -9,5 +9,6 @@ const manifest: AppManifest = {
   version: '1.1.0',
   depends: ['base', 'auth', 'connectors'],
   data: ['data/menus.json', 'views/storage_document_list.xml', 'views/storage_document_form.xml', 'views/storage_folder_list.xml', 'views/storage_folder_form.xml'],
+  web: { views: ['storage.documents'] },
 };
 export default manifest;

@@ -1,17 +1,21 @@
 import type { AppManifest } from '../app.js';
 import { BootError } from '../errors.js';
+import { checkWebManifest } from './web-manifest.js';
 
 const MANIFEST_KEYS: (keyof AppManifest)[] = ['name', 'summary', 'description', 'author', 'category', 'version', 'depends', 'data'];
+/** Keys a manifest may have on top of the spec's (src/kernel/app.ts says what each holds). */
+const OPTIONAL_KEYS: (keyof AppManifest)[] = ['web'];
 
 export function checkManifest(m: AppManifest, where: string): void {
   for (const k of MANIFEST_KEYS) {
     if (!(k in m)) throw new BootError(`${where}: manifest lacks "${k}" (keys: ${MANIFEST_KEYS.join(', ')})`);
   }
   for (const k of Object.keys(m)) {
-    if (!MANIFEST_KEYS.includes(k as keyof AppManifest)) throw new BootError(`${where}: unknown manifest key "${k}"`);
+    if (![...MANIFEST_KEYS, ...OPTIONAL_KEYS].includes(k as keyof AppManifest)) throw new BootError(`${where}: unknown manifest key "${k}"`);
   }
   if (!Array.isArray(m.depends) || !Array.isArray(m.data)) throw new BootError(`${where}: depends and data must be lists`);
   if (!/^\d+(\.\d+)*$/.test(m.version)) throw new BootError(`${where}: version "${m.version}" must be dotted numbers`);
+  checkWebManifest(m, where);
 }
 
 export interface ActivePlan {

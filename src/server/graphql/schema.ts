@@ -9,7 +9,7 @@ import type { ResolvedField, ResolvedModel } from '../../kernel/registry/model.j
 import { commandFieldName, pascalName } from '../../kernel/registry/names.js';
 import type { Registry, ResolvedCommand } from '../../kernel/registry/registry.js';
 import type { Principal } from '../../kernel/env.js';
-import { sharedFields, type NamedShape, type OutputShape, type UnionShape } from '../../kernel/output.js';
+import { sharedFields, UNION_OTHERS, type NamedShape, type OutputShape, type UnionShape } from '../../kernel/output.js';
 import type { Loaders } from './loaders.js';
 import { publicCommandName } from '../commands.js';
 import { selectedFields } from './selection.js';
@@ -405,7 +405,7 @@ function outputTypes(b: Builder, shapes: ReadonlyMap<string, NamedShape>): Outpu
     const members = Object.values(shape.members);
     const shared = sharedFields(shape);
     const resolveType = (v: Rec) => {
-      const m = shape.members[String(v[shape.discriminator])];
+      const m = shape.members[String(v[shape.discriminator])] ?? shape.members[UNION_OTHERS];
       if (!m) throw new Error(`${shape.name}: no member for ${shape.discriminator} = ${String(v[shape.discriminator])}`);
       return m.name;
     };

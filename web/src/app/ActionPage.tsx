@@ -1,5 +1,7 @@
 import { useParams, useSearch } from '@tanstack/react-router';
-import { Suspense, useEffect, useMemo } from 'react';
+import { Suspense, use, useEffect, useMemo, type ReactNode } from 'react';
+import { namesOfPlan, type WebNames } from '../extensions/install.ts';
+import { extensionsFor } from '../extensions/load.ts';
 import { useT } from '../i18n/index.tsx';
 import { andWhere, domainToWhere } from '../model/domain.ts';
 import { searchWhere } from '../views/search/facets.ts';
@@ -7,9 +9,21 @@ import { preloadView, viewComponent } from '../views/registry.ts';
 import { ErrorPanel, NotFoundPanel } from './ErrorBoundary.tsx';
 import { useBootstrap, useModels, usePlan, type SearchPlan } from './meta.ts';
 import { viewIdsOf, viewTypeOf } from './nav.ts';
+import { pageComponent } from './pages.ts';
 import { actionKeyOf, type ViewSearch } from './search-params.ts';
 
-/** `/:org/action-:key[/:record]`: the action's view for the URL's state. */
+/**
+ * Renders its children once the web code of every app owning one of `names` is installed (the
+ * route loader usually did that already; a plan fetched later may name more).
+ */
+function WithExtensions({ names, children }: { names: WebNames; children: () => ReactNode }) {
+  const boot = useBootstrap();
+  const pending = extensionsFor(boot, names);
+  if (pending) use(pending);
+  return <>{children()}</>;
+}
+
+/** `/:org/action-:key[/:record]`: the action's view (or its app page) for the URL's state. */
 export default function ActionPage() {
   const t = useT();
   const boot = useBootstrap();
@@ -20,9 +34,9 @@ export default function ActionPage() {
   const action = boot.actions.find((a) => a.key === key);
   const views = viewIdsOf(action);
   const type = viewTypeOf(action, search.view, params.record);
-  useEffect(() => { if (action) preloadView(type, action.model_key); }, [type, action]);
-  const plan = usePlan(views[type]);
-  const searchPlan = usePlan(views.search);
+  useEffect(() => { if (action) preloadView(type); }, [type, action]);
+  const plan = usePlan(action?.page ? null : views[type]);
+  const searchPlan = usePlan(action?.page ? null : views.search);
   const sp = (searchPlan.data?.__typename === 'SearchPlan' ? searchPlan.data : null) as SearchPlan | null;
   const where = useMemo(() => {
     try {
@@ -32,16 +46,38 @@ export default function ActionPage() {
     }
   }, [action?.domain, sp, search, models]);
 
+  const loading = <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
   if (!action || !models.has(action.model_key)) return <NotFoundPanel message={t('action.unknown')} />;
+  if (action.page) {
+    const page = action.page;
+    return (
+      <Suspense fallback={loading}>
+        <WithExtensions names={{ widgets: [], views: [], pages: [page] }}>
+          {() => {
+            const Page = pageComponent(page);
+            return Page ? <Page key={`${params.org}:${action.key}`} action={action} org={params.org} /> : <p className="notice">{t('view.none', { type: page })}</p>;
+          }}
+        </WithExtensions>
+      </Suspense>
+    );
+  }
   if (!views[type]) return <p className="notice">{t('view.none', { type })}</p>;
   if (plan.error) return <ErrorPanel error={plan.error} retry={() => void plan.refetch()} />;
-  if (!plan.data || (views.search && searchPlan.isPending)) return <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
-  const View = viewComponent(type, action.model_key);
-  if (!View) return <p className="notice">{t('view.none', { type })}</p>;
+  if (!plan.data || (views.search && searchPlan.isPending)) return loading;
+  const data = plan.data;
   return (
-    <Suspense fallback={<div className="page-loading" aria-busy="true">{t('common.loading')}</div>}>
-      <View key={`${params.org}:${action.key}:${type}:${params.record ?? ''}`} plan={plan.data} action={action} search={search}
-        searchPlan={sp} where={where} org={params.org} recordId={params.record} />
+    <Suspense fallback={loading}>
+      <WithExtensions names={namesOfPlan(data)}>
+        {() => {
+          // a plan's js_class (an app's component for a built-in type) wins over the type's
+          const View = viewComponent(data.js_class ?? type);
+          if (!View) return <p className="notice">{t('view.none', { type })}</p>;
+          return (
+            <View key={`${params.org}:${action.key}:${type}:${params.record ?? ''}`} plan={data} action={action} search={search}
+              searchPlan={sp} where={where} org={params.org} recordId={params.record} />
+          );
+        }}
+      </WithExtensions>
     </Suspense>
   );
 }

@@ -16,7 +16,8 @@ export const BootstrapDocument = graphql(`
       currency
       user { id name email role }
       apps { key name icon category sequence action menus { id key name icon category sequence action parent_key } }
-      actions { key id name model_key view_type domain views { type view_id } }
+      actions { key id name model_key view_type domain page views { type view_id } }
+      active_apps { name web { widgets views pages } }
       views { view_id version title type model app }
       models {
         key description record_name name_search_fields
@@ -37,11 +38,12 @@ export const ViewPlanDocument = graphql(`
   query ViewPlan($view_id: String!) {
     presentationGetViewPlan(view_id: $view_id) {
       __typename
-      ... on ListPlan { view_id version title type model fields { ...PlanFieldParts } default_order limit columns aggregates }
-      ... on KanbanPlan { view_id version title type model fields { ...PlanFieldParts } groupby_field kanban_columns: columns { value label } card_fields }
-      ... on SearchPlan { view_id version title type model fields { ...PlanFieldParts } search_fields { name string } filters { string domain } group_by { string field } }
+      ... on ListPlan { view_id version title type model js_class fields { ...PlanFieldParts } default_order limit columns aggregates }
+      ... on KanbanPlan { view_id version title type model js_class fields { ...PlanFieldParts } groupby_field kanban_columns: columns { value label } card_fields }
+      ... on SearchPlan { view_id version title type model js_class fields { ...PlanFieldParts } search_fields { name string } filters { string domain } group_by { string field } }
+      ... on AppViewPlan { view_id version title type model js_class fields { ...PlanFieldParts } options app_columns: columns }
       ... on FormPlan {
-        view_id version title type model chatter fields { ...PlanFieldParts }
+        view_id version title type model js_class chatter fields { ...PlanFieldParts }
         header { statusbar { field values clickable } buttons { ...PlanButtonParts } }
         nodes {
           index parent kind string modifiers
@@ -59,6 +61,8 @@ export type ListPlan = Extract<Plan, { __typename: 'ListPlan' }>;
 export type FormPlan = Extract<Plan, { __typename: 'FormPlan' }>;
 export type KanbanPlan = Extract<Plan, { __typename: 'KanbanPlan' }>;
 export type SearchPlan = Extract<Plan, { __typename: 'SearchPlan' }>;
+/** The plan of a view type an app registers (`<acme.gantt model=…>`): its options and field columns. */
+export type AppViewPlan = Extract<Plan, { __typename: 'AppViewPlan' }>;
 export type FormNode = FormPlan['nodes'][number];
 export type PlanButton = NonNullable<FormPlan['header']>['buttons'][number];
 

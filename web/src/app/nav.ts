@@ -50,7 +50,8 @@ export function visibleApps(apps: readonly App[], actions: readonly Action[], re
     if (!key) return true;
     const a = actions.find((x) => x.key === key);
     // the views of an app that is not active are not served: its actions have none to open
-    return !!a && readable(a.model_key) && a.views.some((v) => v.type === a.view_type);
+    // an action opening an app's page needs no view (the page's app is active: the bootstrap named it)
+    return !!a && readable(a.model_key) && (!!a.page || a.views.some((v) => v.type === a.view_type));
   };
   const out: App[] = [];
   for (const app of apps) {

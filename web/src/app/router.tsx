@@ -5,6 +5,8 @@ import { LoginPage } from '../auth/LoginPage.tsx';
 import { ErrorPanel } from './ErrorBoundary.tsx';
 import { bootstrapQuery, meQuery, planQuery, prefetchSession } from './meta.ts';
 import { viewIdsOf, viewTypeOf } from './nav.ts';
+import { namesOfPlan } from '../extensions/install.ts';
+import { extensionsFor } from '../extensions/load.ts';
 import { preloadView } from '../views/registry.ts';
 import { mutationsQuery } from '../model/access.ts';
 import { actionKeyOf, validateViewSearch, type ViewSearch } from './search-params.ts';
@@ -51,15 +53,22 @@ const orgRoute = createRoute({ getParentRoute: () => appRoute, path: '$org', com
 async function loadView(queryClient: QueryClient, actionParam: string, view: string | undefined, record: string | undefined) {
   const boot = (await queryClient.ensureQueryData(bootstrapQuery)).presentationBootstrap;
   const action = boot?.actions.find((a) => a.key === actionKeyOf(actionParam));
-  if (!action) return;
+  if (!boot || !action) return;
+  if (action.page) {
+    await extensionsFor(boot, { widgets: [], views: [], pages: [action.page] });
+    return;
+  }
   const ids = viewIdsOf(action);
   const type = viewTypeOf(action, view, record);
-  await Promise.all([
-    preloadView(type, action.model_key),
+  const [, , plan] = await Promise.all([
+    preloadView(type),
     // which models can be written: a read-only form renders without a Save that then goes away
     queryClient.ensureQueryData(mutationsQuery),
-    ...[ids[type], ids.search].filter(Boolean).map((id) => queryClient.ensureQueryData(planQuery(id))),
+    ids[type] ? queryClient.ensureQueryData(planQuery(ids[type])) : null,
+    ids.search ? queryClient.ensureQueryData(planQuery(ids.search)) : null,
   ]);
+  // the web code of the apps the plan names (an app's view type, js_class or widget): one chunk per app
+  if (plan) await extensionsFor(boot, namesOfPlan(plan));
 }
 
 const actionRoute = createRoute({

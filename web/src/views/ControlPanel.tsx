@@ -5,7 +5,8 @@ import type { SearchPlan } from '../app/meta.ts';
 import { actionSegment, type ViewSearch } from '../app/search-params.ts';
 import { useT } from '../i18n/index.tsx';
 import { SearchBar } from './search/SearchBar.tsx';
-import { SWITCHABLE } from './registry.ts';
+import { BUILTIN_VIEW_TYPES, SWITCHABLE } from './registry.ts';
+import { useBootstrap } from '../app/meta.ts';
 
 /** Title, New button, search and the view switcher above a list or kanban view. */
 export function ControlPanel({ title, action, org, search, searchPlan, current, canCreate = true, children, allowGroupBy }: {
@@ -13,7 +14,13 @@ export function ControlPanel({ title, action, org, search, searchPlan, current, 
   current: string; canCreate?: boolean; children?: ReactNode; allowGroupBy?: boolean;
 }) {
   const t = useT();
-  const types = action.views.map((v) => v.type).filter((x) => (SWITCHABLE as readonly string[]).includes(x));
+  const boot = useBootstrap();
+  // fw's list and kanban, and the view types apps register (a funnel), each with a view for the action's model
+  const builtIn = (x: string) => (SWITCHABLE as readonly string[]).includes(x);
+  const types = action.views.map((v) => v.type).filter((x) => builtIn(x) || !BUILTIN_VIEW_TYPES.includes(x));
+  // an app's view type is labelled with its view's title
+  const label = (type: string) => (builtIn(type) ? t(`view.type.${type}` as 'view.type.list')
+    : boot.views.find((v) => v.view_id === action.views.find((x) => x.type === type)?.view_id)?.title ?? type);
   const segment = actionSegment(action.key);
   return (
     <div className="control-panel">
@@ -32,7 +39,7 @@ export function ControlPanel({ title, action, org, search, searchPlan, current, 
               <Link key={type} to="/$org/$action" params={{ org, action: segment }} search={{ ...search, view: type, page: undefined }}
                 className={`btn btn-ghost${type === current ? ' active' : ''}`} aria-current={type === current ? 'page' : undefined}
                 data-testid={`switch-${type}`}>
-                {t(`view.type.${type}` as 'view.type.list')}
+                {label(type)}
               </Link>
             ))}
           </div>

@@ -3,6 +3,7 @@ import { FormattedDate, FormattedNumber } from 'react-intl';
 import { displayName, type FieldInfo, type Models } from '../model/records.ts';
 import { currencyFor } from './currency.ts';
 import { image } from './image.tsx';
+import { registerWidget, widgetRegistry } from './registry.ts';
 
 /**
  * How a value is shown in a list cell, a kanban card or a read-only form field. `record` is the
@@ -82,9 +83,12 @@ export function prettyJson(value: unknown, width = 96, indent = ''): string {
 const json: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : <code className="json">{prettyJson(value)}</code>);
 const one2many: DisplayWidget = ({ value }) => (Array.isArray(value) ? String(value.length) : empty);
 
-/** The widget named by the view wins; else the field type's; else plain text. */
+// fw's display widgets, registered as an app's are (the server's list: src/apps/presentation/views/client-names.ts)
+for (const [name, display] of Object.entries({ badge, date, money, filesize, datetime, image })) registerWidget(name, { display });
+
+/** The widget named by the view wins (the widget registry); else the field type's; else plain text. */
 export const displayWidgets: { byWidget: Record<string, DisplayWidget>; byType: Record<string, DisplayWidget> } = {
-  byWidget: { badge, date, money, filesize, datetime, image },
+  byWidget: widgetRegistry.display,
   byType: { char: text, text, integer: number, float: number, boolean, datetime, json, uuid: text, enum: badge, reference, one2many },
 };
 

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import type { FieldInfo } from '../model/records.ts';
 import { enumLabel, widgetParts } from './display.tsx';
 import { ReferencePicker } from './ReferencePicker.tsx';
+import { registerWidget, widgetRegistry } from './registry.ts';
 
 /** An editable field: value in, value out; `id` ties it to its label, `invalid` to its error. */
 export interface InputProps {
@@ -43,9 +44,12 @@ const json: InputWidget = (p) => (
 );
 const reference: InputWidget = (p) => <ReferencePicker {...p} />;
 
-/** The widget named by the view wins; else the field type's; else a text box. */
+// fw's input widgets, registered as an app's are
+for (const [name, input] of Object.entries({ money: number('0.01'), textarea })) registerWidget(name, { input });
+
+/** The widget named by the view wins (the widget registry); else the field type's; else a text box. */
 export const inputWidgets: { byWidget: Record<string, InputWidget>; byType: Record<string, InputWidget> } = {
-  byWidget: { money: number('0.01'), textarea },
+  byWidget: widgetRegistry.input,
   byType: { char: text, text: textarea, integer: number('1'), float: number('any'), boolean: checkbox, datetime, enum: select, json, uuid: text, reference },
 };
 

@@ -3,11 +3,13 @@ import { domainToWhere } from '../../../kernel/data/domain.js';
 import { didYouMean } from '../../../kernel/registry/closest.js';
 import type { ResolvedField, ResolvedModel } from '../../../kernel/registry/model.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
+import { BUILTIN_VIEW_TYPES, clientNamesOf, widgetName, type ClientNames } from './client-names.js';
 import { parseDomainLiteral, placeholderValues, resolvePlaceholders } from './domain-literal.js';
 import { fieldsOf, ModifierError, parseModifier, type ModifierName, type Modifiers } from './modifiers.js';
 import { ViewFileError, type XmlNode } from './xml.js';
 
-export type ViewType = 'list' | 'form' | 'kanban' | 'search';
+/** A built-in view type, or the name of a view type an app's web client registers (`crm.funnel`). */
+export type ViewType = 'list' | 'form' | 'kanban' | 'search' | (string & {});
 
 export interface PlanField {
   name: string;
@@ -56,11 +58,19 @@ export interface RenderPlan {
   [key: string]: unknown;
 }
 
-const VIEW_ID = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+\.(list|form|kanban|search)$/;
+const VIEW_ID = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){2,}$/;
+/** Views whose body may name a view component of an app (`js_class`, as in Odoo) to draw their plan. */
+const JS_CLASS_TYPES = ['list', 'form', 'kanban'];
+
+/**
+ * The last part of a view id for a view type: the type itself for a built-in (`crm.lead.list`),
+ * the name after the app's prefix for an app's type (`crm.funnel` → `crm.lead.funnel`).
+ */
+const idSuffixOf = (type: string): string => (BUILTIN_VIEW_TYPES.includes(type) ? type : type.slice(type.indexOf('.') + 1).replace(/\./g, '_'));
 
 class Ctx {
   fields = new Map<string, PlanField>();
-  constructor(readonly file: string, readonly registry: Registry, readonly model: ResolvedModel) {}
+  constructor(readonly file: string, readonly registry: Registry, readonly model: ResolvedModel, readonly names: ClientNames) {}
   fail(node: XmlNode, message: string): never {
     throw new ViewFileError(`${this.file}: <${node.path}>: ${message}`);
   }
@@ -100,6 +110,17 @@ class Ctx {
     }
     return Object.keys(out).length ? out : undefined;
   }
+  /**
+   * The `widget` attribute of a field element, refused unless the client knows the name: one of
+   * fw's widgets or one an active app declares in its manifest's `web.widgets`.
+   */
+  widget(node: XmlNode): string | null {
+    const widget = node.attrs.widget;
+    if (widget === undefined) return null;
+    const name = widgetName(widget);
+    if (!this.names.widgets.has(name)) this.fail(node, `unknown widget "${name}" (not built in, and no active app declares it in its manifest's web.widgets)`);
+    return widget;
+  }
   planField(node: XmlNode, f: ResolvedField): PlanField {
     const optional = node.attrs.optional ?? null;
     if (optional !== null && optional !== 'show' && optional !== 'hide') this.fail(node, `optional must be show or hide`);
@@ -107,7 +128,7 @@ class Ctx {
       name: f.name,
       label: node.attrs.label ?? node.attrs.string ?? f.description,
       type: f.type,
-      widget: node.attrs.widget ?? null,
+      widget: this.widget(node),
       optional: optional as PlanField['optional'],
       required: f.required,
       readonly: f.readonly || f.auto,
@@ -121,33 +142,77 @@ class Ctx {
   }
 }
 
-/** Compiles one parsed view file into its render plan, validating it against the registry. */
-export function compileView(root: XmlNode, file: string, registry: Registry): RenderPlan {
+/**
+ * Compiles one parsed view file into its render plan, validating it against the registry and
+ * against the names the web client knows (`names`: built-ins and the active apps' `web`).
+ */
+export function compileView(root: XmlNode, file: string, registry: Registry, names: ClientNames = clientNamesOf(registry)): RenderPlan {
   const fail = (n: XmlNode, m: string): never => { throw new ViewFileError(`${file}: <${n.path}>: ${m}`); };
   if (root.tag !== 'view') fail(root, 'the root element must be <view>');
   const id = root.attrs.id ?? fail(root, 'missing attribute "id"');
   if (!VIEW_ID.test(id)) fail(root, `view id "${id}" must read {domain}.{model_name}.{view_type}`);
+  if (root.children.length === 1 && !names.views.has(root.children[0].tag)) {
+    fail(root.children[0], `unknown view type <${root.children[0].tag}> (not built in, and no active app declares it in its manifest's web.views)`);
+  }
   const expectedFile = `${id.replace(/\./g, '_')}.xml`;
   if (!file.endsWith(`/${expectedFile}`) && file !== expectedFile) fail(root, `view ${id} must live in a file named ${expectedFile}`);
   const version = Number(root.attrs.version);
   if (!Number.isInteger(version) || version < 1) fail(root, `version "${root.attrs.version ?? ''}" must be an integer ≥ 1`);
-  if (root.children.length !== 1) fail(root, 'a view holds exactly one of <list>, <form>, <kanban>, <search>');
+  if (root.children.length !== 1) fail(root, 'a view holds exactly one of <list>, <form>, <kanban>, <search> or an app\'s view type');
   const body = root.children[0];
-  const type = body.tag as ViewType;
-  if (!['list', 'form', 'kanban', 'search'].includes(type)) fail(body, `unknown view type <${body.tag}>`);
+  const type: ViewType = body.tag;
+  const suffix = idSuffixOf(type);
   const idType = id.slice(id.lastIndexOf('.') + 1);
-  if (idType !== type) fail(body, `view id ${id} says ${idType} but the view is a <${type}>`);
+  if (idType !== suffix) fail(body, `view id ${id} says ${idType} but the view is a <${type}>`);
   const modelKey = body.attrs.model ?? fail(body, 'missing attribute "model"');
-  if (id !== `${modelKey}.${type}`) fail(body, `view id ${id} does not match its model ${modelKey} (expected ${modelKey}.${type})`);
+  if (id !== `${modelKey}.${suffix}`) fail(body, `view id ${id} does not match its model ${modelKey} (expected ${modelKey}.${suffix})`);
   const model = registry.models.get(modelKey) ?? fail(body, `unknown model "${modelKey}"${didYouMean(modelKey, registry.models.keys())}`);
-  const ctx = new Ctx(file, registry, model);
+  const ctx = new Ctx(file, registry, model, names);
   const plan: RenderPlan = { view_id: id, version, title: root.attrs.title ?? model.description, type, model: model.key, fields: [] };
+  // only a view that names one carries it: plans without stay as they were
+  const js = jsClass(ctx, body);
+  if (js) plan.js_class = js;
   if (type === 'list') Object.assign(plan, compileList(ctx, body));
-  if (type === 'form') Object.assign(plan, compileForm(ctx, body));
-  if (type === 'kanban') Object.assign(plan, compileKanban(ctx, body));
-  if (type === 'search') Object.assign(plan, compileSearch(ctx, body));
+  else if (type === 'form') Object.assign(plan, compileForm(ctx, body));
+  else if (type === 'kanban') Object.assign(plan, compileKanban(ctx, body));
+  else if (type === 'search') Object.assign(plan, compileSearch(ctx, body));
+  else Object.assign(plan, compileAppView(ctx, body));
   plan.fields = [...ctx.fields.values()];
   return plan;
+}
+
+/**
+ * `js_class="storage.documents"` on a <list>, <form> or <kanban>: an app's view component draws
+ * the plan instead of fw's (Odoo's js_class). Null when the view does not name one.
+ */
+function jsClass(ctx: Ctx, body: XmlNode): string | null {
+  const name = body.attrs.js_class;
+  if (name === undefined) return null;
+  if (!JS_CLASS_TYPES.includes(body.tag)) ctx.fail(body, `js_class is for <${JS_CLASS_TYPES.join('>, <')}>, not <${body.tag}>`);
+  if (BUILTIN_VIEW_TYPES.includes(name) || !ctx.names.views.has(name)) ctx.fail(body, `unknown view component js_class="${name}" (no active app declares it in its manifest's web.views)`);
+  return name;
+}
+
+/**
+ * The body of a view of an app's view type (`<crm.funnel model="crm.lead" stage_field="stage">`):
+ * its attributes are the component's `options` (an attribute named `*_field` must name a field of
+ * the model, which joins the plan's fields) and its <field> children the `columns` it shows.
+ */
+function compileAppView(ctx: Ctx, node: XmlNode) {
+  const options: Record<string, string> = {};
+  for (const [key, value] of Object.entries(node.attrs)) {
+    if (key === 'model') continue;
+    if (key.endsWith('_field')) {
+      const fieldNode = { ...node, attrs: { name: value } };
+      ctx.planField(fieldNode, ctx.field(fieldNode));
+    }
+    options[key] = value;
+  }
+  const columns = node.children.map((c) => {
+    if (c.tag !== 'field') ctx.fail(c, `a <${node.tag}> view holds <field> elements, not <${c.tag}>`);
+    return ctx.planField(c, ctx.field(c)).name;
+  });
+  return { options, columns };
 }
 
 /** A view's list, or (`nested`) the list a One2Many field of a form holds, even one on its own model. */
@@ -192,7 +257,7 @@ function nestedField(ctx: Ctx, node: XmlNode, f: ResolvedField): NestedListColum
   const optional = node.attrs.optional ?? null;
   if (optional !== null && optional !== 'show' && optional !== 'hide') ctx.fail(node, `optional must be show or hide`);
   return {
-    name: f.name, label: node.attrs.label ?? f.description, type: f.type, widget: node.attrs.widget ?? null, optional,
+    name: f.name, label: node.attrs.label ?? f.description, type: f.type, widget: ctx.widget(node), optional,
     required: f.required, readonly: f.readonly || f.auto, relation: f.target ?? null, values: f.values ? [...f.values] : null,
     default: f.default ?? null,
   };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Principal } from '../../../kernel/env.js';
 import { NotFound } from '../../../kernel/errors.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
+import { clientNamesOf, type ClientNames } from './client-names.js';
 import { placeholderValues, resolvePlaceholders } from './domain-literal.js';
 import { compileView, type RenderPlan } from './plan.js';
 import { parseXml, ViewFileError } from './xml.js';
@@ -15,12 +16,15 @@ export interface ViewInfo { view_id: string; version: number; title: string; typ
  */
 export class ViewRegistry {
   private readonly plans = new Map<string, { plan: RenderPlan; app: string }>();
+  /** The widgets, view types and pages the client knows: built-ins and the active apps' `web`. */
+  readonly names: ClientNames;
 
   constructor(registry: Registry) {
+    this.names = clientNamesOf(registry);
     for (const app of registry.apps) {
       for (const file of app.dataFiles.filter((f) => f.endsWith('.xml'))) {
         const rel = path.join('views', app.name, path.basename(file));
-        const plan = compileView(parseXml(fs.readFileSync(file, 'utf8'), rel), rel, registry);
+        const plan = compileView(parseXml(fs.readFileSync(file, 'utf8'), rel), rel, registry, this.names);
         const clash = this.plans.get(plan.view_id);
         if (clash) throw new ViewFileError(`${rel}: view id ${plan.view_id} is already declared by app ${clash.app}`);
         this.plans.set(plan.view_id, { plan: Object.freeze(plan), app: app.name });
@@ -42,6 +46,12 @@ export class ViewRegistry {
     if (plan.type !== 'search') return plan;
     const values = placeholderValues(now, principal);
     return { ...plan, filters: (plan.filters as Array<{ domain: unknown }>).map((f) => ({ ...f, domain: resolvePlaceholders(f.domain, values) })) };
+  }
+
+  /** A registered view's metadata, or undefined. */
+  info(viewId: string): ViewInfo | undefined {
+    const entry = this.plans.get(viewId);
+    return entry && { view_id: viewId, version: entry.plan.version, title: entry.plan.title, type: entry.plan.type, model: entry.plan.model, app: entry.app };
   }
 
   /** Views of a model by type, for actions. */

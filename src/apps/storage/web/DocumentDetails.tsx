@@ -2,15 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { Button, Dialog, Heading, Input, Label, Modal, TextField } from 'react-aria-components';
-import { fetchWithToken } from '../../api/files.ts';
-import { fromResponse } from '../../api/errors.ts';
-import { errorMessage } from '../../app/errors.ts';
-import { useModels } from '../../app/meta.ts';
-import { actionSegment } from '../../app/search-params.ts';
-import { useT } from '../../i18n/index.tsx';
-import type { FieldInfo, Row } from '../../model/records.ts';
-import { runCommand } from '../../views/form/commands.ts';
-import { Display } from '../../widgets/display.tsx';
+import { Display, actionSegment, errorMessage, fetchWithToken, fromResponse, runCommand, useModels, useT, type FieldInfo, type Row } from '@fw/web';
 import { VersionTable } from './VersionHistory.tsx';
 
 /** How a document can be shown in the page, by its content type. */

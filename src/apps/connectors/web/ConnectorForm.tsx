@@ -1,16 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
-import { request } from '../../api/client.ts';
-import { errorMessage } from '../../app/errors.ts';
-import type { FormPlan, PlanButton } from '../../app/meta.ts';
-import { toast } from '../../app/toast.tsx';
-import { graphql } from '../../gql/index.ts';
-import { useT } from '../../i18n/index.tsx';
-import type { Row } from '../../model/records.ts';
-import { recordsKey } from '../../model/useRecords.ts';
-import FormView, { type FormExtensionProps } from '../../views/form/FormView.tsx';
-import type { ViewProps } from '../../views/registry.ts';
+import { FormView, errorMessage, recordsKey, request, toast, useT, type FormExtensionProps, type FormPlan, type PlanButton, type Row, type ViewProps } from '@fw/web';
+import { graphql } from '@fw/gql';
 
 const TypesDocument = graphql(`
   query ConnectorTypes {

@@ -1,13 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Dialog, Heading, Input, Label, Modal, TextField } from 'react-aria-components';
-import { request } from '../../api/client.ts';
-import { errorMessage } from '../../app/errors.ts';
-import { useModels } from '../../app/meta.ts';
-import { toast } from '../../app/toast.tsx';
-import { useT } from '../../i18n/index.tsx';
-import { createDocument, deleteDocument, modelOf, rowsDocument, type Row } from '../../model/records.ts';
-import { recordsKey, useInvalidateModel } from '../../model/useRecords.ts';
+import { createDocument, deleteDocument, errorMessage, modelOf, recordsKey, request, rowsDocument, toast, useInvalidateModel, useModels, useT, type Row } from '@fw/web';
 
 export type FolderChoice = { kind: 'all' } | { kind: 'root' } | { kind: 'folder'; id: string };
 

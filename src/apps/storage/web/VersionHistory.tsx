@@ -1,13 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { Button, Dialog, Heading, Modal } from 'react-aria-components';
 import { FormattedDate } from 'react-intl';
-import { request } from '../../api/client.ts';
-import { graphql } from '../../gql/index.ts';
-import { useT } from '../../i18n/index.tsx';
-import type { Row } from '../../model/records.ts';
-import { recordsKey } from '../../model/useRecords.ts';
-import { Display } from '../../widgets/display.tsx';
-import { useModels } from '../../app/meta.ts';
+import { Display, recordsKey, request, useModels, useT, type Row } from '@fw/web';
+import { graphql } from '@fw/gql';
 
 const VersionsDocument = graphql(`
   query DocumentVersions($doc: ID!) {
