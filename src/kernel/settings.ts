@@ -46,7 +46,7 @@ export const SETTINGS = {
   REDIS_URL: { kind: 'string', default: '', doc: 'Empty = in-process pub/sub (one server process). `redis://host:port` = live notifications (subscriptions, client reloads) reach subscribers of every server process.' },
   TRUST_PROXY: { kind: 'bool', default: 'false', doc: 'Behind a reverse proxy: take the client address from X-Forwarded-For (login throttling per address, session records).' },
   CORS_ORIGINS: { kind: 'list', default: '', doc: 'Origins (`https://app.example.com`, comma-separated) whose pages may call /graphql from a browser: their preflights are answered and their responses readable, without credentials (the API authenticates with a bearer header, never a cookie). Empty = no cross-origin browser access; no Origin is reflected.' },
-  WEB_CLIENT_DIR: { kind: 'string', default: 'web/dist', doc: 'Built web client (`npm ci` builds it) served at `/` with the SPA fallback for app URLs. Empty = no web client; a missing folder logs a warning and serves none.' },
+  WEB_CLIENT_DIR: { kind: 'string', default: 'web/dist', doc: 'Built web client (`npm ci` builds it) served at `/` with the SPA fallback for app URLs, relative to the project; a team project without a build of its own is served the one prebuilt in the installed fw. Empty = no web client; a missing folder logs a warning and serves none.' },
   LOG_LEVEL: { kind: 'string', default: 'info', doc: 'Server log level (fatal, error, warn, info, debug, trace, silent).' },
 } satisfies Record<string, Spec>;
 

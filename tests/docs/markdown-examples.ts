@@ -21,7 +21,7 @@
  */
 import fs from 'node:fs';
 
-export type MarkerKind = 'run' | 'norun' | 'excerpt' | 'output' | 'response' | 'setup';
+export type MarkerKind = 'run' | 'norun' | 'excerpt' | 'output' | 'response' | 'setup' | 'guide';
 
 export interface Marker { kind: MarkerKind; arg: string; line: number }
 
@@ -36,7 +36,7 @@ export interface Block {
   marker?: Marker;
 }
 
-const MARKER = /^<!--\s*(run|norun|excerpt|output|response)(?:\s*:\s*(.*?))?\s*-->\s*$/;
+const MARKER = /^<!--\s*(run|norun|excerpt|output|response|guide)(?:\s*:\s*(.*?))?\s*-->\s*$/;
 
 /** Every fenced block of a Markdown file, with the marker that precedes it, plus hidden setup blocks. */
 export function extractBlocks(file: string, text = fs.readFileSync(file, 'utf8')): Block[] {

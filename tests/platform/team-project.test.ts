@@ -13,20 +13,16 @@
  *    both engines — only the foundation migration runs, no table is created twice, the ticket is
  *    still there — and generating for its own app finds nothing to do.
  *
- * The install: a real `npm install` packs fw (the project's `.npmrc` sets install-links) and
- * compiles better-sqlite3 from source on this offline machine, minutes of work measured in
- * docs/build-an-app.md. Here node_modules gets the same shape in seconds: fw as a packed copy
- * (`npm pack`'s file list) and each of fw's dependencies linked from this checkout, flat, one copy
- * each, as npm would hoist them.
+ * The install: tests/helpers/team-project.ts lays out node_modules as `npm install` does.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPgDatabases, PG_URL, tempDir, uniquePgPrefix } from '../helpers/kernel.ts';
+import { FW, installProject } from '../helpers/team-project.ts';
 
-const FW = path.resolve(import.meta.dirname, '../..');
 const TSX = path.join(FW, 'node_modules', '.bin', 'tsx');
 const ADMIN = { email: 'admin@example.com', password: 'team-admin-pass-1' };
 
@@ -40,25 +36,6 @@ function run(cwd: string, cmd: string, args: string[], env: Record<string, strin
 /** fw as a team project runs it: the installed package's bin, from the project folder. */
 const fw = (project: string, args: string[], env: Record<string, string> = {}): Run =>
   run(project, process.execPath, [path.join(project, 'node_modules', 'fw', 'bin', 'fw.js'), ...args], env);
-
-/** node_modules as npm lays it out for the project (see the header). */
-function install(project: string): void {
-  const nm = path.join(project, 'node_modules');
-  fs.mkdirSync(path.join(nm, '.bin'), { recursive: true });
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: FW, encoding: 'utf8' })) as Array<{ files: Array<{ path: string }> }>;
-  for (const { path: rel } of packed[0].files) {
-    fs.mkdirSync(path.dirname(path.join(nm, 'fw', rel)), { recursive: true });
-    fs.copyFileSync(path.join(FW, rel), path.join(nm, 'fw', rel));
-  }
-  for (const entry of fs.readdirSync(path.join(FW, 'node_modules'))) {
-    if (entry === '.bin' || entry.startsWith('.')) continue;
-    fs.symlinkSync(path.join(FW, 'node_modules', entry), path.join(nm, entry));
-  }
-  for (const bin of fs.readdirSync(path.join(FW, 'node_modules', '.bin'))) {
-    fs.symlinkSync(fs.realpathSync(path.join(FW, 'node_modules', '.bin', bin)), path.join(nm, '.bin', bin));
-  }
-  fs.symlinkSync(path.join(nm, 'fw', 'bin', 'fw.js'), path.join(nm, '.bin', 'fw'));
-}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -148,7 +125,7 @@ describe('a team project outside the fw tree', () => {
     expect(again.code).toBe(1);
     expect(again.out).toContain('PROJECT_EXISTS');
 
-    install(project);
+    installProject(project);
     const gen = fw(project, ['generate']);
     expect(gen.code, gen.out).toBe(0);
     expect(fs.existsSync(path.join(project, 'generated', 'prisma', 'sqlite', 'client.ts'))).toBe(true);
@@ -170,7 +147,7 @@ describe('a team project outside the fw tree', () => {
 
     const tests = run(project, process.execPath, [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run']);
     expect(tests.code, tests.out).toBe(0);
-    // eslint-disable-next-line no-control-regex -- vitest colours its summary
+    // vitest colours its summary
     expect(tests.out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+3 passed/);
   }, 300_000);
 
