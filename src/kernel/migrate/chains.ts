@@ -215,7 +215,7 @@ export interface WrittenMigration {
 export async function diffApp(apps: readonly ChainApp[], app: ChainApp): Promise<Record<DbProvider, string>> {
   const context = dependencyClosure(apps, app).map((a) => ({ app: a.name, models: a.models }));
   // fields declared renamed_from are renamed in the snapshot first; the rename is ours to write
-  const { snapshot: before, renames } = applyRenames(app.name, lastSnapshot(app), app.models);
+  const { diffFrom: before, renames } = applyRenames(app.name, lastSnapshot(app), app.models);
   const from = resolveAll(before ? [...context, { app: app.name, models: before }] : context);
   const to = resolveAll([...context, { app: app.name, models: app.models }]);
   const out = {} as Record<DbProvider, string>;

@@ -24,21 +24,25 @@ export interface FieldRename {
 }
 
 /**
- * The snapshot with every pending rename applied, and those renames. A rename is pending when the
+ * The snapshot with every pending rename applied (`snapshot`, what the data effects compare
+ * against; `diffFrom`, the same without the objects named after a renamed column, what the engine
+ * diffs from: see withoutDerived), and those renames. A rename is pending when the
  * snapshot still holds the old name and not the new one; once the migration is written its
  * snapshot holds the new name, so a `renamed_from` left in place renames nothing again.
  */
 export function applyRenames(app: string, snapshot: readonly ModelDecl[] | null, models: readonly ModelDecl[]): {
   snapshot: ModelDecl[] | null;
+  diffFrom: ModelDecl[] | null;
   renames: FieldRename[];
 } {
   const renames: FieldRename[] = [];
   if (!snapshot) {
     const first = models.flatMap((m) => Object.entries(m.fields).filter(([, f]) => f.renamed_from).map(([n]) => `${m.key}.${n}`))[0];
     if (first) throw unknownRename(app, first, 'the app has no migration yet');
-    return { snapshot, renames };
+    return { snapshot: null, diffFrom: null, renames };
   }
   const out = snapshot.map((m) => ({ ...m, fields: { ...m.fields } }));
+  const diffFrom = snapshot.map((m) => ({ ...m, fields: { ...m.fields } }));
   for (const m of models) {
     for (const [name, field] of Object.entries(m.fields)) {
       const old = field.renamed_from;
@@ -54,11 +58,15 @@ export function applyRenames(app: string, snapshot: readonly ModelDecl[] | null,
       }
       if (previous.type === 'one2many') continue; // no column: nothing to rename
       // keep the field order of the snapshot, so the engine sees no other change
-      before.fields = Object.fromEntries(Object.entries(before.fields).map(([n, f]) => (n === old ? [name, withoutDerived(f)] : [n, f])));
+      const rename = (fields: ModelDecl['fields'], as: (f: FieldDecl) => FieldDecl): ModelDecl['fields'] =>
+        Object.fromEntries(Object.entries(fields).map(([n, f]) => (n === old ? [name, as(f)] : [n, f])));
+      before.fields = rename(before.fields, (f) => f);
+      const bare = diffFrom.find((s) => s.key === m.key);
+      if (bare) bare.fields = rename(bare.fields, withoutDerived);
       renames.push({ model: m.key, table: modelNames(m.key).table, from: old, to: name, before: previous });
     }
   }
-  return { snapshot: out, renames };
+  return { snapshot: out, diffFrom, renames };
 }
 
 function unknownRename(app: string, where: string, why: string): BadRequest {
