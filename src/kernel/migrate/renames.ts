@@ -111,10 +111,12 @@ export function renameSql(renames: readonly FieldRename[], provider: DbProvider)
   for (const r of renames) {
     out.push(`-- ${r.model}.${r.from} renamed to ${r.to}: the column keeps its data`);
     out.push(statement(db.schema.alterTable(r.table).renameColumn(r.from, r.to)));
+    // a Reference is always indexed (registry/model.ts), whatever its declaration says
     if (r.before.unique) out.push(statement(db.schema.dropIndex(`${r.table}_${r.from}_key`)));
-    else if (r.before.index) out.push(statement(db.schema.dropIndex(`${r.table}_${r.from}_idx`)));
+    else if (r.before.index || r.before.type === 'reference') out.push(statement(db.schema.dropIndex(`${r.table}_${r.from}_idx`)));
     if (r.before.type === 'reference' && provider === 'postgresql') {
-      out.push(statement(db.schema.alterTable(r.table).dropConstraint(`${r.table}_${r.from}_fkey`)));
+      // IF EXISTS: an if_loaded Reference whose target app is inactive has no foreign key
+      out.push(statement(db.schema.alterTable(r.table).dropConstraint(`${r.table}_${r.from}_fkey`).ifExists()));
     }
   }
   return out.join('\n');
