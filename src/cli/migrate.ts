@@ -9,11 +9,13 @@ export function registerMigrate(program: Command): void {
     .description("write the app's next migration (both engines) for changes to its own models")
     .requiredOption('-m, --message <description>', 'what the migration does')
     .requiredOption('--app <app>', 'the app the migration belongs to')
-    .action(async (opts: { message: string; app: string }) => {
+    .option('--allow-data-loss', 'write it even if it drops a table or column, narrows a type or adds a required column without a default')
+    .option('--data', "also write a data.ts stub: TypeScript run in the migration's transaction (docs/migrations.md)")
+    .action(async (opts: { message: string; app: string; allowDataLoss?: boolean; data?: boolean }) => {
       const { migrateGenerate } = await import('../kernel/migrate/generate-command.js');
       const { projectLayout } = await import('../kernel/modules/loader.js');
       progress(`diffing the declarations of ${opts.app} against its last migration`);
-      for (const line of await migrateGenerate(projectLayout(), opts.app, opts.message)) console.log(line);
+      for (const line of await migrateGenerate(projectLayout(), opts.app, opts.message, { allowDataLoss: opts.allowDataLoss, data: opts.data })) console.log(line);
     });
 
   migrate.command('upgrade')

@@ -17,6 +17,12 @@ interface FieldBase {
   private?: boolean;
   index?: boolean;
   help?: string;
+  /**
+   * The field's previous name: `fw migrate generate` renames the column (its data kept) instead
+   * of dropping the old column and adding a new, empty one. Harmless to leave in place after the
+   * migration is written (docs/migrations.md).
+   */
+  renamed_from?: string;
 }
 
 /**

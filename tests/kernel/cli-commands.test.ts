@@ -9,7 +9,8 @@
  * - `fw generate` and `fw migrate generate` on a copy of the project (they rewrite the
  *   repository's generated files, so never on the working tree): a declaration change is written
  *   to both Prisma schemas, the clients and the SDL, a second run changes nothing; the migration
- *   is written for both providers, a second run finds no changes.
+ *   is written for both providers, a second run finds no changes; dropping the field again is
+ *   refused without --allow-data-loss.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -180,5 +181,19 @@ describe('fw generate and fw migrate generate (on a copy of the project)', () =>
     expect(unknownApp.code).toBe(1);
     // the progress lines come first on stderr; the error is the last line
     expect(unknownApp.stderr.trim().split('\n').at(-1)).toMatch(/^UNKNOWN_APP: unknown app "no.such.app" \(apps: kernel, base, /);
+  });
+
+  it('dropping that field is refused (MIGRATION_LOSES_DATA, exit 1, the effect named, nothing written); --allow-data-loss writes it and prints the effect', async () => {
+    const decl = path.join(root, 'schema', 'base', 'res.country.ts');
+    fs.writeFileSync(decl, fs.readFileSync(decl, 'utf8').replace(/\n {4}docs_cli_note: .*\n/, '\n'));
+    const before = migrationDirs();
+    const refused = await fw({}, ['migrate', 'generate', '-m', 'drop docs cli note', '--app', 'base'], root);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/MIGRATION_LOSES_DATA: the next migration of base would lose data:\n {2}res\.country\.docs_cli_note: column dropped — its data is lost/);
+    expect(migrationDirs()).toEqual(before);
+    const allowed = await fw({}, ['migrate', 'generate', '-m', 'drop docs cli note', '--app', 'base', '--allow-data-loss'], root);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout.split('\n')[0]).toBe('res.country.docs_cli_note: column dropped — its data is lost');
+    expect(migrationDirs()).toHaveLength(before.length + 1);
   });
 }, 300_000);

@@ -30,6 +30,7 @@ const ALLOWED = new Set([
   'src/kernel/registry/registry.ts', 'src/kernel/registry/model.ts', 'src/kernel/registry/names.ts',
   'src/kernel/registry/closest.ts', 'src/kernel/registry/events.ts',
   'src/kernel/settings.ts', 'src/kernel/instance-secrets.ts', 'src/kernel/db/readers/types.ts',
+  'src/kernel/migrate/data-context.ts',
 ]);
 
 /** What a domain app's source may import by bare name from fw: the app-facing entry points (not fw/testing). */

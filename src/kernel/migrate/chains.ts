@@ -5,7 +5,10 @@ import { BadRequest } from '../errors.js';
 import { printPrismaSchema, type DbProvider } from '../generate/prisma-schema.js';
 import type { LoadedApp } from '../registry/registry.js';
 import { checkModelGraph, resolveModel, type ResolvedModel } from '../registry/model.js';
-import { sha256Hex, type StoredMigration } from './runner.js';
+import { DATA_FILE, DATA_MARKER_LINE, DATA_STUB, migrationChecksum, readDataStep } from './data-migration.js';
+import { applyRenames, renameSql } from './renames.js';
+import type { StoredMigration } from './runner.js';
+import { assertNoDataLoss, dataEffects, type DataEffect } from './safety.js';
 import { diffDatamodels } from './schema-engine.js';
 import { readLegacyChain } from './store.js';
 import type { UpgradePlan } from './upgrade.js';
@@ -54,7 +57,8 @@ export function readChain(app: Pick<ChainApp, 'name' | 'root'>, provider: DbProv
     const file = path.join(dir, folder, `${provider}.sql`);
     if (!fs.existsSync(file)) throw new Error(`migration ${app.name}/${folder} has no ${provider}.sql`);
     const sql = fs.readFileSync(file, 'utf8');
-    return { app: app.name, folder, name: `${app.name}/${folder}`, sql, checksum: sha256Hex(sql) };
+    const data = readDataStep(path.join(dir, folder));
+    return { app: app.name, folder, name: `${app.name}/${folder}`, sql, checksum: migrationChecksum(sql, data), ...(data ? { data } : {}) };
   });
 }
 
@@ -194,7 +198,15 @@ const printFor = (models: Map<string, ResolvedModel>, provider: DbProvider): str
 const slug = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '').slice(0, 60);
 const timestamp = (d: Date): string => d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
 
-export interface WrittenMigration { app: string; folder: string; sql: Record<DbProvider, string> }
+export interface WrittenMigration {
+  app: string;
+  folder: string;
+  sql: Record<DbProvider, string>;
+  /** What each change does to existing rows (safety.ts), one line each. */
+  effects: DataEffect[];
+  /** A `data.ts` stub was written (`--data`). */
+  data: boolean;
+}
 
 /**
  * The SQL (both engines) that brings `app`'s tables from its last snapshot to its current
@@ -202,14 +214,16 @@ export interface WrittenMigration { app: string; folder: string; sql: Record<DbP
  */
 export async function diffApp(apps: readonly ChainApp[], app: ChainApp): Promise<Record<DbProvider, string>> {
   const context = dependencyClosure(apps, app).map((a) => ({ app: a.name, models: a.models }));
-  const before = lastSnapshot(app);
+  // fields declared renamed_from are renamed in the snapshot first; the rename is ours to write
+  const { diffFrom: before, renames } = applyRenames(app.name, lastSnapshot(app), app.models);
   const from = resolveAll(before ? [...context, { app: app.name, models: before }] : context);
   const to = resolveAll([...context, { app: app.name, models: app.models }]);
   const out = {} as Record<DbProvider, string>;
   for (const provider of PROVIDERS) {
-    out[provider] = from.size === 0
+    const diff = from.size === 0
       ? await diffDatamodels(provider, null, printFor(to, provider))
       : await diffDatamodels(provider, printFor(from, provider), printFor(to, provider));
+    out[provider] = [renameSql(renames, provider), diff].filter((part) => part.trim()).join('\n');
   }
   return out;
 }
@@ -235,7 +249,14 @@ export async function generateAppMigration(
   projectRoot: string,
   apps: readonly ChainApp[],
   appName: string,
-  opts: { description: string; now?: Date },
+  opts: {
+    description: string;
+    now?: Date;
+    /** Write it even when it drops or narrows columns (safety.ts); without, such a migration is refused. */
+    allowDataLoss?: boolean;
+    /** Also write a `data.ts` stub (data-migration.ts); written even when no declaration changed. */
+    data?: boolean;
+  },
 ): Promise<WrittenMigration | null> {
   const label = slug(opts.description);
   if (!label) throw new BadRequest('a migration needs a description (-m "…")', undefined, 'MIGRATION_DESCRIPTION_REQUIRED');
@@ -245,7 +266,12 @@ export async function generateAppMigration(
     throw new BadRequest(`app ${appName} comes from the installed fw; its migrations ship with fw`, { app: appName }, 'FOREIGN_APP');
   }
   const sql = await diffApp(apps, app);
-  if (PROVIDERS.every((p) => !sql[p].trim())) return null;
+  const changed = PROVIDERS.some((p) => sql[p].trim());
+  if (!changed && !opts.data) return null;
+  const snapshot = lastSnapshot(app);
+  const { snapshot: renamed, renames } = applyRenames(app.name, snapshot, app.models);
+  const effects = dataEffects(renamed, app.models, renames);
+  if (!opts.allowDataLoss) assertNoDataLoss(app.name, effects);
   const existing = folders(app.root, app.name);
   let stamp = timestamp(opts.now ?? new Date());
   // names must sort after every existing one even if two are generated within a second
@@ -256,8 +282,11 @@ export async function generateAppMigration(
   fs.mkdirSync(dir, { recursive: true });
   for (const provider of PROVIDERS) {
     const body = sql[provider].trim() ? sql[provider].trimEnd() : `-- nothing to change on ${provider}`;
-    fs.writeFileSync(path.join(dir, `${provider}.sql`), `-- ${opts.description} (app ${app.name})\n${body}\n`);
+    // the data step runs where the marker stands: after the SQL until the user moves statements below it
+    const marker = opts.data ? `\n${DATA_MARKER_LINE}` : '';
+    fs.writeFileSync(path.join(dir, `${provider}.sql`), `-- ${opts.description} (app ${app.name})\n${body}${marker}\n`);
   }
+  if (opts.data) fs.writeFileSync(path.join(dir, DATA_FILE), DATA_STUB);
   fs.writeFileSync(path.join(dir, SNAPSHOT), `${JSON.stringify(app.models, null, 2)}\n`);
-  return { app: app.name, folder, sql };
+  return { app: app.name, folder, sql, effects, data: opts.data ?? false };
 }

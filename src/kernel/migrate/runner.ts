@@ -3,13 +3,20 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client, DatabaseError, escapeIdentifier } from 'pg';
+import type { DataMigration } from './data-context.js';
+import {
+  loadDataStep, migrationChecksum, postgresDataDb, splitAtDataStep, sqliteDataDb, type DataStep,
+} from './data-migration.js';
+import { explainFailure } from './failure.js';
 
 export interface StoredMigration {
   /** Unique among the migrations applied to a database (`<app>/<folder>` for app chains). */
   name: string;
   sql: string;
-  /** sha256 hex of `sql`. */
+  /** sha256 hex of `sql` (and of `data`'s text when there is one: data-migration.ts). */
   checksum: string;
+  /** The migration's `data.ts`, run inside its transaction (data-migration.ts). */
+  data?: DataStep;
   /**
    * A removal (uninstalling an app): instead of being recorded, the run forgets every recorded
    * migration whose name starts with this prefix, in the same transaction as the SQL, so the
@@ -55,7 +62,7 @@ function prepareMigrations(migrations: StoredMigration[]): StoredMigration[] {
   for (const m of migrations) {
     if (seen.has(m.name)) throw new Error(`Duplicate migration name "${m.name}"`);
     seen.add(m.name);
-    if (sha256Hex(m.sql) !== m.checksum) {
+    if (migrationChecksum(m.sql, m.data) !== m.checksum) {
       throw new Error(`Migration "${m.name}": stored checksum does not match its SQL (corrupted migration store?)`);
     }
   }
@@ -81,7 +88,7 @@ function errorMessage(error: unknown): string {
 }
 
 function migrationFailed(name: string, error: unknown): Error {
-  return new Error(`Migration "${name}" failed and was rolled back: ${errorMessage(error)}`, { cause: error });
+  return new Error(`Migration "${name}" failed and was rolled back: ${explainFailure(errorMessage(error))}`, { cause: error });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -112,51 +119,66 @@ function describeViolations(violations: ForeignKeyViolation[]): string {
   return [...byTable].map(([key, count]) => `${key} (${count} row${count === 1 ? '' : 's'})`).join(', ');
 }
 
-function applyOneSqlite(db: Database.Database, m: StoredMigration): boolean {
+async function applyOneSqlite(db: Database.Database, m: StoredMigration): Promise<boolean> {
   const disablesForeignKeys = SQLITE_FK_OFF.test(m.sql);
-  const sql = m.sql.replace(SQLITE_FK_PRAGMA_LINE, '');
-
-  const apply = db.transaction((): boolean => {
-    // Re-read under the write lock: another process may have applied it since we last looked.
-    const row = db.prepare(`SELECT checksum FROM ${MIGRATIONS_TABLE} WHERE name = ?`).get(m.name) as
-      | { checksum: string }
-      | undefined;
-    if (row) {
-      if (row.checksum !== m.checksum) throw checksumMismatch(m.name, row.checksum, m.checksum);
-      return false;
-    }
-    try {
-      db.exec(sql);
-      if (disablesForeignKeys) {
-        // With enforcement off nothing stopped the rebuild from orphaning rows; check before COMMIT.
-        const violations = db.pragma('foreign_key_check') as ForeignKeyViolation[];
-        if (violations.length > 0) {
-          throw new Error(`PRAGMA foreign_key_check reports violations: ${describeViolations(violations)}`);
-        }
-      }
-    } catch (error) {
-      throw migrationFailed(m.name, error);
-    }
-    if (m.forget !== undefined) {
-      db.prepare(`DELETE FROM ${MIGRATIONS_TABLE} WHERE substr(name, 1, ?) = ?`).run(m.forget.length, m.forget);
-      return true;
-    }
-    db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (?, ?, ?)`).run(
-      m.name,
-      m.checksum,
-      new Date().toISOString(),
-    );
-    return true;
-  });
+  const [before, after] = splitAtDataStep(m.sql.replace(SQLITE_FK_PRAGMA_LINE, ''));
+  // imported before the transaction: nothing slow happens while it holds the write lock
+  const data = m.data ? await loadDataStep(m.data) : undefined;
 
   // Must happen outside the transaction, where SQLite honours it.
   if (disablesForeignKeys) db.pragma('foreign_keys = OFF');
   try {
-    // IMMEDIATE takes the write lock up front, so the re-check above cannot race another writer.
-    return apply.immediate();
+    // BEGIN/COMMIT by hand rather than db.transaction(): a data step is async. IMMEDIATE takes
+    // the write lock up front, so the re-check below cannot race another writer.
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const applied = await applyInSqliteTransaction(db, m, before, after, data, disablesForeignKeys);
+      db.exec('COMMIT');
+      return applied;
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
   } finally {
     if (disablesForeignKeys) db.pragma('foreign_keys = ON');
   }
+}
+
+async function applyInSqliteTransaction(
+  db: Database.Database, m: StoredMigration, before: string, after: string, data: DataMigration | undefined, disablesForeignKeys: boolean,
+): Promise<boolean> {
+  // Re-read under the write lock: another process may have applied it since we last looked.
+  const row = db.prepare(`SELECT checksum FROM ${MIGRATIONS_TABLE} WHERE name = ?`).get(m.name) as
+    | { checksum: string }
+    | undefined;
+  if (row) {
+    if (row.checksum !== m.checksum) throw checksumMismatch(m.name, row.checksum, m.checksum);
+    return false;
+  }
+  try {
+    db.exec(before);
+    if (data) await data({ db: sqliteDataDb(db), provider: 'sqlite', migration: m.name });
+    if (after.trim()) db.exec(after);
+    if (disablesForeignKeys) {
+      // With enforcement off nothing stopped the rebuild from orphaning rows; check before COMMIT.
+      const violations = db.pragma('foreign_key_check') as ForeignKeyViolation[];
+      if (violations.length > 0) {
+        throw new Error(`PRAGMA foreign_key_check reports violations: ${describeViolations(violations)}`);
+      }
+    }
+  } catch (error) {
+    throw migrationFailed(m.name, error);
+  }
+  if (m.forget !== undefined) {
+    db.prepare(`DELETE FROM ${MIGRATIONS_TABLE} WHERE substr(name, 1, ?) = ?`).run(m.forget.length, m.forget);
+    return true;
+  }
+  db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (?, ?, ?)`).run(
+    m.name,
+    m.checksum,
+    new Date().toISOString(),
+  );
+  return true;
 }
 
 /** Applies the not yet applied migrations to one SQLite file; returns the names applied now. */
@@ -185,7 +207,7 @@ export async function applySqliteMigrations(dbFile: string, migrations: StoredMi
 
     const appliedNow: string[] = [];
     for (const m of ordered) {
-      if (applyOneSqlite(db, m)) appliedNow.push(m.name);
+      if (await applyOneSqlite(db, m)) appliedNow.push(m.name);
     }
     return appliedNow;
   } finally {
@@ -250,6 +272,7 @@ export async function applyPostgresMigrations(connectionString: string, migratio
     const appliedNow: string[] = [];
     for (const m of ordered) {
       if (applied.has(m.name)) continue;
+      const data = m.data ? await loadDataStep(m.data) : undefined;
       const didApply = await inLockedTransaction(client, async () => {
         // Re-read under the lock: a concurrent run may have applied it while we waited.
         const current = await client.query<{ checksum: string }>(
@@ -262,8 +285,11 @@ export async function applyPostgresMigrations(connectionString: string, migratio
           return false;
         }
         try {
+          const [before, after] = splitAtDataStep(m.sql);
           // No bind values: sent as a simple query, which may hold several statements.
-          await client.query(m.sql);
+          await client.query(before);
+          if (data) await data({ db: postgresDataDb(client), provider: 'postgresql', migration: m.name });
+          if (after.trim()) await client.query(after);
         } catch (error) {
           throw migrationFailed(m.name, error);
         }
