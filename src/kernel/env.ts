@@ -65,6 +65,9 @@ export interface RootDbClient extends DbClient {
   $disconnect(): Promise<void>;
 }
 
+/** The generic commands `Env.dispatch` types by their payload's `model`. */
+type TypedCrud = 'fw.create' | 'fw.update' | 'fw.read_one';
+
 /** What every command handler and hook receives. */
 export interface Env {
   readonly principal: Principal;
@@ -96,7 +99,14 @@ export interface Env {
   dispatch<M extends ModelKey>(command: 'fw.create', payload: { model: M; values: CreateOf<M> }): Promise<RecordOf<M>>;
   dispatch<M extends ModelKey>(command: 'fw.update', payload: { model: M; id: string; values: UpdateOf<M>; revision?: number }): Promise<RecordOf<M>>;
   dispatch<M extends ModelKey>(command: 'fw.read_one', payload: { model: M; id: string }): Promise<RecordOf<M>>;
-  dispatch<C extends CommandName>(command: C, payload: PayloadOf<C>): Promise<ResultOf<C>>;
+  /**
+   * fw.create/update/read_one with a payload the typed forms above do not take: a model known only
+   * at run time (`model.key`), or untyped values (`p.id` of an untyped handler). Deliberately
+   * lenient: fw's own foundation apps pass such payloads; a wrong field in `values` of a typed
+   * model is therefore not an error here (docs/app-api.md#typed-app-code).
+   */
+  dispatch<T = unknown>(command: TypedCrud, payload: Record<string, unknown>): Promise<T>;
+  dispatch<C extends Exclude<CommandName, TypedCrud>>(command: C, payload: PayloadOf<C>): Promise<ResultOf<C>>;
   dispatch<T = unknown, C extends string = string>(command: C extends CommandName ? never : C, payload?: Record<string, unknown>): Promise<T>;
   /** Queue an event; it is written to the outbox in this transaction and delivered after commit. */
   emit(name: string, payload: Record<string, unknown>): void;

@@ -28,7 +28,7 @@ function valueType(f: ResolvedField): string {
     case 'boolean': return 'boolean';
     case 'json': return 'unknown';
     case 'enum': return (f.values ?? []).map((v) => JSON.stringify(v)).join(' | ') || 'never';
-    case 'one2many': return 'string[]';
+    case 'one2many': return 'never'; // not stored: records and inputs leave it out
   }
 }
 
