@@ -93,7 +93,11 @@ export interface CommandDecl {
   effects?: CommandEffect[];
   /** Offers the command to the AI layer as a tool (used only when that layer is loaded). */
   tool?: ToolDecl;
-  handler: (env: Env, payload: Record<string, unknown>) => Promise<unknown>;
+  /**
+   * Method syntax on purpose: its parameters compare bivariantly, so a handler typed with the
+   * command's generated payload (`defineCommand`, src/kernel/typed-app.ts) fits this untyped slot.
+   */
+  handler(env: Env, payload: Record<string, unknown>): Promise<unknown>;
 }
 
 /** One declared effect of a command handler. */
@@ -151,7 +155,8 @@ export interface HookDecl {
   track_fields?: string[];
   /** Lower runs first; ties keep app load order. */
   sequence?: number;
-  handler?: (ctx: HookContext) => Promise<void> | void;
+  /** Method syntax: a handler typed for its point (`defineHook`) fits, as for `CommandDecl.handler`. */
+  handler?(ctx: HookContext): Promise<void> | void;
 }
 
 export interface EventHandlerDecl {

@@ -1,6 +1,7 @@
 import type { Reader } from './db/readers/types.js';
 import type { Registry } from './registry/registry.js';
 import type { Settings } from './settings.js';
+import type { CommandName, CreateOf, ModelKey, PayloadOf, RecordOf, ResultOf, UpdateOf } from './typed-app.js';
 
 /**
  * Who is running a command. `system` bypasses access control (seeds, CLI, the event worker);
@@ -64,6 +65,9 @@ export interface RootDbClient extends DbClient {
   $disconnect(): Promise<void>;
 }
 
+/** The generic commands `Env.dispatch` types by their payload's `model`. */
+type TypedCrud = 'fw.create' | 'fw.update' | 'fw.read_one';
+
 /** What every command handler and hook receives. */
 export interface Env {
   readonly principal: Principal;
@@ -84,8 +88,26 @@ export interface Env {
    * must give the same ids: `Kernel.useDeterministicIds`).
    */
   readonly deterministicIds?: boolean;
-  /** Run another command inside the same transaction (its own access checks and hooks apply). */
-  dispatch<T = unknown>(command: string, payload?: Record<string, unknown>): Promise<T>;
+  /**
+   * Run another command inside the same transaction (its own access checks and hooks apply).
+   * Typed from the project's generated/fw-types.ts (docs/app-api.md#typed-app-code): fw.create,
+   * fw.update and fw.read_one by their `model`, every other known command by its name. The last
+   * form takes a name the generated file does not know, or any name with an explicit result type
+   * (`dispatch<T>(…)`); it refuses a known name without one, so a payload that does not fit the
+   * typed form is an error rather than a silent fall-back.
+   */
+  dispatch<M extends ModelKey>(command: 'fw.create', payload: { model: M; values: CreateOf<M> }): Promise<RecordOf<M>>;
+  dispatch<M extends ModelKey>(command: 'fw.update', payload: { model: M; id: string; values: UpdateOf<M>; revision?: number }): Promise<RecordOf<M>>;
+  dispatch<M extends ModelKey>(command: 'fw.read_one', payload: { model: M; id: string }): Promise<RecordOf<M>>;
+  /**
+   * fw.create/update/read_one with a payload the typed forms above do not take: a model known only
+   * at run time (`model.key`), or untyped values (`p.id` of an untyped handler). Deliberately
+   * lenient: fw's own foundation apps pass such payloads; a wrong field in `values` of a typed
+   * model is therefore not an error here (docs/app-api.md#typed-app-code).
+   */
+  dispatch<T = unknown>(command: TypedCrud, payload: Record<string, unknown>): Promise<T>;
+  dispatch<C extends Exclude<CommandName, TypedCrud>>(command: C, payload: PayloadOf<C>): Promise<ResultOf<C>>;
+  dispatch<T = unknown, C extends string = string>(command: C extends CommandName ? never : C, payload?: Record<string, unknown>): Promise<T>;
   /** Queue an event; it is written to the outbox in this transaction and delivered after commit. */
   emit(name: string, payload: Record<string, unknown>): void;
   /** The same transaction as the system principal (access control off). */

@@ -13,3 +13,8 @@ export type {
 export type { Env, FwEvent, Principal } from '../kernel/env.js';
 export type { KernelHandle } from '../kernel/kernel-handle.js';
 export type { DataMigration, DataMigrationContext } from '../kernel/migrate/data-context.js';
+export { defineCommand, defineHook } from '../kernel/typed-app.js';
+export type {
+  CommandName, CreateOf, FwCommands, FwModels, HookContextAt, HookContexts, ModelKey, PayloadOf, RecordOf, ResultOf,
+  TypedCommandDecl, TypedHookContext, UpdateOf,
+} from '../kernel/typed-app.js';

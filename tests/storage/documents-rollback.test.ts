@@ -44,7 +44,7 @@ const commands: CommandDecl[] = [
     name: 'rollback_fixture.version_then_fail',
     description: 'test fixture',
     async handler(env, p) {
-      await env.dispatch('storage.document.add_version', { id: p.id, filename: 'second.txt', content_b64: b64('second version') });
+      await env.dispatch('storage.document.add_version', { id: String(p.id), filename: 'second.txt', content_b64: b64('second version') });
       throw new ValidationError('refused after the new version', undefined, 'FIXTURE_REFUSAL');
     },
   },

@@ -30,7 +30,7 @@ async function start(env: Env, p: Rec): Promise<Rec> {
     model: 'ai.conversation',
     values: { title: p.title ?? null, user_id: env.principal.user_id, skill_pack_id: pack?.record_uuid ?? null, prompt_version_id: prompt.version_id },
   });
-  return env.dispatch('fw.read_one', { model: 'ai.conversation', id: created.id });
+  return env.dispatch('fw.read_one', { model: 'ai.conversation', id: String(created.id) });
 }
 
 async function openConversation(env: Env, id: string): Promise<Rec> {

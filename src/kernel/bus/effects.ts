@@ -44,7 +44,9 @@ export function guardEnv(env: Env, cmd: ResolvedCommand): Env {
     deterministicIds: env.deterministicIds,
     reader: env.reader,
     db: guardDb(env.db, env.registry, a, refuse),
-    dispatch: (command, payload) => (a.dispatch.has(command) ? env.dispatch(command, payload) : refuse(`dispatches ${command}`)),
+    // generic, untyped form: the guard forwards whatever the typed overloads of Env.dispatch let through
+    dispatch: <T>(command: string, payload?: Record<string, unknown>): Promise<T> =>
+      (a.dispatch.has(command) ? env.dispatch<T>(command, payload) : refuse(`dispatches ${command}`)),
     emit: (name, payload) => (a.emit.has(name) ? env.emit(name, payload) : refuse(`emits ${name}`)),
     publish: (topic, message) => (a.publish.has(topic) ? env.publish(topic, message) : refuse(`publishes on ${topic}`)),
     sudo: () => guardEnv(env.sudo(), cmd),
