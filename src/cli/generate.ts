@@ -10,7 +10,7 @@ export function registerGenerate(program: Command): void {
 
 /** `fw generate`: the project's Prisma schemas and clients, its SDL and its app types, from every app it has. */
 export async function generate(): Promise<void> {
-  const { generatePrismaClients, writePrismaSchemas } = await import('../kernel/generate/index.js');
+  const { generatePrismaClients, writeClientFingerprint, writePrismaSchemas } = await import('../kernel/generate/index.js');
   const { fullRegistry } = await import('../kernel/generate/registry-all.js');
   const { projectLayout } = await import('../kernel/modules/loader.js');
   const layout = projectLayout();
@@ -21,6 +21,7 @@ export async function generate(): Promise<void> {
   const changed = writePrismaSchemas(layout, registry);
   progress('[3/5] generating the Prisma clients');
   generatePrismaClients(layout);
+  writeClientFingerprint(layout, registry);
   mark('prisma generate');
   progress('[4/5] writing the GraphQL SDL');
   const { writeSdl } = await import('../server/graphql/sdl.js');

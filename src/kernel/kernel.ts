@@ -9,6 +9,7 @@ import { writeOutbox } from './events/outbox.js';
 import { EventWorker } from './events/worker.js';
 import { kernelApp } from './kernel-app.js';
 import path from 'node:path';
+import { checkGeneratedClient } from './generate/index.js';
 import { pendingChanges, pendingMessage, upgradePlan } from './migrate/chains.js';
 import { loadActiveApps, loadAllApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import type { KernelHandle } from './kernel-handle.js';
@@ -88,6 +89,7 @@ export class Kernel implements EnvCore, KernelHandle {
       const pending = pendingChanges(app);
       if (pending) throw new BootError(pendingMessage(app.name, pending));
     }
+    checkGeneratedClient(layout, registry.apps);
     // ioredis is imported only when Redis is configured: a single process (and every CLI
     // command) skips loading it (bench/cli.ts)
     const pubsub = settings.REDIS_URL

@@ -2,8 +2,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { ddlShape } from '../migrate/chains.js';
 import type { ProjectLayout } from '../modules/loader.js';
-import type { Registry } from '../registry/registry.js';
+import { BootError } from '../errors.js';
+import type { LoadedApp, Registry } from '../registry/registry.js';
 import { printPrismaSchema, type DbProvider } from './prisma-schema.js';
 
 export const PROVIDERS: DbProvider[] = ['sqlite', 'postgresql'];
@@ -43,5 +45,36 @@ export function generatePrismaClients(layout: ProjectLayout): void {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
     });
+  }
+}
+
+/**
+ * What the generated clients were built from: per model, the shape that reaches the database
+ * (`ddlShape`). Written next to the clients by `fw generate`; boot compares it with the
+ * declarations, so forgetting `fw generate` stops the start-up with the command to run instead of
+ * answering every write on the model with an opaque 500 (Prisma's "Unknown argument").
+ */
+const fingerprintPath = (layout: ProjectLayout): string => path.join(layout.root, 'generated', 'prisma', 'models.json');
+
+export function writeClientFingerprint(layout: ProjectLayout, registry: Registry): void {
+  const shapes = Object.fromEntries(ddlShape(registry.apps.flatMap((a) => a.models)));
+  fs.mkdirSync(path.dirname(fingerprintPath(layout)), { recursive: true });
+  fs.writeFileSync(fingerprintPath(layout), `${JSON.stringify(shapes, null, 1)}\n`);
+}
+
+/** Refuses the boot when a loaded app's models differ from what the generated clients know. */
+export function checkGeneratedClient(layout: ProjectLayout, apps: readonly LoadedApp[]): void {
+  const file = fingerprintPath(layout);
+  if (!fs.existsSync(file)) {
+    throw new BootError(`no generated database client for this project (${path.relative(layout.root, file) || file} is missing): run fw generate`);
+  }
+  const known = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
+  for (const app of apps) {
+    if (!app.root) continue; // test fixtures bring no tables
+    for (const [key, shape] of ddlShape(app.models)) {
+      if (known[key] !== shape) {
+        throw new BootError(`the generated database client is older than the declaration of ${key} (schema/${app.name}/${key}.ts): run fw generate (fw dev does it on save)`, { model: key });
+      }
+    }
   }
 }

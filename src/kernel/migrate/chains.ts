@@ -129,7 +129,7 @@ export function tablesOf(app: Pick<ChainApp, 'name' | 'root'>): string[] {
 // Pending changes: declarations that differ from the last snapshot in anything the database holds
 
 /** What of a declaration reaches the database; labels, help texts, access and enum values do not. */
-function ddlShape(models: readonly ModelDecl[]): Map<string, string> {
+export function ddlShape(models: readonly ModelDecl[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const m of models) {
     const fields = Object.entries(m.fields)
