@@ -45,13 +45,19 @@ describe(GUIDE, () => {
       ...blocks.map((b) => `echo "::: guide block at line ${b.line}"\n${b.code}`),
       'echo "::: guide done"',
     ].join('\n');
+    // output into a file, not a pipe: the server of step 6 (a grandchild) would keep a pipe open
+    // after bash exits; it is stopped by its folder below
+    const log = path.join(dir, 'session.log');
+    const fd = fs.openSync(log, 'w');
     const r = spawnSync('bash', ['-c', script], {
       cwd: dir,
-      encoding: 'utf8',
+      stdio: ['ignore', fd, fd],
       timeout: 600_000,
       env: { ...process.env, FW, PORT: String(await freePort()), HOST: '127.0.0.1', BCRYPT_COST: '4', LOG_LEVEL: 'warn', DATABASE_URL: '', FW_PROJECT_ROOT: '' },
     });
-    out = `${r.stdout}\n${r.stderr}`;
+    fs.closeSync(fd);
+    spawnSync('pkill', ['-f', path.join(dir, 'helpdesk')]);
+    out = fs.readFileSync(log, 'utf8');
     code = r.status;
     // kept for a look after a failure
     fs.mkdirSync(path.join(FW, '.tmp'), { recursive: true });
@@ -76,14 +82,16 @@ describe(GUIDE, () => {
     expect(folders.map((f) => f.slice(15))).toEqual(['initial_schema', 'ticket_priority']);
     const sql = fs.readFileSync(path.join(chain, folders[1], 'sqlite.sql'), 'utf8');
     expect(sql).toMatch(/"helpdesk_ticket"[\s\S]*"priority"/);
-    expect(sql).not.toContain('res_');
+    // SQLite may rebuild the app's table (its foreign keys name fw's tables): never a foundation table
+    expect(sql).not.toMatch(/CREATE TABLE "(new_)?res_/);
   });
 
   it("step 5's tests pass, and step 6 serves the app: a ticket created over REST, closed by its command, read over GraphQL with the event handler's note", () => {
     expect(out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+3 passed/);
     expect(out).toMatch(/^done$/m);
     expect(out).toContain('{"data":{"helpdeskTickets":[{"name":"Printer on fire","priority":"high","state":"done"}]}}');
-    expect(out).toMatch(/^Closed\.$/m);
+    // (GraphQL's answer ends without a newline)
+    expect(out).toMatch(/Closed\.$/m);
   });
 
   it('step 7: after an fw upgrade nothing is left to apply or to generate for the app', () => {

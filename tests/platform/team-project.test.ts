@@ -156,6 +156,10 @@ describe('a team project outside the fw tree', () => {
       const env = { ...settings, DATABASE_URL: provider === 'postgresql' ? PG_URL : '' };
       const s = await serve(project, env);
       try {
+        // the project has not built a client of its own: fw's prebuilt one is served
+        const page = await fetch(`${s.base}/`);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('<div id="root"');
         const token = await login(s.base);
         const created = await graphql<{ helpdeskTicketCreate: { id: string; state: string } }>(s.base, token,
           `mutation { helpdeskTicketCreate(input: { name: "Printer on fire (${provider})" }) { id state } }`);
