@@ -10,6 +10,7 @@ import { EventWorker } from './events/worker.js';
 import { kernelApp } from './kernel-app.js';
 import path from 'node:path';
 import { pendingChanges, pendingMessage, upgradePlan } from './migrate/chains.js';
+import { refuseDrafts, replacementsOf } from './migrate/drafts.js';
 import { loadActiveApps, loadAllApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import type { KernelHandle } from './kernel-handle.js';
 import { delegateOf } from './data/delegate.js';
@@ -58,9 +59,13 @@ export class Kernel implements EnvCore, KernelHandle {
     this.settings = settings;
     this.layout = layout;
     this.logFn = opts.log ?? ((level, msg, extra) => console[level === 'info' ? 'log' : level](`[fw] ${msg}`, extra ?? ''));
+    const provider = settings.DATABASE_URL ? 'postgresql' : 'sqlite';
     this.tenants = new TenantDatabases({
       settings,
-      plan: upgradePlan(layout.fwRoot, registry.apps, settings.DATABASE_URL ? 'postgresql' : 'sqlite', async () => [kernelApp(), ...(await loadAllApps(layout))]),
+      plan: {
+        ...upgradePlan(layout.fwRoot, registry.apps, provider, async () => [kernelApp(), ...(await loadAllApps(layout))]),
+        replacements: () => replacementsOf(registry.apps, provider),
+      },
       clientsDir: path.join(layout.root, 'generated', 'prisma'),
       onOpen: async (tenant, client) => {
         await this.initialiseTenant(tenant, client);
@@ -88,6 +93,8 @@ export class Kernel implements EnvCore, KernelHandle {
       const pending = pendingChanges(app);
       if (pending) throw new BootError(pendingMessage(app.name, pending));
     }
+    // drafts written by fw dev are for the server it supervises only, never applied silently elsewhere
+    if (!settings.FW_DEV) refuseDrafts(registry.apps);
     // ioredis is imported only when Redis is configured: a single process (and every CLI
     // command) skips loading it (bench/cli.ts)
     const pubsub = settings.REDIS_URL
@@ -218,11 +225,15 @@ export class Kernel implements EnvCore, KernelHandle {
     const installed = new Map(rows.map((r) => [r.name as string, r.version as string]));
     for (const app of this.registry.apps) {
       const version = app.manifest.version;
-      if (installed.get(app.name) === version) continue;
+      const seeded = installed.get(app.name) === version;
+      // under fw dev an edited data file (a menu, an action) applies without a version bump: the
+      // data files are loaded again (they upsert by their ids); the app's seed function is not
+      if (seeded && !this.settings.FW_DEV) continue;
       await this.execute(client, systemPrincipal(tenant), async (env) => {
-        await app.module.seed?.(env);
+        if (!seeded) await app.module.seed?.(env);
         for (const file of app.dataFiles.filter((f) => f.endsWith('.json'))) await loadDataFile(env, file);
         const m = delegateOf(env.db, this.registry.model('ir.module'));
+        if (seeded) return;
         if (installed.has(app.name)) {
           await m.update({ where: { name: app.name }, data: { version, seeded_at: new Date() } });
         } else {
