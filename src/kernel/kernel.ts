@@ -11,6 +11,7 @@ import { kernelApp } from './kernel-app.js';
 import path from 'node:path';
 import { pendingChanges, pendingMessage, upgradePlan } from './migrate/chains.js';
 import { refuseDrafts, replacementsOf } from './migrate/drafts.js';
+import { DevSeededFiles } from './dev/seeded-files.js';
 import { loadActiveApps, loadAllApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import type { KernelHandle } from './kernel-handle.js';
 import { delegateOf } from './data/delegate.js';
@@ -223,15 +224,19 @@ export class Kernel implements EnvCore, KernelHandle {
       where: {}, orderBy: [], fields: ['record_uuid', 'name', 'version'].map((f) => irModule.fields.get(f)!),
     });
     const installed = new Map(rows.map((r) => [r.name as string, r.version as string]));
+    // under fw dev an edited data file (a menu, an action) applies without a version bump: the
+    // data files changed since they were last loaded are loaded again (they upsert by their
+    // ids); the app's seed function is not run again
+    const dev = this.settings.FW_DEV ? new DevSeededFiles(this.settings.DATA_DIR, tenant) : null;
     for (const app of this.registry.apps) {
       const version = app.manifest.version;
       const seeded = installed.get(app.name) === version;
-      // under fw dev an edited data file (a menu, an action) applies without a version bump: the
-      // data files are loaded again (they upsert by their ids); the app's seed function is not
-      if (seeded && !this.settings.FW_DEV) continue;
+      const json = app.dataFiles.filter((f) => f.endsWith('.json'));
+      const files = seeded ? (dev?.changed(json) ?? []) : json;
+      if (seeded && !files.length) continue;
       await this.execute(client, systemPrincipal(tenant), async (env) => {
         if (!seeded) await app.module.seed?.(env);
-        for (const file of app.dataFiles.filter((f) => f.endsWith('.json'))) await loadDataFile(env, file);
+        for (const file of files) await loadDataFile(env, file);
         const m = delegateOf(env.db, this.registry.model('ir.module'));
         if (seeded) return;
         if (installed.has(app.name)) {
@@ -240,6 +245,7 @@ export class Kernel implements EnvCore, KernelHandle {
           await m.create({ data: { record_uuid: crypto.randomUUID(), name: app.name, version } });
         }
       }, true, `seed:${app.name}`);
+      dev?.loaded(files);
     }
   }
 

@@ -34,10 +34,10 @@ export function writePrismaSchemas(layout: ProjectLayout, registry: Registry): s
  * even though generation does not use it, and cannot download one offline; any existing file
  * satisfies the check (see shared/notes/stack-facts.md).
  */
-export function generatePrismaClients(layout: ProjectLayout): void {
+export function generatePrismaClients(layout: ProjectLayout, providers: readonly DbProvider[] = PROVIDERS): void {
   // the Prisma CLI fw depends on, wherever npm put it (a team project's node_modules, or fw's own)
   const cli = path.join(path.dirname(createRequire(import.meta.url).resolve('prisma/package.json')), 'build', 'index.js');
-  for (const provider of PROVIDERS) {
+  for (const provider of providers) {
     execFileSync(process.execPath, [cli, 'generate', '--schema', prismaSchemaPath(layout, provider)], {
       cwd: layout.root,
       stdio: ['ignore', 'ignore', 'inherit'],

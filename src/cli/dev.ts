@@ -1,0 +1,53 @@
+import { Option, type Command } from 'commander';
+import { keepsRunning, progress } from './common.js';
+
+/**
+ * `fw dev`: serve the project and follow its files (src/kernel/dev/supervisor.ts). The hidden
+ * options are the supervisor's own children: `--prepare` (drafts and generation after a
+ * declaration changed) and `--child` (a server that waits for the supervisor before listening).
+ */
+export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void {
+  const cmd = program.command('dev')
+    .description('serve the project on SQLite, reloading on every change of its declarations, views, data, code or .env')
+    .addOption(new Option('--prepare').hideHelp())
+    .addOption(new Option('--child').hideHelp())
+    .action(async (opts: { prepare?: boolean; child?: boolean }) => {
+      const { projectLayout, FW_ROOT } = await import('../kernel/modules/loader.js');
+      if (opts.prepare) {
+        const { prepareDeclarations } = await import('../kernel/dev/prepare.js');
+        for (const line of await prepareDeclarations(projectLayout())) progress(line);
+        // registered as long-running for its other forms: this one ends here
+        process.exit(0);
+      }
+      if (opts.child) {
+        const { childHandshake } = await import('../kernel/dev/supervisor.js');
+        // a supervisor gone (killed, crashed) takes its server with it
+        process.on('disconnect', () => process.exit(0));
+        // what every server loads, loaded while this process waits as the spare; apps are not
+        const { startServer } = await import('../server/start.js');
+        await import('../server/index.js');
+        await childHandshake.spare();
+        // the .env as it is now, not as it was when the spare started
+        const fs = await import('node:fs');
+        for (const key of Object.keys(process.env)) if (!(key in shellEnv)) delete process.env[key];
+        Object.assign(process.env, shellEnv);
+        const envFile = (await import('node:path')).join(projectLayout().root, '.env');
+        if (fs.existsSync(envFile)) process.loadEnvFile(envFile);
+        await startServer(childHandshake);
+        return;
+      }
+      const path = await import('node:path');
+      const { DevSupervisor } = await import('../kernel/dev/supervisor.js');
+      const layout = projectLayout();
+      const dev = new DevSupervisor({ root: layout.root, fwBin: path.join(FW_ROOT, 'bin', 'fw.js'), env: shellEnv, log: progress });
+      const stop = async () => {
+        await dev.stop();
+        process.exit(0);
+      };
+      process.once('SIGINT', () => void stop());
+      process.once('SIGTERM', () => void stop());
+      progress(`fw dev: watching ${layout.root}`);
+      await dev.start();
+    });
+  keepsRunning.add(cmd);
+}
