@@ -3,22 +3,16 @@ import { keepsRunning, progress } from './common.js';
 
 /**
  * `fw dev`: serve the project and follow its files (src/kernel/dev/supervisor.ts). The hidden
- * options are the supervisor's own children: `--prepare` (drafts and generation after a
- * declaration changed) and `--child` (a server that waits for the supervisor before listening).
+ * option `--child` is the supervisor's own child: a spare server that loads its modules, waits
+ * to be told to boot (first writing drafts and regenerating when declarations changed), and waits
+ * again before listening.
  */
 export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void {
   const cmd = program.command('dev')
     .description('serve the project on SQLite, reloading on every change of its declarations, views, data, code or .env')
-    .addOption(new Option('--prepare').hideHelp())
     .addOption(new Option('--child').hideHelp())
-    .action(async (opts: { prepare?: boolean; child?: boolean }) => {
+    .action(async (opts: { child?: boolean }) => {
       const { projectLayout, FW_ROOT } = await import('../kernel/modules/loader.js');
-      if (opts.prepare) {
-        const { prepareDeclarations } = await import('../kernel/dev/prepare.js');
-        for (const line of await prepareDeclarations(projectLayout())) progress(line);
-        // registered as long-running for its other forms: this one ends here
-        process.exit(0);
-      }
       if (opts.child) {
         const { childHandshake } = await import('../kernel/dev/supervisor.js');
         // a supervisor gone (killed, crashed) takes its server with it
@@ -26,14 +20,23 @@ export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void
         // what every server loads, loaded while this process waits as the spare; apps are not
         const { startServer } = await import('../server/start.js');
         await import('../server/index.js');
-        await childHandshake.spare();
+        const { declarations } = await childHandshake.spare();
         // the .env as it is now, not as it was when the spare started
         const fs = await import('node:fs');
         for (const key of Object.keys(process.env)) if (!(key in shellEnv)) delete process.env[key];
         Object.assign(process.env, shellEnv);
         const envFile = (await import('node:path')).join(projectLayout().root, '.env');
         if (fs.existsSync(envFile)) process.loadEnvFile(envFile);
-        await startServer(childHandshake);
+        const { prepareDeclarations, writeDevSdl } = await import('../kernel/dev/prepare.js');
+        const { mark } = await import('./timing.js');
+        if (declarations) for (const line of await prepareDeclarations(projectLayout(), mark)) progress(line);
+        await startServer({
+          ...childHandshake,
+          listening: () => {
+            childHandshake.listening();
+            if (declarations) void writeDevSdl(projectLayout()).then((lines) => lines.forEach(progress), (err: unknown) => progress(`fw dev: the SDL was not written: ${String(err)}`));
+          },
+        });
         return;
       }
       const path = await import('node:path');

@@ -5,16 +5,19 @@ import { writeDrafts } from '../migrate/drafts.js';
 import { loadAllApps, type ProjectLayout } from '../modules/loader.js';
 
 /**
- * `fw dev`'s step after a declaration changed, run in a fresh process (`fw dev --prepare`: the
- * supervisor's own module cache holds the old declarations): a draft migration for every app of
- * the project whose declarations are ahead of its chain, then the Prisma schemas, and the SQLite
- * client only when its schema text changed (a label or help text leaves it as it was), then the
- * SDL. Returns the lines to print.
+ * `fw dev`'s step after a declaration changed, run by the next server before it boots (a fresh
+ * process: the supervisor's module cache would hold the old declarations, and the apps this loads
+ * are the ones the boot then finds in the cache): a draft migration for every app of the project
+ * whose declarations are ahead of its chain, then the Prisma schemas, and the SQLite client only
+ * when its schema text changed (a label or help text leaves it as it was). The SDL, which the
+ * server does not read, is written once it listens (`writeDevSdl`). Returns the lines to print.
  */
-export async function prepareDeclarations(layout: ProjectLayout): Promise<string[]> {
+export async function prepareDeclarations(layout: ProjectLayout, mark: (phase: string) => void = () => {}): Promise<string[]> {
   const apps = await loadAllApps(layout);
   const registry = createRegistry(apps);
+  mark('load apps');
   const drafts = await writeDrafts(layout, [kernelApp(), ...apps]);
+  mark('drafts');
   const lines = drafts.map((d) => `draft migration prisma/migrations/${d.app}/${d.folder} (finalise with fw migrate generate -m "…" --app ${d.app})`);
   const changed = writePrismaSchemas(layout, registry);
   // the dev server runs on SQLite; `fw generate` brings the PostgreSQL client along later
@@ -22,7 +25,12 @@ export async function prepareDeclarations(layout: ProjectLayout): Promise<string
     generatePrismaClients(layout, ['sqlite']);
     lines.push('generated the SQLite Prisma client');
   }
-  const { writeSdl } = await import('../../server/graphql/sdl.js');
-  if (await writeSdl(layout)) lines.push('wrote generated/schema.graphql');
+  mark('prisma');
   return lines;
+}
+
+/** generated/schema.graphql for the declarations as they are now (for clients and codegen). */
+export async function writeDevSdl(layout: ProjectLayout): Promise<string[]> {
+  const { writeSdl } = await import('../../server/graphql/sdl.js');
+  return (await writeSdl(layout)) ? ['wrote generated/schema.graphql'] : [];
 }

@@ -11,9 +11,11 @@ import { watchTree } from './watch.js';
  * a fresh process.
  *
  * A change is handled in steps, the running server answering throughout:
- *   1. declarations changed: `fw dev --prepare` writes draft migrations and regenerates;
- *   2. the next server (`fw dev --child`) boots, opens the default tenant (applying drafts and
- *      loading data files again) and reports ready over IPC, without listening yet;
+ *   1. the next server (a spare `fw dev --child`, its modules loaded ahead) is told to boot; when
+ *      declarations changed it first writes draft migrations and regenerates the Prisma client
+ *      (prepare.ts), in the same process, so the apps it loads for that are the ones it serves;
+ *   2. it boots, opens the default tenant (applying drafts, loading changed data files again)
+ *      and reports ready over IPC, without listening yet;
  *   3. only then the old server is stopped and the new one told to listen.
  * A step that fails prints the error (its file and element, as boot errors name them) and leaves
  * the last good server running; the next save of any watched file tries again.
@@ -33,6 +35,7 @@ export interface DevOptions {
 }
 
 const BOOT = 'fw-dev:boot';
+interface BootMessage { t: typeof BOOT; declarations: boolean }
 const READY = 'fw-dev:ready';
 const LISTEN = 'fw-dev:listen';
 const LISTENING = 'fw-dev:listening';
@@ -95,7 +98,10 @@ export class DevSupervisor {
     }
     if (!this.pending.size || this.stopped) return;
     const declarations = [...this.pending.values()].includes('declarations');
-    const files = [...this.pending.keys()].map((f) => path.relative(this.opts.root, f));
+    // an editor's temporary files come and go within the batch: name what is there (or all, if nothing is: removals)
+    const all = [...this.pending.keys()];
+    const present = all.filter((f) => fs.existsSync(f));
+    const files = (present.length ? present : all).map((f) => path.relative(this.opts.root, f));
     this.pending.clear();
     this.log(`fw dev: ${files.join(', ')} changed`);
     this.running = this.cycle(declarations).then(() => { this.running = null; });
@@ -111,12 +117,7 @@ export class DevSupervisor {
 
   private async replace(declarations: boolean): Promise<boolean> {
     const started = performance.now();
-    if (declarations) {
-      const prep = await this.run(['dev', '--prepare']);
-      if (prep.code !== 0) return this.failed(prep.output);
-      if (prep.output.trim()) this.log(prep.output.trim());
-    }
-    const next = await this.stage();
+    const next = await this.stage(declarations);
     if ('error' in next) return this.failed(next.error);
     const previous = this.current;
     this.current = next.child;
@@ -146,17 +147,6 @@ export class DevSupervisor {
     return { ...this.opts.env, FW_DEV: 'true', DATABASE_URL: '' };
   }
 
-  /** A short-lived `fw` child: its exit code and everything it printed. */
-  private run(args: string[]): Promise<{ code: number | null; output: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [this.opts.fwBin, ...args], { cwd: this.opts.root, env: this.childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (c: Buffer) => { output += c.toString(); });
-      child.stderr.on('data', (c: Buffer) => { output += c.toString(); });
-      child.on('close', (code) => resolve({ code, output }));
-    });
-  }
-
   /**
    * A spare server process: node, tsx and the kernel's and server's modules loaded, no app yet
    * (apps are what changes). Started after each cycle so the next one skips those seconds.
@@ -171,7 +161,7 @@ export class DevSupervisor {
   }
 
   /** The next server, booted and holding the default tenant open, not listening yet. */
-  private stage(): Promise<{ child: ChildProcess } | { error: string }> {
+  private stage(declarations: boolean): Promise<{ child: ChildProcess } | { error: string }> {
     const child = this.spare ?? this.spawnSpare();
     this.spare = null;
     return new Promise((resolve) => {
@@ -194,7 +184,7 @@ export class DevSupervisor {
       child.on('exit', () => {
         if (!ready) resolve({ error: output || 'the server exited before it was ready' });
       });
-      child.send(BOOT);
+      child.send({ t: BOOT, declarations } satisfies BootMessage);
     });
   }
 }
@@ -211,8 +201,8 @@ function stopChild(child: ChildProcess): Promise<void> {
 /** The child side of the handshake (`fw dev --child`): ready, then listen when told. */
 export const childHandshake = {
   /** A spare waits here, its modules loaded, until it is the next server. */
-  spare: (): Promise<void> => new Promise((resolve) => {
-    process.on('message', (m) => m === BOOT && resolve());
+  spare: (): Promise<{ declarations: boolean }> => new Promise((resolve) => {
+    process.on('message', (m: BootMessage) => m?.t === BOOT && resolve({ declarations: m.declarations }));
   }),
   beforeListen: (): Promise<void> => new Promise((resolve) => {
     process.on('message', (m) => m === LISTEN && resolve());
