@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { classify } from '../../src/kernel/dev/classify.ts';
 import { tempDir } from '../helpers/kernel.ts';
 
@@ -51,6 +52,20 @@ async function plan(): Promise<string> {
   const res = await fetch(`${base}/api/presentation/view/res.organization.form`, { headers: { authorization: `Bearer ${token}` } });
   if (!res.ok) throw new Error(String(res.status));
   return res.text();
+}
+
+/** The acknowledgement payload of a graphql-ws connection (what the web client's live hub reads). */
+function ackPayload(): Promise<Record<string, unknown> | undefined> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
+    ws.on('message', (m) => {
+      const msg = JSON.parse(m.toString()) as { type: string; payload?: Record<string, unknown> };
+      if (msg.type === 'connection_ack') resolve(msg.payload);
+      ws.close();
+    });
+    ws.on('error', reject);
+  });
 }
 
 /** The CLI of the copy, outside fw dev (no FW_DEV). */
@@ -102,9 +117,15 @@ describe('fw dev', () => {
 
   it('a changed view label is served by the next server, fw dev still running', async () => {
     expect(await plan()).toContain('"Identity"');
+    const first = (await ackPayload())?.fw_dev_instance;
     edit(VIEW, (s) => s.replace('string="Identity"', 'string="Identity (dev)"'));
     await until('the new label', async () => ((await plan()).includes('Identity (dev)') ? true : undefined));
     expect(dev.exitCode).toBeNull();
+    // open tabs reconnect their live connection to a server of another name, and reload
+    const second = (await ackPayload())?.fw_dev_instance;
+    expect(first).toMatch(/^fw-dev-/);
+    expect(second).toMatch(/^fw-dev-/);
+    expect(second).not.toBe(first);
   }, LONG);
 
   it('a view that does not load leaves the last good server answering, the error naming the file and element; fixing the file recovers', async () => {
