@@ -29,9 +29,13 @@ export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void
         if (fs.existsSync(envFile)) process.loadEnvFile(envFile);
         const { prepareDeclarations, writeDevSdl } = await import('../kernel/dev/prepare.js');
         const { mark } = await import('./timing.js');
-        if (declarations) for (const line of await prepareDeclarations(projectLayout(), mark)) progress(line);
+        const prepared = declarations ? await prepareDeclarations(projectLayout(), mark) : null;
+        prepared?.lines.forEach(progress);
+        // a failed generation fails this server's start (the last good one keeps running)
+        prepared?.client.catch(() => {});
         await startServer({
           ...childHandshake,
+          beforeTenant: prepared?.client,
           listening: () => {
             childHandshake.listening();
             if (declarations) void writeDevSdl(projectLayout()).then((lines) => lines.forEach(progress), (err: unknown) => progress(`fw dev: the SDL was not written: ${String(err)}`));

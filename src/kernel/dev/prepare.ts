@@ -1,6 +1,6 @@
 import { createRegistry } from '../kernel.js';
 import { kernelApp } from '../kernel-app.js';
-import { generatePrismaClients, writePrismaSchemas } from '../generate/index.js';
+import { generatePrismaClientAsync, writePrismaSchemas } from '../generate/index.js';
 import { writeDrafts } from '../migrate/drafts.js';
 import { loadAllApps, type ProjectLayout } from '../modules/loader.js';
 
@@ -9,10 +9,11 @@ import { loadAllApps, type ProjectLayout } from '../modules/loader.js';
  * process: the supervisor's module cache would hold the old declarations, and the apps this loads
  * are the ones the boot then finds in the cache): a draft migration for every app of the project
  * whose declarations are ahead of its chain, then the Prisma schemas, and the SQLite client only
- * when its schema text changed (a label or help text leaves it as it was). The SDL, which the
+ * when its schema text changed (a label or help text leaves it as it was), generated while the
+ * server boots (`client`: awaited before a tenant is opened). The SDL, which the
  * server does not read, is written once it listens (`writeDevSdl`). Returns the lines to print.
  */
-export async function prepareDeclarations(layout: ProjectLayout, mark: (phase: string) => void = () => {}): Promise<string[]> {
+export async function prepareDeclarations(layout: ProjectLayout, mark: (phase: string) => void = () => {}): Promise<{ lines: string[]; client: Promise<void> }> {
   const apps = await loadAllApps(layout);
   const registry = createRegistry(apps);
   mark('load apps');
@@ -20,13 +21,15 @@ export async function prepareDeclarations(layout: ProjectLayout, mark: (phase: s
   mark('drafts');
   const lines = drafts.map((d) => `draft migration prisma/migrations/${d.app}/${d.folder} (finalise with fw migrate generate -m "…" --app ${d.app})`);
   const changed = writePrismaSchemas(layout, registry);
-  // the dev server runs on SQLite; `fw generate` brings the PostgreSQL client along later
-  if (changed.some((f) => f.includes('sqlite'))) {
-    generatePrismaClients(layout, ['sqlite']);
-    lines.push('generated the SQLite Prisma client');
-  }
-  mark('prisma');
-  return lines;
+  // the dev server runs on SQLite; `fw generate` brings the PostgreSQL client along later. The
+  // client is generated while the server boots; it must be there before a tenant is opened
+  const client = changed.some((f) => f.includes('sqlite'))
+    ? generatePrismaClientAsync(layout, 'sqlite').then(() => {
+      mark('prisma');
+      process.stderr.write('generated the SQLite Prisma client\n');
+    })
+    : Promise.resolve();
+  return { lines, client };
 }
 
 /** generated/schema.graphql for the declarations as they are now (for clients and codegen). */
