@@ -163,6 +163,23 @@ describe('fw dev', () => {
     expect(sql).toContain('dev_note');
   }, LONG);
 
+  it('a declaration that does not load writes no draft and leaves the last good server answering; the error names the model and field', async () => {
+    const before = log.length;
+    const drafts = () => fs.readdirSync(path.join(root, 'prisma/migrations/base')).filter((f) => f.endsWith('_draft_dev'));
+    const had = drafts();
+    edit(DECL, (s) => s.replace(/fields: \{\n/, "fields: {\n    dev_bad: f.reference('no.such_model'),\n"));
+    await until('the refusal', async () => (log.slice(before).includes('does not load') ? true : undefined));
+    const said = log.slice(before);
+    expect(said).toContain('the last good server keeps running');
+    expect(said).toContain('dev_bad');
+    expect(said).toContain('no.such_model');
+    expect(drafts()).toEqual(had);
+    expect(await plan()).toContain('Identity (fixed)');
+    edit(DECL, (s) => s.replace("    dev_bad: f.reference('no.such_model'),\n", ''));
+    await until('the next server', async () => (log.slice(before).includes('server ready') ? true : undefined));
+    expect(drafts()).toEqual(had);
+  }, LONG);
+
   it('outside fw dev a draft is refused: fw migrate upgrade names the app, the draft and the command', async () => {
     await new Promise<void>((resolve) => {
       dev.once('exit', () => resolve());
