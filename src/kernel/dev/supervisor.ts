@@ -48,6 +48,8 @@ export class DevSupervisor {
   private running: Promise<void> | null = null;
   private unwatch: Array<() => void> = [];
   private stopped = false;
+  /** A declaration change whose server did not start: the next cycle prepares declarations again. */
+  private declarationsOwed = false;
   private readonly log: (line: string) => void;
 
   constructor(private readonly opts: DevOptions) {
@@ -107,9 +109,12 @@ export class DevSupervisor {
     this.running = this.cycle(declarations).then(() => { this.running = null; });
   }
 
-  private async cycle(declarations: boolean): Promise<boolean> {
+  private async cycle(changed: boolean): Promise<boolean> {
+    const declarations = changed || this.declarationsOwed;
     try {
-      return await this.replace(declarations);
+      const ok = await this.replace(declarations);
+      this.declarationsOwed = declarations && !ok;
+      return ok;
     } finally {
       if (!this.stopped && !this.spare) this.spare = this.spawnSpare();
     }
