@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
 import WebSocket from 'ws';
+import { assertClientBuilt, CHROMIUM, login, WEB_DIST } from '../web/helpers/browser.ts';
 import { classify } from '../../src/kernel/dev/classify.ts';
 import { tempDir } from '../helpers/kernel.ts';
 
@@ -74,7 +76,11 @@ function fw(...args: string[]): { code: number | null; out: string } {
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
+let browser: Browser;
+
 beforeAll(async () => {
+  assertClientBuilt();
+  browser = await chromium.launch({ executablePath: CHROMIUM });
   root = path.join(tempDir('fw-dev'), 'project');
   fs.mkdirSync(root, { recursive: true });
   for (const p of ['bin', 'src', 'schema', 'views', 'prisma', 'generated', 'package.json', 'tsconfig.json']) fs.cpSync(path.join(FW, p), path.join(root, p), { recursive: true });
@@ -83,7 +89,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   env = {
     DATA_DIR: path.join(root, 'data'), DATABASE_URL: '', HOST: '127.0.0.1', PORT: String(port), ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password,
-    BCRYPT_COST: '4', LOG_LEVEL: 'warn', WEB_CLIENT_DIR: '', EVENT_WORKER: 'false',
+    BCRYPT_COST: '4', LOG_LEVEL: 'warn', WEB_CLIENT_DIR: WEB_DIST, EVENT_WORKER: 'false',
   };
   dev = spawn(process.execPath, [path.join(root, 'bin', 'fw.js'), 'dev'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   dev.stdout!.on('data', (c: Buffer) => { log += c.toString(); });
@@ -95,6 +101,7 @@ beforeAll(async () => {
 }, LONG);
 
 afterAll(async () => {
+  await browser?.close();
   if (dev && dev.exitCode === null) {
     await new Promise<void>((resolve) => {
       dev.once('exit', () => resolve());
@@ -115,9 +122,14 @@ describe('fw dev', () => {
     expect(classify('/p', '/p/docs/x.md')).toBeNull();
   });
 
-  it('a changed view label is served by the next server, fw dev still running', async () => {
+  it('a changed view label is served by the next server, fw dev still running, and an open tab reloads', async () => {
     expect(await plan()).toContain('"Identity"');
     const first = (await ackPayload())?.fw_dev_instance;
+    // an open tab: a mark on its window survives anything but a page load
+    const page = await browser.newPage({ baseURL: base });
+    await login(page, { email: ADMIN.email, password: ADMIN.password });
+    await page.waitForFunction(() => document.documentElement.dataset.liveLeader === 'true');
+    await page.evaluate(() => { (window as unknown as { devMark: boolean }).devMark = true; });
     edit(VIEW, (s) => s.replace('string="Identity"', 'string="Identity (dev)"'));
     await until('the new label', async () => ((await plan()).includes('Identity (dev)') ? true : undefined));
     expect(dev.exitCode).toBeNull();
@@ -126,6 +138,17 @@ describe('fw dev', () => {
     expect(first).toMatch(/^fw-dev-/);
     expect(second).toMatch(/^fw-dev-/);
     expect(second).not.toBe(first);
+    // the tab reloaded once its live connection met the new server, and is signed in again
+    await page.waitForFunction(() => !(window as unknown as { devMark?: boolean }).devMark, undefined, { timeout: 60_000 });
+    await page.getByTestId('user-menu').waitFor();
+    await page.close();
+  }, LONG);
+
+  it('a menu changed in a data file applies without a version bump (FW_DEV loads changed data files again)', async () => {
+    const bootstrap = async () => (await fetch(`${base}/api/presentation/bootstrap`, { headers: { authorization: `Bearer ${token}` } })).text();
+    expect(await bootstrap()).toContain('"Settings"');
+    edit('src/apps/base/data/menus.json', (s) => s.replace('"name": "Settings"', '"name": "Settings (dev)"'));
+    await until('the new menu name', async () => ((await bootstrap()).includes('Settings (dev)') ? true : undefined));
   }, LONG);
 
   it('a view that does not load leaves the last good server answering, the error naming the file and element; fixing the file recovers', async () => {
