@@ -10,6 +10,7 @@ import { findProjectRoot } from './kernel/modules/loader.js';
 import { keepsRunning } from './cli/common.js';
 import { FwError } from './kernel/errors.js';
 import { registerApp } from './cli/app.js';
+import { registerDev } from './cli/dev.js';
 import { registerE2e } from './cli/e2e.js';
 import { registerEvents } from './cli/events.js';
 import { registerGenerate } from './cli/generate.js';
@@ -21,7 +22,7 @@ import { registerServe } from './cli/serve.js';
 import { registerTenant } from './cli/tenant.js';
 import { mark } from './cli/timing.js';
 
-function buildProgram(): Command {
+function buildProgram(shellEnv: NodeJS.ProcessEnv): Command {
   const program = new Command('fw')
     .description('fw — model-driven application platform')
     .enablePositionalOptions()
@@ -31,6 +32,7 @@ function buildProgram(): Command {
     .configureHelp({ visibleCommands: (cmd) => (cmd.parent ? new Help().visibleCommands(cmd) : []) })
     .showHelpAfterError();
   registerServe(program);
+  registerDev(program, shellEnv);
   registerGenerate(program);
   registerMigrate(program);
   registerTenant(program);
@@ -52,9 +54,11 @@ function loadProjectEnv(): void {
   if (fs.existsSync(file)) process.loadEnvFile(file);
 }
 
+// `fw dev` starts its servers from the shell's environment: each reads the .env as it is then
+const shellEnv = { ...process.env };
 loadProjectEnv();
 mark('cli loaded');
-const program = buildProgram();
+const program = buildProgram(shellEnv);
 let running = false;
 program.hook('preAction', (_root, action) => {
   running = keepsRunning.has(action);

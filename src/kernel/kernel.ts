@@ -11,6 +11,8 @@ import { kernelApp } from './kernel-app.js';
 import path from 'node:path';
 import { checkGeneratedClient } from './generate/index.js';
 import { pendingChanges, pendingMessage, upgradePlan } from './migrate/chains.js';
+import { refuseDrafts, replacementsOf } from './migrate/drafts.js';
+import { DevSeededFiles } from './dev/seeded-files.js';
 import { loadActiveApps, loadAllApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import type { KernelHandle } from './kernel-handle.js';
 import { delegateOf } from './data/delegate.js';
@@ -59,9 +61,13 @@ export class Kernel implements EnvCore, KernelHandle {
     this.settings = settings;
     this.layout = layout;
     this.logFn = opts.log ?? ((level, msg, extra) => console[level === 'info' ? 'log' : level](`[fw] ${msg}`, extra ?? ''));
+    const provider = settings.DATABASE_URL ? 'postgresql' : 'sqlite';
     this.tenants = new TenantDatabases({
       settings,
-      plan: upgradePlan(layout.fwRoot, registry.apps, settings.DATABASE_URL ? 'postgresql' : 'sqlite', async () => [kernelApp(), ...(await loadAllApps(layout))]),
+      plan: {
+        ...upgradePlan(layout.fwRoot, registry.apps, provider, async () => [kernelApp(), ...(await loadAllApps(layout))]),
+        replacements: () => replacementsOf(registry.apps, provider),
+      },
       clientsDir: path.join(layout.root, 'generated', 'prisma'),
       onOpen: async (tenant, client) => {
         await this.initialiseTenant(tenant, client);
@@ -89,6 +95,8 @@ export class Kernel implements EnvCore, KernelHandle {
       const pending = pendingChanges(app);
       if (pending) throw new BootError(pendingMessage(app.name, pending));
     }
+    // drafts written by fw dev are for the server it supervises only, never applied silently elsewhere
+    if (!settings.FW_DEV) refuseDrafts(registry.apps);
     checkGeneratedClient(layout, registry.apps);
     // ioredis is imported only when Redis is configured: a single process (and every CLI
     // command) skips loading it (bench/cli.ts)
@@ -218,19 +226,28 @@ export class Kernel implements EnvCore, KernelHandle {
       where: {}, orderBy: [], fields: ['record_uuid', 'name', 'version'].map((f) => irModule.fields.get(f)!),
     });
     const installed = new Map(rows.map((r) => [r.name as string, r.version as string]));
+    // under fw dev an edited data file (a menu, an action) applies without a version bump: the
+    // data files changed since they were last loaded are loaded again (they upsert by their
+    // ids); the app's seed function is not run again
+    const dev = this.settings.FW_DEV ? new DevSeededFiles(this.settings.DATA_DIR, tenant) : null;
     for (const app of this.registry.apps) {
       const version = app.manifest.version;
-      if (installed.get(app.name) === version) continue;
+      const seeded = installed.get(app.name) === version;
+      const json = app.dataFiles.filter((f) => f.endsWith('.json'));
+      const files = seeded ? (dev?.changed(json) ?? []) : json;
+      if (seeded && !files.length) continue;
       await this.execute(client, systemPrincipal(tenant), async (env) => {
-        await app.module.seed?.(env);
-        for (const file of app.dataFiles.filter((f) => f.endsWith('.json'))) await loadDataFile(env, file);
+        if (!seeded) await app.module.seed?.(env);
+        for (const file of files) await loadDataFile(env, file);
         const m = delegateOf(env.db, this.registry.model('ir.module'));
+        if (seeded) return;
         if (installed.has(app.name)) {
           await m.update({ where: { name: app.name }, data: { version, seeded_at: new Date() } });
         } else {
           await m.create({ data: { record_uuid: crypto.randomUUID(), name: app.name, version } });
         }
       }, true, `seed:${app.name}`);
+      dev?.loaded(files);
     }
   }
 

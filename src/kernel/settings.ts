@@ -34,6 +34,7 @@ export const SETTINGS = {
   EVENT_POLL_INTERVAL_MS: { kind: 'int', default: '1000', doc: 'How often the event worker looks for due deliveries (new events are delivered at once; this paces retries).' },
   EVENT_MAX_ATTEMPTS: { kind: 'int', default: '5', doc: 'Delivery attempts before an event delivery is parked as a dead letter.' },
   EVENT_RETRY_BASE_MS: { kind: 'int', default: '500', doc: 'First retry delay; doubles each attempt (exponential backoff).' },
+  FW_DEV: { kind: 'bool', default: 'false', doc: 'Set by `fw dev` on the server it supervises: draft migrations written by `fw dev` may be applied, and every app\'s data files are loaded again each time a tenant is opened (menus and views apply without a version bump). Never set it on a shared or production server.' },
   EVENT_WORKER: { kind: 'bool', default: 'true', doc: 'Run the event worker in this process.' },
   EVENT_LEASE_SECONDS: { kind: 'int', default: '60', min: 1, max: 86400, doc: 'How long a worker holds the event deliveries it claimed: a delivery still unfinished after this (its worker died or hangs) is claimed again by any worker. Longer than the slowest handler, or a slow delivery runs twice. 1 to 86400.' },
   API_DEFAULT_PAGE_SIZE: { kind: 'int', default: '50', doc: 'Records a list returns when the request gives no `limit`.' },

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { AuthenticationRequired, BootError } from '../../kernel/errors.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
+import { DEV_INSTANCE } from '../../kernel/dev/instance.js';
 import { defineSettings } from '../../kernel/settings.js';
 import { authenticatorOf, bearerToken } from '../../server/authenticate.js';
 import { exemptFromIdleTimeout } from '../../server/timeouts.js';
@@ -32,6 +33,7 @@ export function eventStreamRoute(server: FastifyInstance, kernel: KernelHandle):
   const buffers = new Map<string, Buffered[]>();
   const listening = new Map<string, Promise<() => void>>();
   const clients = new Map<string, Set<(e: Buffered) => void>>();
+  const devInstance = kernel.settings.FW_DEV ? DEV_INSTANCE : null;
 
   const listen = (tenant: string) => {
     if (!listening.has(tenant)) {
@@ -77,7 +79,12 @@ export function eventStreamRoute(server: FastifyInstance, kernel: KernelHandle):
       const buf = buffers.get(tenant) ?? [];
       const at = buf.findIndex((e) => e.id === last);
       for (const e of at >= 0 ? buf.slice(at + 1) : []) send(e);
+      // under fw dev a stream that knew another server (an id this process never gave) comes
+      // back after a restart: the tab reloads into the new code
+      if (devInstance && at < 0 && last !== devInstance) send({ id: devInstance, name: 'web.client.reload', data: { reason: 'fw_dev_restart' } });
     }
+    // an id without data: the browser's Last-Event-ID from now on, naming this server
+    if (devInstance) res.write(`id: ${devInstance}\n\n`);
     const set = clients.get(tenant) ?? new Set();
     set.add(send);
     clients.set(tenant, set);

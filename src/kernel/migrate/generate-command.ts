@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { kernelApp } from '../kernel-app.js';
 import { loadAllApps, type ProjectLayout } from '../modules/loader.js';
+import { replacingDrafts } from './drafts.js';
 import { generateAppMigration, pendingChanges, pendingMessage, PROVIDERS, type ChainApp } from './chains.js';
 import { DATA_FILE } from './data-migration.js';
 import { effectLine } from './safety.js';
@@ -21,7 +22,10 @@ export interface GenerateOptions {
  */
 export async function migrateGenerate(layout: ProjectLayout, app: string, description: string, opts: GenerateOptions = {}): Promise<string[]> {
   const apps: ChainApp[] = [kernelApp(), ...(await loadAllApps(layout))];
-  const written = await generateAppMigration(layout.root, apps, app, { description, ...opts });
+  const target = apps.find((a) => a.name === app);
+  const write = () => generateAppMigration(layout.root, apps, app, { description, ...opts });
+  // drafts fw dev wrote for the app are replaced by this migration, diffed from the last real one
+  const { written, replaced } = target ? await replacingDrafts(target, write) : { written: await write(), replaced: [] };
   const file = (folder: string, name: string): string => path.join('prisma', 'migrations', app, folder, name);
   const lines = written
     ? [
@@ -30,6 +34,7 @@ export async function migrateGenerate(layout: ProjectLayout, app: string, descri
       ...(written.data ? [`wrote ${file(written.folder, DATA_FILE)}`] : []),
     ]
     : [`no changes: the declarations of ${app} match its last migration`];
+  if (replaced.length) lines.push(`replaced the drafts ${replaced.join(', ')}`);
   for (const other of apps) {
     if (other.name === app || path.resolve(other.root ?? '') !== path.resolve(layout.root)) continue;
     const pending = pendingChanges(other);

@@ -20,6 +20,8 @@ export interface UpgradePlan {
   legacy: StoredMigration[];
   /** Each app's first migration with the tables it creates: the baseline of such a tenant. */
   initials: () => Promise<Array<{ migration: StoredMigration; tables: string[] }>>;
+  /** Finalised migrations and the `fw dev` drafts each replaced (drafts.ts); none outside a project with such. */
+  replacements?: () => Array<{ migration: StoredMigration; replaces: string[] }>;
 }
 
 const isLegacyName = (name: string): boolean => !name.includes('/');
@@ -41,8 +43,46 @@ export async function upgradeSchema(target: SchemaTarget, plan: UpgradePlan): Pr
     out.push(...(await apply(target, plan.legacy)));
     out.push(...(await baseline(target, await plan.initials())).map((n) => `${n} (baseline)`));
   }
+  const replacements = plan.replacements?.() ?? [];
+  if (replacements.length) out.push(...(await adoptReplacements(target, replacements)).map((n) => `${n} (replaces drafts)`));
   out.push(...(await apply(target, plan.migrations)));
   return out;
+}
+
+/**
+ * A dev tenant that applied every draft a finalised migration replaces already has its tables:
+ * the migration is recorded as applied and the drafts forgotten, in one transaction, instead of
+ * running its SQL again. A tenant that applied none of them runs the migration as usual.
+ */
+async function adoptReplacements(target: SchemaTarget, replacements: NonNullable<ReturnType<NonNullable<UpgradePlan['replacements']>>>): Promise<string[]> {
+  if (target.provider === 'sqlite') {
+    return withSqlite(target.file, (db) => db.transaction(() => {
+      const done: string[] = [];
+      const has = (name: string) => db.prepare(`SELECT 1 FROM ${MIGRATIONS_TABLE} WHERE name = ?`).get(name) !== undefined;
+      for (const { migration, replaces } of replacements) {
+        if (!replaces.length || has(migration.name) || !replaces.every(has)) continue;
+        for (const r of replaces) db.prepare(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = ?`).run(r);
+        db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (?, ?, ?)`)
+          .run(migration.name, migration.checksum, new Date().toISOString());
+        done.push(migration.name);
+      }
+      return done;
+    }).immediate());
+  }
+  return withClient(target.url, (client) => inLockedTransaction(client, async () => {
+    const done: string[] = [];
+    const has = async (name: string) => ((await client.query(`SELECT 1 FROM ${MIGRATIONS_TABLE} WHERE name = $1`, [name])).rowCount ?? 0) > 0;
+    for (const { migration, replaces } of replacements) {
+      if (!replaces.length || (await has(migration.name))) continue;
+      let all = true;
+      for (const r of replaces) if (all && !(await has(r))) all = false;
+      if (!all) continue;
+      await client.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = ANY($1)`, [replaces]);
+      await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES ($1, $2, now())`, [migration.name, migration.checksum]);
+      done.push(migration.name);
+    }
+    return done;
+  }));
 }
 
 function apply(target: SchemaTarget, migrations: StoredMigration[]): Promise<string[]> {

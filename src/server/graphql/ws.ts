@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DocumentNode, ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
+import { DEV_INSTANCE } from '../../kernel/dev/instance.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Principal } from '../../kernel/env.js';
 import { FwError } from '../../kernel/errors.js';
@@ -43,7 +44,9 @@ export function graphqlWebSocket(server: FastifyInstance, kernel: Kernel, yoga: 
         // with 4403 (graphql-ws's Forbidden), ending every subscription on it
         const stop = auth.watch?.(token, principal, (reason) => ctx.extra.socket.close(4403, `Forbidden: ${reason}`.slice(0, 120)));
         if (stop) unwatch.set(ctx.extra, stop);
-        return true;
+        // under fw dev the acknowledgement names this server: a client reconnecting to another
+        // one (a restart after a change) reloads (web/src/live/hub.ts)
+        return kernel.settings.FW_DEV ? { fw_dev_instance: DEV_INSTANCE } : true;
       } catch (err) {
         if (err instanceof FwError) return false;
         throw err;

@@ -39,6 +39,8 @@ export function LiveBridge({ slug, orgId }: { slug: string; orgId: string | null
 
   useEffect(() => onReload((r) => {
     const p = r.payload;
+    // fw dev replaced the server after a change: the page loads again with the new views and code
+    if (p?.reason === 'fw_dev_restart') return void window.location.reload();
     if (p?.reason !== 'org_slug_changed' || !p.new_slug) return;
     void qc.invalidateQueries({ queryKey: meKey });
     void qc.invalidateQueries({ queryKey: bootstrapKey });

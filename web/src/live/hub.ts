@@ -34,6 +34,8 @@ let up = true;
 const watched = new Map<string, ModelInfo>();
 let leader: { client: Client; subscribed: Set<string> } | null = null;
 let started = false;
+/** The fw dev server this tab's connection last reached (none outside fw dev). */
+let devInstance: string | null = null;
 
 function deliver(msg: Msg) {
   if (msg.t === 'change') for (const l of changeListeners.get(msg.change.model) ?? []) l(msg.change);
@@ -84,7 +86,17 @@ async function becomeLeader(): Promise<void> {
     retryWait: (retries) => new Promise((r) => setTimeout(r, Math.min(500 * 2 ** retries, 5000))),
     on: {
       // messages are not durable: after a (re)connect or a leader change, every tab refetches
-      connected: () => { relay({ t: 'status', up: true }); relay({ t: 'resync' }); },
+      connected: (_socket, payload) => {
+        relay({ t: 'status', up: true });
+        // under fw dev the server names itself: another name means it was replaced after a
+        // change of views or code, which only a page load picks up
+        const instance = (payload as { fw_dev_instance?: unknown } | undefined)?.fw_dev_instance;
+        if (typeof instance === 'string') {
+          if (devInstance && devInstance !== instance) relay({ t: 'reload', reload: { name: 'web.client.reload', payload: { reason: 'fw_dev_restart' } } });
+          devInstance = instance;
+        }
+        relay({ t: 'resync' });
+      },
       // every tab shows that live updates stopped, instead of a page that only looks live
       closed: () => relay({ t: 'status', up: false }),
     },
