@@ -115,7 +115,8 @@ describe('GET /api/data/{model}: filter, order, paging, fields', () => {
 
   it('order takes "<field> asc|desc" terms, several separated by commas', async () => {
     const res = await ts.request('GET', `/api/data/crm.lead?${q({ order: 'stage asc, expected_revenue desc' })}`, { token });
-    expect(names(res)).toEqual(['Echo', 'Alpha', 'Bravo', 'Charlie', 'Delta']);
+    // stages in declaration order (new, qualified, won, lost), not alphabetical
+    expect(names(res)).toEqual(['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo']);
   });
 
   it('limit and offset page; total counts every match', async () => {

