@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { existingTenant, progress, settings, tenantOption, withKernel } from './common.js';
+import { progress, settings, tenantOption } from './common.js';
 import { mark } from './timing.js';
 
 export function registerMigrate(program: Command): void {
@@ -23,11 +23,43 @@ export function registerMigrate(program: Command): void {
     .addOption(tenantOption())
     .action(async (opts: { tenant?: string }) => {
       const s = await settings();
-      await withKernel(async (kernel) => {
-        const tenant = await existingTenant(kernel, opts.tenant ?? s.DEFAULT_TENANT);
-        const applied = await kernel.tenants.upgrade(tenant);
+      // no kernel: the active apps' chains are found from their manifests alone (bench/cli.ts)
+      const path = await import('node:path');
+      const { activeAppRoots, allAppRoots, FW_ROOT, projectLayout } = await import('../kernel/modules/loader.js');
+      const { upgradePlan } = await import('../kernel/migrate/chains.js');
+      const { refuseDrafts, replacementsOf } = await import('../kernel/migrate/drafts.js');
+      const { TenantDatabases } = await import('../kernel/db/tenants.js');
+      const { FwError } = await import('../kernel/errors.js');
+      const layout = projectLayout();
+      const provider = s.DATABASE_URL ? 'postgresql' : 'sqlite';
+      // the kernel's own chain (ir.event, ir.module) comes first, as in Kernel.boot
+      const kernel = { name: 'kernel', root: FW_ROOT };
+      const apps = [kernel, ...(await activeAppRoots(layout, s))];
+      mark('load manifests');
+      if (!s.FW_DEV) refuseDrafts(apps);
+      const tenants = new TenantDatabases({
+        settings: s,
+        plan: {
+          ...upgradePlan(layout.fwRoot, apps, provider, async () => [kernel, ...(await allAppRoots(layout))]),
+          replacements: () => replacementsOf(apps, provider),
+        },
+        clientsDir: path.join(layout.root, 'generated', 'prisma'),
+      });
+      try {
+        const tenant = opts.tenant ?? s.DEFAULT_TENANT;
+        try {
+          await tenants.assertExists(tenant);
+        } catch (err) {
+          if (err instanceof FwError && err.code === 'UNKNOWN_TENANT') {
+            throw new FwError(err.code, err.status, `tenant "${tenant}" does not exist (create it with: fw tenant create ${tenant})`);
+          }
+          throw err;
+        }
+        const applied = await tenants.upgrade(tenant);
         mark('upgrade');
         console.log(applied.length ? `applied ${applied.join(', ')}` : 'already up to date');
-      }, s);
+      } finally {
+        await tenants.close();
+      }
     });
 }

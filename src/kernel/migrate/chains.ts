@@ -97,7 +97,7 @@ export function initialTables(app: Pick<ChainApp, 'name' | 'root'>): { migration
  * project, active or not, kernel included (those tenants have every table), and are only listed
  * when needed.
  */
-export function upgradePlan(fwRoot: string, apps: readonly ChainApp[], provider: DbProvider, allApps: () => Promise<readonly ChainApp[]>): UpgradePlan {
+export function upgradePlan(fwRoot: string, apps: readonly Pick<ChainApp, 'name' | 'root'>[], provider: DbProvider, allApps: () => Promise<readonly Pick<ChainApp, 'name' | 'root'>[]>): UpgradePlan {
   return {
     migrations: chainsOf(apps, provider),
     legacy: readLegacyChain(fwRoot, provider),

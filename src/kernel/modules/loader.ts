@@ -199,6 +199,20 @@ export async function loadActiveApps(layout: ProjectLayout, settings: Settings):
   return Promise.all(order.map((n) => loadApp(found.get(n)!)));
 }
 
+/**
+ * The active apps' names and roots in load order, from their manifests alone (no app code, no
+ * declarations imported): what `fw migrate upgrade` needs to find and order their chains.
+ */
+export async function activeAppRoots(layout: ProjectLayout, settings: Settings): Promise<Array<{ name: string; root: string }>> {
+  const found = await discoverApps(layout);
+  return orderApps(manifestsOf(found), await activePlan(layout, settings)).map((name) => ({ name, root: found.get(name)!.root }));
+}
+
+/** Every app's name and root (the baseline of tenants made by the shared chain covers them all). */
+export async function allAppRoots(layout: ProjectLayout): Promise<Array<{ name: string; root: string }>> {
+  return [...(await discoverApps(layout))].map(([name, f]) => ({ name, root: f.root }));
+}
+
 const manifestsOf = (found: Map<string, FoundManifest>): Map<string, AppManifest> =>
   new Map([...found].map(([name, f]) => [name, f.manifest]));
 
