@@ -81,7 +81,9 @@ describe(GUIDE, () => {
     const folders = fs.readdirSync(chain).sort();
     expect(folders.map((f) => f.slice(15))).toEqual(['initial_schema', 'ticket_priority']);
     const sql = fs.readFileSync(path.join(chain, folders[1], 'sqlite.sql'), 'utf8');
-    expect(sql).toMatch(/"helpdesk_ticket"[\s\S]*"priority"/);
+    // an ALTER TABLE, or on SQLite a rebuild of the app's table ("new_helpdesk_ticket")
+    expect(sql).toMatch(/helpdesk_ticket/);
+    expect(sql).toContain('"priority"');
     // SQLite may rebuild the app's table (its foreign keys name fw's tables): never a foundation table
     expect(sql).not.toMatch(/CREATE TABLE "(new_)?res_/);
   });
