@@ -43,7 +43,7 @@ export async function withKernel<T>(fn: (kernel: Kernel) => Promise<T>, s?: Sett
  * Only `fw tenant create` (and `fw serve`, for the default tenant) provisions tenants: every
  * other command refuses a tenant that does not exist instead of creating an empty, unseeded one.
  */
-export async function existingTenant(kernel: Kernel, tenant: string): Promise<string> {
+export async function existingTenant(kernel: Kernel | { tenants: { assertExists(tenant: string): Promise<void> } }, tenant: string): Promise<string> {
   const { FwError } = await import('../kernel/errors.js');
   try {
     await kernel.tenants.assertExists(tenant);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { progress, settings, tenantOption } from './common.js';
+import { existingTenant, progress, settings, tenantOption } from './common.js';
 import { mark } from './timing.js';
 
 export function registerMigrate(program: Command): void {
@@ -26,10 +26,9 @@ export function registerMigrate(program: Command): void {
       // no kernel: the active apps' chains are found from their manifests alone (bench/cli.ts)
       const path = await import('node:path');
       const { activeAppRoots, allAppRoots, FW_ROOT, projectLayout } = await import('../kernel/modules/loader.js');
-      const { upgradePlan } = await import('../kernel/migrate/chains.js');
-      const { refuseDrafts, replacementsOf } = await import('../kernel/migrate/drafts.js');
+      const { tenantPlan } = await import('../kernel/migrate/plan.js');
+      const { refuseDrafts } = await import('../kernel/migrate/drafts.js');
       const { TenantDatabases } = await import('../kernel/db/tenants.js');
-      const { FwError } = await import('../kernel/errors.js');
       const layout = projectLayout();
       const provider = s.DATABASE_URL ? 'postgresql' : 'sqlite';
       // the kernel's own chain (ir.event, ir.module) comes first, as in Kernel.boot
@@ -39,22 +38,11 @@ export function registerMigrate(program: Command): void {
       if (!s.FW_DEV) refuseDrafts(apps);
       const tenants = new TenantDatabases({
         settings: s,
-        plan: {
-          ...upgradePlan(layout.fwRoot, apps, provider, async () => [kernel, ...(await allAppRoots(layout))]),
-          replacements: () => replacementsOf(apps, provider),
-        },
+        plan: tenantPlan(layout.fwRoot, apps, provider, async () => [kernel, ...(await allAppRoots(layout))]),
         clientsDir: path.join(layout.root, 'generated', 'prisma'),
       });
       try {
-        const tenant = opts.tenant ?? s.DEFAULT_TENANT;
-        try {
-          await tenants.assertExists(tenant);
-        } catch (err) {
-          if (err instanceof FwError && err.code === 'UNKNOWN_TENANT') {
-            throw new FwError(err.code, err.status, `tenant "${tenant}" does not exist (create it with: fw tenant create ${tenant})`);
-          }
-          throw err;
-        }
+        const tenant = await existingTenant({ tenants }, opts.tenant ?? s.DEFAULT_TENANT);
         const applied = await tenants.upgrade(tenant);
         mark('upgrade');
         console.log(applied.length ? `applied ${applied.join(', ')}` : 'already up to date');

@@ -10,8 +10,9 @@ import { EventWorker } from './events/worker.js';
 import { kernelApp } from './kernel-app.js';
 import path from 'node:path';
 import { checkGeneratedClient } from './generate/index.js';
-import { pendingChanges, pendingMessage, upgradePlan } from './migrate/chains.js';
-import { refuseDrafts, replacementsOf } from './migrate/drafts.js';
+import { pendingChanges, pendingMessage } from './migrate/chains.js';
+import { tenantPlan } from './migrate/plan.js';
+import { refuseDrafts } from './migrate/drafts.js';
 import { DevSeededFiles } from './dev/seeded-files.js';
 import { loadActiveApps, loadAllApps, projectLayout, type ProjectLayout } from './modules/loader.js';
 import type { KernelHandle } from './kernel-handle.js';
@@ -64,10 +65,7 @@ export class Kernel implements EnvCore, KernelHandle {
     const provider = settings.DATABASE_URL ? 'postgresql' : 'sqlite';
     this.tenants = new TenantDatabases({
       settings,
-      plan: {
-        ...upgradePlan(layout.fwRoot, registry.apps, provider, async () => [kernelApp(), ...(await loadAllApps(layout))]),
-        replacements: () => replacementsOf(registry.apps, provider),
-      },
+      plan: tenantPlan(layout.fwRoot, registry.apps, provider, async () => [kernelApp(), ...(await loadAllApps(layout))]),
       clientsDir: path.join(layout.root, 'generated', 'prisma'),
       onOpen: async (tenant, client) => {
         await this.initialiseTenant(tenant, client);

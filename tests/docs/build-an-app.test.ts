@@ -8,24 +8,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/kernel.ts';
-import { FW } from '../helpers/team-project.ts';
+import { freePort, FW } from '../helpers/team-project.ts';
 import { extractBlocks } from './markdown-examples.ts';
 
 const GUIDE = 'docs/build-an-app.md';
 const blocks = extractBlocks(GUIDE, fs.readFileSync(path.join(FW, GUIDE), 'utf8')).filter((b) => b.marker?.kind === 'guide');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe(GUIDE, () => {
   let dir: string;

@@ -9,6 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 export const FW = path.resolve(import.meta.dirname, '../..');
@@ -29,6 +30,16 @@ export function installProject(project: string): void {
     fs.symlinkSync(fs.realpathSync(path.join(FW, 'node_modules', '.bin', bin)), path.join(nm, '.bin', bin));
   }
   fs.symlinkSync(path.join(nm, 'fw', 'bin', 'fw.js'), path.join(nm, '.bin', 'fw'));
+}
+
+/** A port nothing listens on right now (for a project's server). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {

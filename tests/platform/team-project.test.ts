@@ -17,11 +17,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPgDatabases, PG_URL, tempDir, uniquePgPrefix } from '../helpers/kernel.ts';
-import { FW, installProject } from '../helpers/team-project.ts';
+import { freePort, FW, installProject } from '../helpers/team-project.ts';
 
 const TSX = path.join(FW, 'node_modules', '.bin', 'tsx');
 const ADMIN = { email: 'admin@example.com', password: 'team-admin-pass-1' };
@@ -37,14 +36,6 @@ function run(cwd: string, cmd: string, args: string[], env: Record<string, strin
 const fw = (project: string, args: string[], env: Record<string, string> = {}): Run =>
   run(project, process.execPath, [path.join(project, 'node_modules', 'fw', 'bin', 'fw.js'), ...args], env);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Served { base: string; stop(): Promise<void>; log(): string }
 

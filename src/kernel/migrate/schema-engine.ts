@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { DiffParams, SchemaEngine } from '@prisma/schema-engine-wasm/schema_engine_bg';
 
 export type DbProvider = 'sqlite' | 'postgresql';
@@ -39,6 +37,10 @@ async function createEngine(): Promise<SchemaEngine> {
   // immediately queries the server version. A datamodel-to-datamodel diff never uses the
   // connection and takes its SQL dialect from each datamodel's datasource, so an in-memory
   // SQLite connection satisfies the constructor for both providers without touching a database.
+  // imported here, not at load: the kernel imports this module (through chains.ts) on every boot
+  // and every upgrade, which never diff
+  const { PrismaBetterSqlite3 } = await import('@prisma/adapter-better-sqlite3');
+  const { bindMigrationAwareSqlAdapterFactory } = await import('@prisma/driver-adapter-utils');
   const factory = bindMigrationAwareSqlAdapterFactory(new PrismaBetterSqlite3({ url: ':memory:' }));
   try {
     // The engine only emits INFO tracing lines here; failures reach us as rejected promises.
