@@ -282,7 +282,8 @@ describe('docs examples: GraphQL names', () => {
 });
 
 for (const file of FILES) {
-  const blocks = BLOCKS.filter((b) => b.file === file && b.marker && b.marker.kind !== 'norun');
+  // guide blocks are run in order by tests/docs/build-an-app.test.ts, not here
+  const blocks = BLOCKS.filter((b) => b.file === file && b.marker && b.marker.kind !== 'norun' && b.marker.kind !== 'guide');
   if (!blocks.length) continue;
   describe(file, () => {
     blocks.forEach((b, i) => {

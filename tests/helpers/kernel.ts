@@ -17,7 +17,7 @@ import { Kernel } from '../../src/kernel/kernel.ts';
 import { dropPostgresDatabase, listPostgresDatabases } from '../../src/kernel/migrate/runner.ts';
 import { loadAllApps, projectLayout, type ProjectLayout } from '../../src/kernel/modules/loader.ts';
 import { kernelApp } from '../../src/kernel/kernel-app.ts';
-import { upgradePlan, type ChainApp } from '../../src/kernel/migrate/chains.ts';
+import { generateAppMigration, upgradePlan, type ChainApp } from '../../src/kernel/migrate/chains.ts';
 import type { UpgradePlan } from '../../src/kernel/migrate/upgrade.ts';
 import type { LoadedApp } from '../../src/kernel/registry/registry.ts';
 import { loadSettings, type Settings } from '../../src/kernel/settings.ts';
@@ -162,6 +162,19 @@ export function fixtureApp(name: string, o: Partial<Omit<AppModule, 'manifest'>>
     models,
     dataFiles: [],
   };
+}
+
+/**
+ * A fixture app that declares tables, given its own migration chain as `fw migrate generate`
+ * writes it for a team's app (in a temp project root): boot refuses declarations that are ahead
+ * of their app's chain, and a fixture must go through the same path. The caller removes `root`.
+ */
+export async function withChain(app: LoadedApp): Promise<LoadedApp & { root: string }> {
+  const root = tempDir('chain');
+  const chained = { ...app, root };
+  const apps = [kernelApp(), ...(await loadAllApps(projectLayout())).filter((a) => a.name !== app.name), chained];
+  await generateAppMigration(root, apps, app.name, { description: 'fixture tables' });
+  return chained;
 }
 
 /** Awaits a rejection that must be an FwError with this status and code; returns it for more checks. */

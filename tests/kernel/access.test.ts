@@ -2,10 +2,11 @@
  * RBAC as the kernel applies it to every command: per-model role permissions (403 ACCESS_DENIED)
  * and record rules — crm.lead rows are visible to a user only within their own organization.
  */
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anonymousPrincipal, systemPrincipal, type Principal } from '../../src/kernel/env.ts';
 import crmLead from '../../schema/crm.sales/crm.lead.ts';
-import { adminPrincipal, bootTestKernel, expectFwError, fixtureApp, userPrincipal, type TestKernel } from '../helpers/kernel.ts';
+import { adminPrincipal, bootTestKernel, expectFwError, fixtureApp, userPrincipal, withChain, type TestKernel } from '../helpers/kernel.ts';
 
 type Row = Record<string, unknown> & { id: string };
 type Page = { items: Row[] };
@@ -128,17 +129,22 @@ describe('access control in the command pipeline', () => {
 describe('record rules on delete, for a role that may delete', () => {
   // crm.lead as declared, but users get "crud": the same rule must then answer 404 on delete
   const deletable = fixtureApp('crm.deletable', {
+    depends: ['base'],
     models: [{ ...crmLead, access: { ...crmLead.access, roles: { admin: 'crud', user: 'crud' } } }],
   });
+  let root = '';
   let tk: TestKernel;
   const T = 'rbac-delete';
   const admin = adminPrincipal(T);
 
   beforeAll(async () => {
-    tk = await bootTestKernel({ settings: { CRM_ACTIVE_MODULES: '' }, apps: [deletable] });
+    const chained = await withChain(deletable);
+    root = chained.root;
+    tk = await bootTestKernel({ settings: { CRM_ACTIVE_MODULES: '' }, apps: [chained] });
   });
   afterAll(async () => {
     await tk?.cleanup();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
   });
 
   it('deleting another organization\'s lead answers 404 and keeps it; deleting one\'s own works', async () => {

@@ -230,7 +230,7 @@ async function assertStep(page: Page, step: StepData, a: StepAssertion, budget: 
     const last = r.actual[r.actual.length - 1];
     return { matched: last ? { locator: toLocator(page, candidates[last.candidate]), candidate: last.candidate, chain: last.chain, tried: r.actual.slice(0, -1) } : null, attempts: 1 };
   }
-  const found = await resolveTarget(page, step.target!, budget.left);
+  const found = await resolveTarget(page, step.target!, budget.left, budget.ms);
   const el = found.locator;
   const t = Math.max(50, budget.left);
   const check = async (what: string, read: (l: Locator) => Promise<unknown>, ok: (v: unknown) => boolean, show: (v: unknown) => string) => {
@@ -260,7 +260,7 @@ async function assertStep(page: Page, step: StepData, a: StepAssertion, budget: 
 
 /** Runs `act` on the resolved target, again on a detached or intercepted element (see the header). */
 async function withRetries(page: Page, step: StepData, budget: Budget, act: (l: Locator, timeout: number, attempt: number) => Promise<void>): Promise<Outcome> {
-  const found = await resolveTarget(page, step.target!, budget.left);
+  const found = await resolveTarget(page, step.target!, budget.left, budget.ms);
   let attempts = 0;
   for (;;) {
     attempts++;
@@ -343,7 +343,7 @@ async function act(page: Page, step: StepData, budget: Budget, ctx: StepRunConte
     }
     case 'wait': {
       if (step.target) {
-        const found = await resolveTarget(page, step.target, budget.left);
+        const found = await resolveTarget(page, step.target, budget.left, budget.ms);
         return { matched: found, attempts: 1 };
       }
       const ms = Number(step.value ? resolveValue(step.value, ctx) : NaN);

@@ -136,9 +136,11 @@ export function describeTried(tried: TriedLocator[]): string {
 
 /**
  * The first candidate (in order) that resolves to exactly one visible element, within about
- * `timeoutMs` (see the policy above). Throws a StepFailure carrying every candidate tried.
+ * `timeoutMs` (see the policy above). Throws a StepFailure carrying every candidate tried; its
+ * message names `stepMs`, the step's whole budget, since what is left of it when the search starts
+ * (`timeoutMs`) is a figure no author wrote.
  */
-export async function resolveTarget(page: Page, target: StepTarget, timeoutMs: number): Promise<ResolvedTarget> {
+export async function resolveTarget(page: Page, target: StepTarget, timeoutMs: number, stepMs = timeoutMs): Promise<ResolvedTarget> {
   const candidates = target.candidates ?? [];
   if (!candidates.length) throw new StepFailure('the step has no locator candidates');
   const start = Date.now();
@@ -154,5 +156,5 @@ export async function resolveTarget(page: Page, target: StepTarget, timeoutMs: n
     if ('ok' in r) return { locator: r.ok, candidate: i, chain: code, tried };
     tried.push({ candidate: i, chain: code, reason: r.reason, count: r.count });
   }
-  throw new StepFailure(`no locator matched exactly one visible element within ${timeoutMs} ms — tried ${describeTried(tried)}`, tried);
+  throw new StepFailure(`no locator matched exactly one visible element within ${stepMs} ms — tried ${describeTried(tried)}`, tried);
 }
