@@ -23,13 +23,18 @@ const services = new WeakMap<KernelHandle, Promise<AuthServices>>();
 export function authServices(kernel: KernelHandle): Promise<AuthServices> {
   let s = services.get(kernel);
   if (!s) {
-    s = JwtService.fromSettings(kernel.settings).then((jwt) => ({
+    s = JwtService.fromSettings(kernel.settings).then(async (jwt) => {
       // the session check asks the kernel's tenant databases whether the token's tenant exists
-      sessions: new SessionService(concreteKernel(kernel), jwt),
-      throttle: new LoginThrottle(kernel.settings),
-      // unknown emails are checked against this so they cost the same bcrypt time as known ones
-      dummyHash: hashPassword('fw-timing-equaliser', kernel.settings.BCRYPT_COST),
-    }));
+      const sessions = new SessionService(concreteKernel(kernel), jwt);
+      // other processes' revocations drop this one's cached sessions (closed with the pub/sub)
+      await sessions.listen();
+      return {
+        sessions,
+        throttle: new LoginThrottle(kernel.settings),
+        // unknown emails are checked against this so they cost the same bcrypt time as known ones
+        dummyHash: hashPassword('fw-timing-equaliser', kernel.settings.BCRYPT_COST),
+      };
+    });
     services.set(kernel, s);
   }
   return s;

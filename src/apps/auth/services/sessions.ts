@@ -22,6 +22,23 @@ type UserLoader = (id: string) => Promise<{ role: string; is_active: boolean } |
 
 interface CachedSession { userId: string; role: string; organizationId: string | null }
 
+/**
+ * The channel on which every process's session service hears what another one revoked or
+ * changed (a logout, revoke-all, a deactivated user, a new role or organization): each drops
+ * the sessions it cached, so a revoked token is refused on every instance at once, not after
+ * AUTH_SESSION_CACHE_SECONDS. Through Redis with several processes (REDIS_URL), in-process
+ * otherwise; a lost message leaves the cache window as the bound.
+ */
+export const FORGET_CHANNEL = 'fw:_auth:forget';
+interface ForgetMessage { from: string; tenant: string; userId?: string; sid?: string }
+
+/**
+ * How long a dropped session or user is not cached again: the message can arrive before the
+ * transaction that revoked it commits, and a read in between would cache the old row for the
+ * whole cache window. Until then every request reads the database again.
+ */
+const RECHECK_MS = 5_000;
+
 /** A long-lived stream (graphql-ws connection, server-sent events) watching its session. */
 interface Watcher { tenant: string; sid: string; userId: string; check(): void }
 
@@ -59,6 +76,10 @@ export class SessionService {
   private readonly watchers = new Set<Watcher>();
   private readonly retryMs: number;
   private readonly maxSessionMs: number;
+  /** Tells this process's messages on FORGET_CHANNEL from other processes'. */
+  private readonly origin = crypto.randomUUID();
+  /** Sessions (`s:…`) and users (`u:…`) dropped within RECHECK_MS: read, not cached. */
+  private readonly recheck = new LRUCache<string, true>({ max: 10_000, ttl: RECHECK_MS });
 
   constructor(private readonly kernel: Kernel, readonly jwt: JwtService) {
     const s = authSettings(kernel.settings);
@@ -224,15 +245,49 @@ export class SessionService {
     return r.count;
   }
 
-  /** Drops cached sessions of a user (after revocation or a role/activity change). */
+  /**
+   * Drops cached sessions of a user (after revocation or a role/activity change), in this
+   * process and, through FORGET_CHANNEL, in every other.
+   */
   forgetUser(tenant: string, userId: string): void {
+    this.dropUser(tenant, userId);
+    this.announce({ tenant, userId });
+  }
+
+  forgetSession(tenant: string, familyId: string): void {
+    this.dropSession(tenant, familyId);
+    this.announce({ tenant, sid: familyId });
+  }
+
+  /** Listens on FORGET_CHANNEL for the other processes' revocations; resolves to the unsubscribe. */
+  listen(): Promise<() => void> {
+    return this.kernel.pubsub.subscribe(FORGET_CHANNEL, (raw) => {
+      if (!raw || typeof raw !== 'object') return;
+      const m = raw as ForgetMessage;
+      if (m.from === this.origin || typeof m.tenant !== 'string') return;
+      if (typeof m.userId === 'string') this.dropUser(m.tenant, m.userId);
+      if (typeof m.sid === 'string') this.dropSession(m.tenant, m.sid);
+    });
+  }
+
+  private announce(m: Omit<ForgetMessage, 'from'>): void {
+    const message: ForgetMessage = { from: this.origin, ...m };
+    this.kernel.pubsub.publish(FORGET_CHANNEL, message).catch((err: unknown) => {
+      // the others' caches still expire within AUTH_SESSION_CACHE_SECONDS
+      this.kernel.log('warn', 'session revocation not published to other processes', { tenant: m.tenant, err: String(err) });
+    });
+  }
+
+  private dropUser(tenant: string, userId: string): void {
+    this.recheck.set(`u:${tenant}:${userId}`, true);
     for (const [key, v] of this.cache.entries()) {
       if (v.userId === userId && key.startsWith(`${tenant}:`)) this.cache.delete(key);
     }
     for (const w of this.watchers) if (w.tenant === tenant && w.userId === userId) w.check();
   }
 
-  forgetSession(tenant: string, familyId: string): void {
+  private dropSession(tenant: string, familyId: string): void {
+    this.recheck.set(`s:${tenant}:${familyId}`, true);
     this.cache.delete(`${tenant}:${familyId}`);
     for (const w of this.watchers) if (w.tenant === tenant && w.sid === familyId) w.check();
   }
@@ -327,7 +382,7 @@ export class SessionService {
       const user = await search('res.user', [['record_uuid', '=', claims.sub]], ['is_active', 'role', 'organization']);
       if (!user?.is_active) throw new InvalidTokenError('the user is inactive');
       s = { userId: claims.sub, role: user.role as string, organizationId: (user.organization as string | null) ?? null };
-      this.cache.set(key, s);
+      if (!this.recheck.has(`s:${tenant}:${claims.sid}`) && !this.recheck.has(`u:${tenant}:${claims.sub}`)) this.cache.set(key, s);
     }
     return { kind: 'user', user_id: s.userId, tenant_id: tenant, role: s.role, organization_id: s.organizationId, sid: claims.sid };
   }
