@@ -16,5 +16,5 @@ const run = (cmd, args) => {
 };
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 run(bin('tsx'), ['src/cli.ts', 'generate']);
-run(bin('graphql-codegen'), ['--config', 'codegen.ts', '--silent']);
-run('npm', ['run', 'build:web']);
+// `fw build web` runs the codegen (typed documents of the tests and the client) before bundling
+run(bin('tsx'), ['src/cli.ts', 'build', 'web']);

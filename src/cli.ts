@@ -10,6 +10,7 @@ import { findProjectRoot } from './kernel/modules/loader.js';
 import { keepsRunning } from './cli/common.js';
 import { FwError } from './kernel/errors.js';
 import { registerApp } from './cli/app.js';
+import { registerBuild } from './cli/build.js';
 import { registerDev } from './cli/dev.js';
 import { registerE2e } from './cli/e2e.js';
 import { registerEvents } from './cli/events.js';
@@ -34,6 +35,7 @@ function buildProgram(shellEnv: NodeJS.ProcessEnv): Command {
   registerServe(program);
   registerDev(program, shellEnv);
   registerGenerate(program);
+  registerBuild(program);
   registerMigrate(program);
   registerTenant(program);
   registerApp(program);

@@ -41,6 +41,29 @@ function fwExtensions(): Plugin {
   };
 }
 
+/** Whether `file` (a module id, maybe with a query) lies under `dir`. */
+const inside = (file: string, dir: string): boolean => path.resolve(file.split('?')[0]).startsWith(dir + path.sep);
+
+/**
+ * `@fw/gql` is the typed documents of the code that imports it: fw's client and foundation apps
+ * get fw's own (web/src/gql, built against fw's SDL with every feature on, shipped in the
+ * package), a team project's apps get the project's codegen output (its web/src/gql, against the
+ * project's SDL; `fw build web` runs the codegen first). fw lies inside the project
+ * (node_modules/fw), so fw is asked first.
+ */
+function fwGql(): Plugin {
+  const own = path.join(webDir, 'src/gql/index.ts');
+  const project = path.join(projectRoot, 'web/src/gql/index.ts');
+  return {
+    name: 'fw-gql',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if (source !== '@fw/gql') return null;
+      return ownRepo || !importer || inside(importer, fwRoot) ? own : project;
+    },
+  };
+}
+
 /**
  * The web client: `npm run build:web` writes web/dist (served by the fw server at /);
  * `npm run dev:web` serves it with hot reload on :5173 (the apps' web/ code included) and
@@ -48,13 +71,13 @@ function fwExtensions(): Plugin {
  */
 export default defineConfig({
   root: webDir,
-  plugins: [react(), fwExtensions()],
+  // the dev server's pre-bundled dependencies live with the project, never inside the installed fw
+  cacheDir: path.join(projectRoot, 'node_modules', '.vite'),
+  plugins: [fwGql(), react(), fwExtensions()],
   resolve: {
     alias: {
       '@fw/extensions': extensionsFile,
       '@fw/web': path.join(webDir, 'src/extend.ts'),
-      // typed documents: fw's own (web/src/gql), or the team project's codegen output
-      '@fw/gql': ownRepo ? path.join(webDir, 'src/gql/index.ts') : path.join(projectRoot, 'web/gql/index.ts'),
     },
     // one React (and one query client, router, intl) for fw's client and the apps' code
     dedupe: ['react', 'react-dom', 'react-intl', 'react-aria-components', '@tanstack/react-query', '@tanstack/react-router'],

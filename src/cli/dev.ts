@@ -10,8 +10,9 @@ import { keepsRunning, progress } from './common.js';
 export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void {
   const cmd = program.command('dev')
     .description('serve the project on SQLite, reloading on every change of its declarations, views, data, code or .env')
+    .option('--web [port]', "also serve the web client with hot reload (Vite) on this port (5173), fw's client and the apps' web/ code")
     .addOption(new Option('--child').hideHelp())
-    .action(async (opts: { child?: boolean }) => {
+    .action(async (opts: { child?: boolean; web?: boolean | string }) => {
       const { projectLayout, FW_ROOT } = await import('../kernel/modules/loader.js');
       if (opts.child) {
         const { childHandshake } = await import('../kernel/dev/supervisor.js');
@@ -55,6 +56,11 @@ export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void
       process.once('SIGTERM', () => void stop());
       progress(`fw dev: watching ${layout.root}`);
       await dev.start();
+      if (opts.web) {
+        const { startWebDevServer } = await import('../kernel/dev/web.js');
+        const web = await startWebDevServer(layout, { port: opts.web === true ? 5173 : Number(opts.web), log: progress });
+        progress(`fw dev: web client with hot reload on ${web.url}`);
+      }
     });
   keepsRunning.add(cmd);
 }

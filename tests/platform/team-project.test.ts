@@ -21,9 +21,29 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPgDatabases, PG_URL, tempDir, uniquePgPrefix } from '../helpers/kernel.ts';
 import { freePort, FW, installProject } from '../helpers/team-project.ts';
+import { chromium } from 'playwright-core';
+import { actionUrl, CHROMIUM, login, shot } from '../web/helpers/browser.ts';
 
 const TSX = path.join(FW, 'node_modules', '.bin', 'tsx');
 const ADMIN = { email: 'admin@example.com', password: 'team-admin-pass-1' };
+
+/** An app's client code: a display widget reading a typed document of the project (docs/extend-client.md). */
+const WIDGET = `import { useQuery } from '@tanstack/react-query';
+import { defineWebExtension, request, type DisplayWidget } from '@fw/web';
+import { graphql } from '@fw/gql';
+
+const OpenTickets = graphql(\`query HelpdeskOpenTickets { helpdeskTickets(where: { state: { eq: draft } }) { id } }\`);
+
+function OpenCount() {
+  const open = useQuery({ queryKey: ['helpdesk-open'], queryFn: () => request(OpenTickets) });
+  return <>{open.data ? \`\${open.data.helpdeskTickets.length} open\` : '…'}</>;
+}
+
+/** The ticket's state with the number of tickets still in draft. */
+const StateBadge: DisplayWidget = ({ value }) => <span data-testid="helpdesk-badge">{String(value)} · <OpenCount /></span>;
+
+export default defineWebExtension({ widgets: { 'helpdesk.state_badge': { display: StateBadge } } });
+`;
 
 interface Run { code: number | null; out: string }
 
@@ -67,7 +87,7 @@ async function serve(project: string, env: Record<string, string>): Promise<Serv
   };
 }
 
-async function login(base: string): Promise<string> {
+async function loginToken(base: string): Promise<string> {
   const res = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
   expect(res.status).toBe(200);
   return ((await res.json()) as { access_token: string }).access_token;
@@ -151,7 +171,7 @@ describe('a team project outside the fw tree', () => {
         const page = await fetch(`${s.base}/`);
         expect(page.status).toBe(200);
         expect(await page.text()).toContain('<div id="root"');
-        const token = await login(s.base);
+        const token = await loginToken(s.base);
         const created = await graphql<{ helpdeskTicketCreate: { id: string; state: string } }>(s.base, token,
           `mutation { helpdeskTicketCreate(input: { name: "Printer on fire (${provider})" }) { id state } }`);
         expect(created.helpdeskTicketCreate.state).toBe('draft');
@@ -169,6 +189,65 @@ describe('a team project outside the fw tree', () => {
       }
     }, 180_000);
   }
+
+  it("an app's web/ code builds into the project's client: its widget in a chunk of its own, its typed documents from the project's codegen, shown by the served client", async () => {
+    const app = path.join(project, 'src', 'apps', 'helpdesk.desk');
+    fs.mkdirSync(path.join(app, 'web'), { recursive: true });
+    fs.writeFileSync(path.join(app, 'web', 'index.tsx'), WIDGET);
+    const manifest = path.join(app, 'manifest.ts');
+    fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace(/\n\};\n/, "\n  web: { widgets: ['helpdesk.state_badge'] },\n};\n"));
+    const list = path.join(project, 'views', 'helpdesk.desk', 'helpdesk_ticket_list.xml');
+    fs.writeFileSync(list, fs.readFileSync(list, 'utf8').replace('widget="badge"', 'widget="helpdesk.state_badge"'));
+
+    // a document the project's SDL refuses: named with its file and line, and nothing is built
+    fs.writeFileSync(path.join(app, 'web', 'broken.ts'), "import { graphql } from '@fw/gql';\nexport const Broken = graphql(`query Broken { helpdeskTickets { nope } }`);\n");
+    const broken = fw(project, ['build', 'web']);
+    expect(broken.code).toBe(1);
+    expect(broken.out).toContain('CODEGEN_FAILED');
+    expect(broken.out).toMatch(/Cannot query field "nope" on type "HelpdeskTicket"[\s\S]*web\/broken\.ts/);
+    expect(fs.existsSync(path.join(project, 'web', 'dist'))).toBe(false);
+    fs.rmSync(path.join(app, 'web', 'broken.ts'));
+
+    const built = fw(project, ['build', 'web']);
+    expect(built.code, built.out).toBe(0);
+    const assets = fs.readdirSync(path.join(project, 'web', 'dist', 'assets'));
+    const chunk = assets.find((a) => a.startsWith('app-helpdesk.desk-'));
+    expect(chunk, assets.join(' ')).toBeDefined();
+    // the widget and the project's own document are in the app's chunk; fw's foundation apps keep theirs; fw's example domain is not the project's
+    const code = fs.readFileSync(path.join(project, 'web', 'dist', 'assets', chunk!), 'utf8');
+    expect(code).toContain('helpdesk-badge');
+    expect(code).toContain('query HelpdeskOpenTickets');
+    expect(assets.some((a) => a.startsWith('app-storage-'))).toBe(true);
+    expect(assets.some((a) => a.startsWith('app-crm.sales-'))).toBe(false);
+    expect(fs.readFileSync(path.join(project, 'web', 'src', 'gql', 'graphql.ts'), 'utf8')).toContain('HelpdeskOpenTicketsQuery');
+    // the project's client code typechecks against fw's client API (web/tsconfig.json)
+    const tsc = run(project, path.join(project, 'node_modules', '.bin', 'tsc'), ['--noEmit', '-p', 'web']);
+    expect(tsc.code, tsc.out).toBe(0);
+
+    const s = await serve(project, { ...settings, DATABASE_URL: '' });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await (await browser.newContext({ baseURL: s.base, viewport: { width: 1280, height: 800 } })).newPage();
+      await login(page, { email: ADMIN.email, password: ADMIN.password });
+      // the ticket created on SQLite above was marked done; one more in draft
+      const token = await loginToken(s.base);
+      const toner = await graphql<{ helpdeskTicketCreate: { id: string } }>(s.base, token, 'mutation { helpdeskTicketCreate(input: { name: "Toner low" }) { id } }');
+      const { me } = await graphql<{ me: { organization: { code: string } } }>(s.base, token, '{ me { organization { code } } }');
+      await page.goto(actionUrl(me.organization.code, 'helpdesk.action_helpdesk_ticket'));
+      await expect.poll(() => page.getByTestId('helpdesk-badge').allInnerTexts(), { timeout: 20_000 }).toEqual(expect.arrayContaining(['draft · 1 open', 'done · 1 open']));
+      await shot(page, 'team-project-widget', { dark: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect.poll(() => page.getByTestId('helpdesk-badge').count()).toBeGreaterThan(0);
+      // the phone layout keeps the theme button in its menu
+      await shot(page, 'team-project-widget-phone', { dark: true, themeByAttribute: true });
+      // the upgrade below counts the tickets of the SQLite tenant
+      const del = await fetch(`${s.base}/api/data/helpdesk.ticket/${toner.helpdeskTicketCreate.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+      expect(del.status).toBe(200);
+    } finally {
+      await browser.close();
+      await s.stop();
+    }
+  }, 300_000);
 
   it('an fw upgrade with a new foundation migration upgrades the team\'s tenants on both engines: nothing created twice, data kept, nothing for the team to generate', async () => {
     // fw's developers add a field to res.organization and its migration, in the installed copy
@@ -193,7 +272,7 @@ describe('a team project outside the fw tree', () => {
       expect(again.out).toContain('already up to date');
       const s = await serve(project, env);
       try {
-        const token = await login(s.base);
+        const token = await loginToken(s.base);
         const data = await graphql<{ helpdeskTickets: Array<{ name: string; state: string }>; resOrganizations: Array<{ website: string | null }> }>(s.base, token,
           '{ helpdeskTickets { name state } resOrganizations { website } }');
         expect(data.helpdeskTickets).toEqual([{ name: `Printer on fire (${provider})`, state: 'done' }]);
