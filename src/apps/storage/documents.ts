@@ -204,6 +204,7 @@ export interface StoredVersion {
   checksum: string;
   storage_key: string;
   connector_id: string | null;
+  storage_backend: string;
 }
 
 /** The version (latest by default) of a document the caller can read. */
@@ -221,18 +222,19 @@ export async function findVersion(env: Env, documentId: string, versionNumber?: 
     checksum: row.checksum as string,
     storage_key: row.storage_key as string,
     connector_id: (row.connector_id as string) ?? null,
+    storage_backend: row.storage_backend as string,
   };
 }
 
 /** Opens a version's content on the backend it was written to (routing rule 2). */
 export async function openVersion(env: Env, v: StoredVersion, range?: { start: number; end: number }): Promise<GetResult> {
-  return (await backendFor(env, v.connector_id)).get(v.storage_key, range);
+  return (await backendFor(env, v.connector_id, v.storage_backend)).get(v.storage_key, range);
 }
 
 /** Every stored object of a document, to delete after its rows are gone. */
-export async function storedObjects(env: Env, documentId: string): Promise<Array<{ key: string; connector_id: string | null }>> {
-  const rows = await versions(env).findMany({ where: { document_id: documentId }, select: { storage_key: true, connector_id: true } });
-  return rows.map((r) => ({ key: r.storage_key as string, connector_id: (r.connector_id as string) ?? null }));
+export async function storedObjects(env: Env, documentId: string): Promise<Array<{ key: string; connector_id: string | null; storage_backend: string }>> {
+  const rows = await versions(env).findMany({ where: { document_id: documentId }, select: { storage_key: true, connector_id: true, storage_backend: true } });
+  return rows.map((r) => ({ key: r.storage_key as string, connector_id: (r.connector_id as string) ?? null, storage_backend: r.storage_backend as string }));
 }
 
 export async function readText(env: Env, documentId: string, maxBytes = 1024 * 1024): Promise<string> {

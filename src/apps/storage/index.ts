@@ -158,7 +158,7 @@ const hooks: HookDecl[] = [
       const targets: Array<{ key: string; backend: StorageBackend | null; error?: unknown }> = [];
       for (const o of objects) {
         try {
-          targets.push({ key: o.key, backend: await backendFor(env, o.connector_id) });
+          targets.push({ key: o.key, backend: await backendFor(env, o.connector_id, o.storage_backend) });
         } catch (error) {
           targets.push({ key: o.key, backend: null, error });
         }
