@@ -1142,6 +1142,7 @@ export type ResUserRecord = {
   name: string;
   is_active: boolean;
   role: "admin" | "user" | "qa";
+  groups: unknown;
   organization: string | null;
 };
 export type ResUserCreate = {
@@ -1149,6 +1150,7 @@ export type ResUserCreate = {
   name: string;
   is_active?: boolean;
   role?: "admin" | "user" | "qa";
+  groups?: unknown;
   organization?: string | null;
 };
 export type ResUserUpdate = {
@@ -1156,6 +1158,7 @@ export type ResUserUpdate = {
   name?: string;
   is_active?: boolean;
   role?: "admin" | "user" | "qa";
+  groups?: unknown;
   organization?: string | null;
 };
 
@@ -1877,6 +1880,7 @@ export interface Commands {
       name: string;
       password: string;
       role?: "admin" | "user" | "qa" | null;
+      groups?: unknown;
       organization?: string | null;
     };
     result: ResUserRecord;

@@ -13,11 +13,12 @@ export default defineModel({
     password_hash: f.char(255, { private: true, description: 'bcrypt hash' }),
     is_active: f.boolean({ default: true, description: 'Active' }),
     role: f.enum(['admin', 'user', 'qa'], { default: 'user', description: 'Role' }),
+    groups: f.json({ description: 'Groups beyond the role (names apps declare); each brings the groups it implies' }),
     organization: f.reference('res.organization', { on_delete: 'set null' }),
   },
   access: {
     roles: { admin: 'crud', '*': 'r' },
-    fields: { role: { write: ['admin'] }, is_active: { write: ['admin'] } },
+    fields: { role: { write: ['admin'] }, groups: { write: ['admin'] }, is_active: { write: ['admin'] } },
     rules: [{ ops: ['read'], domain: [['organization', '=', '$principal.organization_id']] }],
   },
 });

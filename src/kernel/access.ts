@@ -7,11 +7,33 @@ const LETTER: Record<AccessOp, string> = { create: 'c', read: 'r', update: 'u', 
 
 const isSystem = (p: Principal) => p.kind === 'system';
 
-/** Role-based access: the role's letters on the model, else the `*` entry, else nothing. */
+/**
+ * The group and role names a principal holds. Dispatch and the session check fill `names`
+ * (Registry.groups.namesOf); a principal built by hand holds its role and the groups it lists.
+ */
+export function namesOf(p: Principal): readonly string[] {
+  return p.names ?? [p.role, ...(p.groups ?? [])];
+}
+
+/** Whether the principal holds one of `names` (a group, or a role such as `admin`); the system holds all. */
+export function holdsAny(p: Principal, names: readonly string[]): boolean {
+  if (isSystem(p)) return true;
+  const mine = namesOf(p);
+  return names.some((n) => mine.includes(n));
+}
+
+/** Whether the principal acts as an administrator: the system, or a holder of the `admin` role or a group standing for it. */
+export const isAdmin = (p: Principal): boolean => holdsAny(p, ['admin']);
+
+/**
+ * Access letters: the union of the entries of every group or role the principal holds, else the
+ * `*` entry, else nothing (an entry of '' for a held name means nothing, not `*`).
+ */
 export function canAccess(model: ResolvedModel, principal: Principal, op: AccessOp): boolean {
   if (isSystem(principal)) return true;
   const roles = model.access.roles;
-  const letters = roles[principal.role] ?? roles['*'] ?? '';
+  const held = namesOf(principal).filter((n) => n in roles && n !== '*');
+  const letters = held.length ? held.map((n) => roles[n]).join('') : (roles['*'] ?? '');
   return letters.includes(LETTER[op]);
 }
 
@@ -25,25 +47,26 @@ export function canReadField(model: ResolvedModel, field: ResolvedField, princip
   if (field.private) return isSystem(principal) ? true : false;
   if (isSystem(principal)) return true;
   const rule = model.access.fields[field.name]?.read;
-  return !rule || rule.includes(principal.role);
+  return !rule || holdsAny(principal, rule);
 }
 
 export function canWriteField(model: ResolvedModel, field: ResolvedField, principal: Principal): boolean {
   if (isSystem(principal)) return true;
   const rule = model.access.fields[field.name]?.write;
-  return !rule || rule.includes(principal.role);
+  return !rule || holdsAny(principal, rule);
 }
 
 /**
  * Record rules that apply to this principal and operation, as one domain (rules are ANDed).
- * A rule without `roles` binds every role but admin; system principals are never restricted.
+ * A rule without `roles` binds everyone but administrators; a rule with `roles` binds the holders
+ * of those groups or roles; system principals are never restricted.
  */
 export function ruleDomain(model: ResolvedModel, principal: Principal, op: AccessOp): Domain | null {
   if (isSystem(principal)) return null;
   const domains: Domain[] = [];
   for (const rule of model.access.rules) {
     const roles = rule.roles ?? null;
-    const applies = roles ? roles.includes(principal.role) : principal.role !== 'admin';
+    const applies = roles ? holdsAny(principal, roles) : !isAdmin(principal);
     if (applies && (!rule.ops || rule.ops.includes(op))) domains.push(rule.domain);
   }
   if (!domains.length) return null;

@@ -22,6 +22,27 @@ export interface AppManifest {
    * `storage.documents`). Optional; not one of the spec's keys.
    */
   web?: WebManifest;
+  /**
+   * Groups of users the app declares (docs/security.md#groups): model access letters, field
+   * access, record rules, command `roles` and menus name them. Names start with the app's prefix
+   * (`helpdesk.agent` for helpdesk.desk, `base.admin` for base). Optional; not one of the spec's keys.
+   */
+  groups?: GroupDecl[];
+}
+
+/** A group of users, declared by an app. */
+export interface GroupDecl {
+  name: string;
+  /** What an administrator reads when giving users groups. */
+  label: string;
+  description?: string;
+  /** Groups every member of this one also holds (`helpdesk.manager` implies `helpdesk.agent`). */
+  implies?: string[];
+  /**
+   * The `res.user.role` whose users hold this group (`base.admin` for `admin`); and a member of
+   * the group also holds that role's name wherever access names roles.
+   */
+  role?: string;
 }
 
 /** The client extensions an app contributes (docs/extend-client.md). */

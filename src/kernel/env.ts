@@ -12,6 +12,13 @@ export interface Principal {
   user_id: string | null;
   tenant_id: string;
   role: string;
+  /** Groups given to the user beyond those of its role (`res.user.groups`). */
+  groups?: readonly string[];
+  /**
+   * Every group and role name the principal holds (Registry.groups.namesOf): its role, its
+   * groups and all they imply. Filled by the session check and by dispatch; access compares names.
+   */
+  names?: readonly string[];
   organization_id?: string | null;
   /** Session id of the access token, when the principal came from one. */
   sid?: string;

@@ -121,8 +121,10 @@ export class Kernel implements EnvCore, KernelHandle {
   }
 
   /** Runs one command for a principal: its own transaction, outbox write, then notifications. */
-  async dispatch<T = unknown>(command: string, payload: Record<string, unknown>, principal: Principal): Promise<T> {
+  async dispatch<T = unknown>(command: string, payload: Record<string, unknown>, given: Principal): Promise<T> {
     const cmd = this.registry.command(command);
+    // what the principal holds, once, for every check the command and its hooks make
+    const principal = given.names || given.kind === 'system' ? given : { ...given, names: this.registry.groups.namesOf(given.role, given.groups ?? []) };
     const client = principal.kind === 'anonymous'
       ? await this.anonymousClient(cmd, payload, principal)
       // a principal with a session comes from a request's token, whose tenant was found to exist

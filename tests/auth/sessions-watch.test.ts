@@ -169,7 +169,7 @@ describe('which streams a revocation re-checks', () => {
 });
 
 describe('what a re-check ends a stream for', () => {
-  it('a re-check that finds role and organization unchanged leaves the stream open; one that finds another role or organization ends it: "the user\'s role or organization changed"', async () => {
+  it('a re-check that finds role and organization unchanged leaves the stream open; one that finds another role or organization ends it: "the user\'s role, groups or organization changed"', async () => {
     const users = delegateOf(await db(), t.kernel.registry.model('res.user'));
     const org = await t.createOrg(admin, `Watch ${rand()}`);
     const kernel = await kernelSessions();
@@ -186,7 +186,7 @@ describe('what a re-check ends a stream for', () => {
 
     await users.updateMany({ where: { record_uuid: u.id }, data: { role: 'qa' } });
     s.forgetUser('default', u.id);
-    await waitFor(() => expect(stream.reasons).toEqual(['the user\'s role or organization changed']));
+    await waitFor(() => expect(stream.reasons).toEqual(['the user\'s role, groups or organization changed']));
 
     const v = await newUser(org);
     const vPair = await login(v);
@@ -194,7 +194,7 @@ describe('what a re-check ends a stream for', () => {
     const elsewhere = await t.createOrg(admin, `Elsewhere ${rand()}`);
     await users.updateMany({ where: { record_uuid: v.id }, data: { organization: elsewhere } });
     s.forgetUser('default', v.id);
-    await waitFor(() => expect(vStream.reasons).toEqual(['the user\'s role or organization changed']));
+    await waitFor(() => expect(vStream.reasons).toEqual(['the user\'s role, groups or organization changed']));
   });
 
   it('a re-check that fails on the database (not a refused token) leaves the stream open; the next re-check decides', async () => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { defineApp, type CommandDecl, type HookDecl, type RouteContext } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
+import { isAdmin } from '../../kernel/access.js';
 import { anonymousPrincipal, type Env, type Principal } from '../../kernel/env.js';
 import { AccessDenied, AuthenticationFailed, BadRequest, BootError, InvalidTokenError, ValidationError } from '../../kernel/errors.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
@@ -191,7 +192,7 @@ const commands: CommandDecl[] = [
     async handler(env, p) {
       const target = (p.user_id as string | undefined) ?? env.principal.user_id;
       if (!target) throw new BadRequest('user_id is required', undefined, 'INVALID_PAYLOAD');
-      if (target !== env.principal.user_id && env.principal.role !== 'admin' && env.principal.kind !== 'system') {
+      if (target !== env.principal.user_id && !isAdmin(env.principal)) {
         throw new AccessDenied('only an admin may revoke the sessions of another user');
       }
       const { sessions } = await svc(env);
@@ -202,7 +203,7 @@ const commands: CommandDecl[] = [
 
 const hooks: HookDecl[] = [
   {
-    // a deactivated user loses every session at once; a role change applies on the next request
+    // a deactivated user loses every session at once; a role or group change applies on the next request
     point: 'post.res.user.update',
     async handler(ctx) {
       const { before, after } = ctx;
@@ -210,7 +211,8 @@ const hooks: HookDecl[] = [
       const { sessions } = await svc(ctx.env);
       const id = after.id as string;
       if (before.is_active && !after.is_active) await sessions.revokeAllForUser(ctx.env.sudo().db, ctx.env.tenant, id, 'user_inactive');
-      if (before.role !== after.role || before.organization !== after.organization || before.is_active !== after.is_active) {
+      const groupsChanged = JSON.stringify(before.groups ?? null) !== JSON.stringify(after.groups ?? null);
+      if (before.role !== after.role || groupsChanged || before.organization !== after.organization || before.is_active !== after.is_active) {
         ctx.env.afterCommit(() => sessions.forgetUser(ctx.env.tenant, id));
       }
     },

@@ -2,7 +2,10 @@ import crypto from 'node:crypto';
 import { defineApp, type CommandDecl, type HookDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
+import { isAdmin } from '../../kernel/access.js';
 import { AccessDenied, BootError, Conflict, ValidationError } from '../../kernel/errors.js';
+import { didYouMean } from '../../kernel/registry/closest.js';
+import type { Registry } from '../../kernel/registry/registry.js';
 import manifest from './manifest.js';
 import { postMessage } from './messages.js';
 import { beforeOrganizationDelete } from './organizations.js';
@@ -20,7 +23,23 @@ function normaliseEmail(payload: Record<string, unknown>): void {
   }
 }
 
-const isAdmin = (role: string, kind: string) => kind === 'system' || role === 'admin';
+
+/**
+ * `res.user.groups` holds a list of group names the active apps declare, each once (a group
+ * implied by another may be listed too). Anything else is refused with 422 before it is stored.
+ */
+function checkGroups(registry: Registry, payload: Record<string, unknown>): void {
+  if (!('groups' in payload) || payload.groups === null) return;
+  const groups = payload.groups;
+  if (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string')) {
+    throw new ValidationError('groups must be a list of group names', { field: 'groups' }, 'INVALID_GROUPS');
+  }
+  const known = registry.groups.byName;
+  for (const g of groups as string[]) {
+    if (!known.has(g)) throw new ValidationError(`unknown group "${g}"${didYouMean(g, known.keys())}`, { field: 'groups', group: g }, 'UNKNOWN_GROUP');
+  }
+  if (new Set(groups).size !== groups.length) throw new ValidationError('a group is listed twice', { field: 'groups' }, 'INVALID_GROUPS');
+}
 
 const commands: CommandDecl[] = [
   {
@@ -50,17 +69,22 @@ const commands: CommandDecl[] = [
       name: f.char(200, { required: true }),
       password: f.char(72, { required: true }),
       role: f.enum(['admin', 'user', 'qa']),
+      groups: f.json({ description: 'Groups beyond the role (admins only)' }),
       organization: f.reference('res.organization'),
     },
     async handler(env, p) {
       const password = checkPasswordPolicy(p.password);
-      if (p.role && p.role !== 'user' && !isAdmin(env.principal.role, env.principal.kind)) {
+      if (p.role && p.role !== 'user' && !isAdmin(env.principal)) {
         throw new AccessDenied('only an admin may give a user another role than "user"', { field: 'role' });
+      }
+      if (p.groups !== undefined && p.groups !== null && !isAdmin(env.principal)) {
+        throw new AccessDenied('only an admin may give a user groups', { field: 'groups' });
       }
       const values: Record<string, unknown> = {
         email: p.email,
         name: p.name,
         role: p.role ?? 'user',
+        ...(p.groups !== undefined ? { groups: p.groups } : {}),
         organization: p.organization ?? env.principal.organization_id ?? null,
         password_hash: await hashPassword(password, env.settings.BCRYPT_COST),
       };
@@ -79,7 +103,7 @@ const commands: CommandDecl[] = [
       current_password: f.char(72, { description: 'Your current password; required to change your own' }),
     },
     async handler(env, p) {
-      if (!isAdmin(env.principal.role, env.principal.kind) && env.principal.user_id !== p.id) {
+      if (!isAdmin(env.principal) && env.principal.user_id !== p.id) {
         throw new AccessDenied('you may only set your own password');
       }
       // changing your own password proves the current one: the auth app's pre hook checks
@@ -128,8 +152,8 @@ const hooks: HookDecl[] = [
       if ('code' in ctx.payload) checkSlug(ctx.payload.code);
     },
   },
-  { point: 'pre.res.user.create', handler: (ctx) => normaliseEmail(ctx.payload) },
-  { point: 'pre.res.user.update', handler: (ctx) => normaliseEmail(ctx.payload) },
+  { point: 'pre.res.user.create', handler: (ctx) => { normaliseEmail(ctx.payload); checkGroups(ctx.env.registry, ctx.payload); } },
+  { point: 'pre.res.user.update', handler: (ctx) => { normaliseEmail(ctx.payload); checkGroups(ctx.env.registry, ctx.payload); } },
   { point: 'pre.res.organization.delete', handler: beforeOrganizationDelete },
   {
     // deleting yourself ends your own sessions at once and can leave a tenant without an admin

@@ -16,5 +16,10 @@ const manifest: AppManifest = {
     'views/res_user_list.xml',
     'views/res_user_form.xml',
   ],
+  // the roles of res.user.role as groups: access may name either (docs/security.md#groups)
+  groups: [
+    { name: 'base.admin', label: 'Administrator', role: 'admin', description: 'Manages users, settings and every record' },
+    { name: 'base.user', label: 'User', role: 'user', description: 'Works with the records of their organization' },
+  ],
 };
 export default manifest;

@@ -1,4 +1,4 @@
-import { canAccess } from '../../kernel/access.js';
+import { canAccess, holdsAny, isAdmin } from '../../kernel/access.js';
 import type { Env, Principal } from '../../kernel/env.js';
 import type { Registry } from '../../kernel/registry/registry.js';
 import { webNames } from '../../kernel/modules/web-manifest.js';
@@ -32,9 +32,10 @@ export function flattenMenus(menus: readonly MenuNode[], parentKey: string | nul
   return menus.flatMap(({ children, ...m }) => [{ ...m, parent_key: parentKey }, ...flattenMenus(children, m.key)]);
 }
 
-const visibleTo = (role: string) => (m: Rec) => {
+/** A menu entry's `roles` (comma-separated groups or roles; empty = everyone); administrators see every entry. */
+const visibleTo = (principal: Principal) => (m: Rec) => {
   const roles = String(m.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
-  return roles.length === 0 || role === 'admin' || roles.includes(role);
+  return roles.length === 0 || isAdmin(principal) || holdsAny(principal, roles);
 };
 
 /**
@@ -64,7 +65,7 @@ export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec
     ? await env.dispatch<Rec>('fw.read_one', { model: 'res.user', id: principal.user_id, fields: ['name', 'email', 'role'] })
     : null;
   const menus = (await env.dispatch<{ items: Rec[] }>('fw.search', { model: 'ir.menu', order: 'sequence asc, name asc' })).items
-    .filter(visibleTo(principal.kind === 'system' ? 'admin' : principal.role));
+    .filter(visibleTo(principal));
   const actions = (await env.dispatch<{ items: Rec[] }>('fw.search', { model: 'ir.action' })).items;
   const actionKey = new Map(actions.map((a) => [a.id as string, (a.xml_id as string) ?? (a.id as string)]));
 

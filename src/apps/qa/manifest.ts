@@ -28,5 +28,7 @@ const manifest: AppManifest = {
     'views/ir_module_list.xml',
     'views/ir_module_form.xml',
   ],
+  // the `qa` role as a group: given to an administrator, it lets them record and promote too
+  groups: [{ name: 'qa.tester', label: 'QA tester', role: 'qa', description: 'Records, replays and promotes use cases' }],
 };
 export default manifest;

@@ -1,4 +1,4 @@
-import { checkAccess } from '../access.js';
+import { checkAccess, holdsAny } from '../access.js';
 import { coerceScalar } from '../data/values.js';
 import { systemPrincipal, type DbClient, type Env, type Principal, type RootDbClient } from '../env.js';
 import { AccessDenied, AuthenticationRequired, BadRequest, ValidationError } from '../errors.js';
@@ -100,7 +100,7 @@ const RECORD_WRITES = new Map<string, RecordChange['op']>([['fw.create', 'create
 export async function runCommand(env: Env, sink: Sink, name: string, payload: Record<string, unknown>): Promise<unknown> {
   const cmd = env.registry.command(name);
   checkAnonymousCall(cmd, payload, env.principal);
-  if (cmd.roles && env.principal.kind !== 'system' && !cmd.roles.includes(env.principal.role)) {
+  if (cmd.roles && !holdsAny(env.principal, cmd.roles)) {
     throw new AccessDenied(`role "${env.principal.role}" may not run ${name}`, { command: name });
   }
   sink.current.push(name);

@@ -4,7 +4,7 @@ import { checkWebManifest } from './web-manifest.js';
 
 const MANIFEST_KEYS: (keyof AppManifest)[] = ['name', 'summary', 'description', 'author', 'category', 'version', 'depends', 'data'];
 /** Keys a manifest may have on top of the spec's (src/kernel/app.ts says what each holds). */
-const OPTIONAL_KEYS: (keyof AppManifest)[] = ['web'];
+const OPTIONAL_KEYS: (keyof AppManifest)[] = ['web', 'groups'];
 
 export function checkManifest(m: AppManifest, where: string): void {
   for (const k of MANIFEST_KEYS) {
@@ -16,6 +16,9 @@ export function checkManifest(m: AppManifest, where: string): void {
   if (!Array.isArray(m.depends) || !Array.isArray(m.data)) throw new BootError(`${where}: depends and data must be lists`);
   if (!/^\d+(\.\d+)*$/.test(m.version)) throw new BootError(`${where}: version "${m.version}" must be dotted numbers`);
   checkWebManifest(m, where);
+  if (m.groups !== undefined && (!Array.isArray(m.groups) || m.groups.some((g) => !g || typeof g !== 'object' || (g.implies !== undefined && !Array.isArray(g.implies))))) {
+    throw new BootError(`${where}: groups must be a list of { name, label, implies?, role? }`, undefined, 'GROUP_INVALID');
+  }
 }
 
 export interface ActivePlan {

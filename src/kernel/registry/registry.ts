@@ -5,6 +5,7 @@ import { collectOutputTypes, type NamedShape } from '../output.js';
 import { didYouMean } from './closest.js';
 import { checkEventHandlers, knownEvents } from './events.js';
 import { checkModelGraph, resolveField, resolveModel, type ResolvedField, type ResolvedModel } from './model.js';
+import { resolveGroups, type Groups } from './groups.js';
 
 /** An app as the loader found it: manifest, code and model declarations. */
 export interface LoadedApp {
@@ -52,6 +53,8 @@ export class Registry {
   private readonly hooks: ReadonlyMap<string, readonly ResolvedHook[]>;
   private readonly handlers: ReadonlyMap<string, readonly EventHandlerDecl[]>;
   readonly handlersById: ReadonlyMap<string, EventHandlerDecl>;
+  /** The groups the apps declare, and what each principal holds (docs/security.md#groups). */
+  readonly groups: Groups;
 
   constructor(apps: LoadedApp[], kernelCommands: CommandDecl[]) {
     this.apps = Object.freeze([...apps]);
@@ -98,6 +101,8 @@ export class Registry {
       checkEffects(c, commands, models);
     }
     this.commands = commands;
+    this.groups = resolveGroups(apps, roleValues(models));
+    checkAccessNames(this.groups, models, commands);
     this.outputTypes = checkOutputs(commands, models);
     for (const m of models.values()) {
       if (m.createCommand && !commands.has(m.createCommand)) {
@@ -282,5 +287,27 @@ function checkDomainCommand(app: LoadedApp, c: ResolvedCommand): void {
       throw new BootError(`${where}: a user-domain app's commands are named ${app.domain}.<…>; ${subject}, outside domain ${app.domain}`,
         { app: app.name, command: c.name });
     }
+  }
+}
+
+/** The values of `res.user.role`: the roles that existed before groups, valid wherever access names groups. */
+function roleValues(models: ReadonlyMap<string, ResolvedModel>): string[] {
+  const role = models.get('res.user')?.fields.get('role');
+  return role?.type === 'enum' ? [...(role.values ?? [])] : [];
+}
+
+/** Every group or role that model access, field access, record rules and commands name is declared. */
+function checkAccessNames(groups: Groups, models: ReadonlyMap<string, ResolvedModel>, commands: ReadonlyMap<string, ResolvedCommand>): void {
+  for (const m of models.values()) {
+    for (const name of Object.keys(m.access.roles)) if (!groups.known(name)) throw groups.unknown(name, `model ${m.key} (app ${m.app}) access`);
+    for (const [field, rule] of Object.entries(m.access.fields)) {
+      for (const name of [...(rule.read ?? []), ...(rule.write ?? [])]) if (!groups.known(name)) throw groups.unknown(name, `model ${m.key} field ${field} access`);
+    }
+    for (const rule of m.access.rules) {
+      for (const name of rule.roles ?? []) if (!groups.known(name)) throw groups.unknown(name, `model ${m.key} record rule`);
+    }
+  }
+  for (const c of commands.values()) {
+    for (const name of c.roles ?? []) if (!groups.known(name)) throw groups.unknown(name, `command ${c.name} (app ${c.app})`);
   }
 }

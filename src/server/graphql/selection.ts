@@ -1,5 +1,5 @@
 import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
-import { canReadField } from '../../kernel/access.js';
+import { canReadField, namesOf } from '../../kernel/access.js';
 import type { Principal } from '../../kernel/env.js';
 import type { ResolvedModel } from '../../kernel/registry/model.js';
 
@@ -27,7 +27,7 @@ const cache = new WeakMap<FieldNode, Map<string, string[]>>();
 
 /** Stored, readable field names of `model` that the selection under `nodes` asks for. */
 export function selectedFields(model: ResolvedModel, nodes: readonly FieldNode[], fragments: Fragments, principal: Principal): string[] {
-  const key = `${model.key}|${principal.role}|${principal.kind}`;
+  const key = `${model.key}|${principal.kind}|${namesOf(principal).join(',')}`;
   let byKey = cache.get(nodes[0]);
   const hit = byKey?.get(key);
   if (hit) return hit;

@@ -20,7 +20,7 @@ export interface TokenPair {
 export interface SessionUser { id: string; role: string }
 type UserLoader = (id: string) => Promise<{ role: string; is_active: boolean } | null>;
 
-interface CachedSession { userId: string; role: string; organizationId: string | null }
+interface CachedSession { userId: string; role: string; groups: readonly string[]; names: readonly string[]; organizationId: string | null }
 
 /**
  * The channel on which every process's session service hears what another one revoked or
@@ -329,7 +329,9 @@ export class SessionService {
       // only called while watched: stop() clears the timer and leaves this.watchers as it sets `done`
       check: () => {
         this.authenticate(token).then((now) => {
-          if (now.role !== principal.role || now.organization_id !== principal.organization_id) end('the user\'s role or organization changed');
+          const same = now.role === principal.role && now.organization_id === principal.organization_id
+            && (now.names ?? []).join(',') === (principal.names ?? now.names ?? []).join(',');
+          if (!same) end('the user\'s role, groups or organization changed');
         }, (err: unknown) => {
           // a refused token ends the stream; anything else (a database hiccup) waits for the next check
           if (err instanceof FwError) end(err.message);
@@ -379,11 +381,14 @@ export class SessionService {
         ['family_id', '=', claims.sid], ['user_id', '=', claims.sub], ['revoked', '=', false], ['expires_at', '>', new Date().toISOString()],
       ], []);
       if (!live) throw new InvalidTokenError('the session has ended');
-      const user = await search('res.user', [['record_uuid', '=', claims.sub]], ['is_active', 'role', 'organization']);
+      const user = await search('res.user', [['record_uuid', '=', claims.sub]], ['is_active', 'role', 'groups', 'organization']);
       if (!user?.is_active) throw new InvalidTokenError('the user is inactive');
-      s = { userId: claims.sub, role: user.role as string, organizationId: (user.organization as string | null) ?? null };
+      const role = user.role as string;
+      // a group no active app declares any more (an app uninstalled) is simply not held
+      const groups = Array.isArray(user.groups) ? (user.groups as unknown[]).filter((g): g is string => typeof g === 'string' && this.kernel.registry.groups.byName.has(g)) : [];
+      s = { userId: claims.sub, role, groups, names: this.kernel.registry.groups.namesOf(role, groups), organizationId: (user.organization as string | null) ?? null };
       if (!this.recheck.has(`s:${tenant}:${claims.sid}`) && !this.recheck.has(`u:${tenant}:${claims.sub}`)) this.cache.set(key, s);
     }
-    return { kind: 'user', user_id: s.userId, tenant_id: tenant, role: s.role, organization_id: s.organizationId, sid: claims.sid };
+    return { kind: 'user', user_id: s.userId, tenant_id: tenant, role: s.role, groups: s.groups, names: s.names, organization_id: s.organizationId, sid: claims.sid };
   }
 }

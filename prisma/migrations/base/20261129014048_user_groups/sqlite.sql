@@ -1,0 +1,3 @@
+-- user groups (app base)
+-- AlterTable
+ALTER TABLE "res_user" ADD COLUMN "groups" JSONB;

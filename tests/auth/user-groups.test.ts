@@ -1,0 +1,137 @@
+/**
+ * Groups through the whole path (issue 25 §1): an app declares crm.agent and crm.manager
+ * (implying agent) and names them in its model's access (crm.lead as the CRM example declares
+ * it, with these groups instead of the user role), a field's access and a command's roles; an administrator gives users groups on res.user (a list of declared names,
+ * 422 otherwise, admins only) and the change applies at the user's next request. A user given
+ * base.admin acts as an administrator; an administrator given qa.tester holds the qa role.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import crmLead from '../../schema/crm.sales/crm.lead.ts';
+import { startServerWithApps, type ApiServer } from '../helpers/api.ts';
+import { fixtureApp, withChain } from '../helpers/kernel.ts';
+
+const lead = {
+  ...crmLead,
+  access: {
+    ...crmLead.access,
+    roles: { admin: 'crud', 'crm.agent': 'cru', 'crm.manager': 'crud' },
+    fields: { ...crmLead.access?.fields, notes: { read: ['crm.manager', 'admin'] } },
+  },
+};
+
+let ts: ApiServer;
+let admin: string;
+let root = '';
+
+async function userWith(email: string, groups?: string[]): Promise<{ id: string; token: string; org: string }> {
+  const made = await ts.request('POST', '/api/data/res.user', { token: admin, body: { email, name: email, password: 'groups-pass-1', ...(groups ? { groups } : {}) } });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  const login = await ts.request('POST', '/api/auth/login', { body: { email, password: 'groups-pass-1' } });
+  expect(login.status).toBe(200);
+  return { id: made.body.id, token: login.body.access_token, org: made.body.organization };
+}
+
+beforeAll(async () => {
+  const app = await withChain(fixtureApp('crm.grouped', {
+    depends: ['base'],
+    models: [lead],
+    commands: [
+      { name: 'crm.lead.escalate', model: 'crm.lead', op: 'read', record: true, roles: ['crm.manager'], returns: 'json', handler: async (_env, p) => ({ escalated: p.id }) },
+      // a command for the qa role, as QA's promote is
+      { name: 'crm.lead.audit', model: 'crm.lead', op: 'read', roles: ['qa'], returns: 'json', handler: async () => ({ audited: true }) },
+    ],
+  }));
+  root = app.root;
+  const withGroups = { ...app, manifest: { ...app.manifest, groups: [
+    { name: 'crm.agent', label: 'Agent', implies: ['base.user'] },
+    { name: 'crm.manager', label: 'Manager', implies: ['crm.agent'] },
+  ] } };
+  ts = await startServerWithApps([withGroups], { ACTIVE_MODULES: 'base,auth,presentation,qa', CRM_ACTIVE_MODULES: '' });
+  admin = await ts.adminToken();
+}, 120_000);
+
+afterAll(async () => {
+  await ts?.close();
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('groups in access', () => {
+  it('a user without a crm group may not read leads (403); an agent creates and reads but may not delete, escalate or see the manager\'s field', async () => {
+    const plain = await userWith('plain@example.com');
+    expect((await ts.request('GET', '/api/data/crm.lead', { token: plain.token })).status).toBe(403);
+
+    const agent = await userWith('agent@example.com', ['crm.agent']);
+    const made = await ts.request('POST', '/api/data/crm.lead', { token: agent.token, body: { name: 'Printer', notes: 'vip', organization: agent.org } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const read = await ts.request('GET', `/api/data/crm.lead/${made.body.id}`, { token: agent.token });
+    expect(read.status).toBe(200);
+    expect(read.body).not.toHaveProperty('notes');
+    expect((await ts.request('DELETE', `/api/data/crm.lead/${made.body.id}`, { token: agent.token })).status).toBe(403);
+    expect((await ts.request('POST', `/api/data/crm.lead/${made.body.id}/escalate`, { token: agent.token, body: {} })).status).toBe(403);
+  });
+
+  it('a manager (implying agent) reads the manager field, escalates and deletes', async () => {
+    const manager = await userWith('manager@example.com', ['crm.manager']);
+    const made = await ts.request('POST', '/api/data/crm.lead', { token: manager.token, body: { name: 'Fax', notes: 'urgent', organization: manager.org } });
+    expect(made.status).toBe(201);
+    expect((await ts.request('GET', `/api/data/crm.lead/${made.body.id}`, { token: manager.token })).body).toMatchObject({ notes: 'urgent' });
+    const esc = await ts.request('POST', `/api/data/crm.lead/${made.body.id}/escalate`, { token: manager.token, body: {} });
+    expect(esc.status, JSON.stringify(esc.body)).toBe(200);
+    expect((await ts.request('DELETE', `/api/data/crm.lead/${made.body.id}`, { token: manager.token })).status).toBe(200);
+  });
+
+  it("groups given by an administrator apply at the user's next request, without a new login", async () => {
+    const later = await userWith('later@example.com');
+    expect((await ts.request('GET', '/api/data/crm.lead', { token: later.token })).status).toBe(403);
+    const give = await ts.request('PATCH', `/api/data/res.user/${later.id}`, { token: admin, body: { groups: ['crm.agent'] } });
+    expect(give.status, JSON.stringify(give.body)).toBe(200);
+    expect(give.body.groups).toEqual(['crm.agent']);
+    expect((await ts.request('GET', '/api/data/crm.lead', { token: later.token })).status).toBe(200);
+    const take = await ts.request('PATCH', `/api/data/res.user/${later.id}`, { token: admin, body: { groups: [] } });
+    expect(take.status, JSON.stringify(take.body)).toBe(200);
+    expect((await ts.request('GET', '/api/data/crm.lead', { token: later.token })).status).toBe(403);
+  });
+});
+
+describe('res.user.groups', () => {
+  it('holds declared group names only: an unknown one is 422 UNKNOWN_GROUP with the closest name, a non-list or a repeat 422 INVALID_GROUPS; nothing is stored', async () => {
+    const u = await userWith('typo@example.com');
+    const typo = await ts.request('PATCH', `/api/data/res.user/${u.id}`, { token: admin, body: { groups: ['crm.agnet'] } });
+    expect(typo.status).toBe(422);
+    expect(typo.body.error.code).toBe('UNKNOWN_GROUP');
+    expect(typo.body.error.message).toMatch(/crm\.agent/);
+    for (const groups of ['crm.agent', [1], ['crm.agent', 'crm.agent']]) {
+      const bad = await ts.request('PATCH', `/api/data/res.user/${u.id}`, { token: admin, body: { groups } });
+      expect(bad.status, JSON.stringify(groups)).toBe(422);
+      expect(bad.body.error.code).toBe('INVALID_GROUPS');
+    }
+    const created = await ts.request('POST', '/api/data/res.user', { token: admin, body: { email: 'nope@example.com', name: 'Nope', password: 'groups-pass-1', groups: ['nope.group'] } });
+    expect(created.status).toBe(422);
+    expect((await ts.request('GET', `/api/data/res.user/${u.id}`, { token: admin })).body.groups ?? null).toBeNull();
+  });
+
+  it('only an administrator gives groups: a user giving themself a group is refused (403) and keeps none', async () => {
+    const u = await userWith('climber@example.com');
+    const self = await ts.request('PATCH', `/api/data/res.user/${u.id}`, { token: u.token, body: { groups: ['crm.manager'] } });
+    expect(self.status).toBe(403);
+    expect((await ts.request('GET', '/api/data/crm.lead', { token: u.token })).status).toBe(403);
+  });
+
+  it('a user given base.admin acts as an administrator (reads every user); an administrator given qa.tester may run qa-only commands', async () => {
+    const deputy = await userWith('deputy@example.com', ['base.admin']);
+    const users = await ts.request('GET', '/api/data/res.user?limit=100', { token: deputy.token });
+    expect(users.status).toBe(200);
+    expect(users.body.items.map((x: { email: string }) => x.email)).toEqual(expect.arrayContaining(['plain@example.com', 'admin@example.com']));
+
+    // a qa-role command: the plain admin may not run it, with qa.tester it may
+    const start = (token: string) => ts.request('POST', '/api/command/crm.lead.audit', { token, body: {} });
+    const before = await start(admin);
+    expect(before.status, JSON.stringify(before.body)).toBe(403);
+    const adminId = (await ts.request('GET', '/api/auth/me', { token: admin })).body.id;
+    expect((await ts.request('PATCH', `/api/data/res.user/${adminId}`, { token: admin, body: { groups: ['qa.tester'] } })).status).toBe(200);
+    const after = await start(admin);
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    expect(after.body).toEqual({ audited: true });
+  });
+});
