@@ -241,6 +241,15 @@ export class TenantDatabases {
       .sort();
   }
 
+  /**
+   * The client of a tenant open right now, or null; never opens one and leaves its place in the
+   * least-recently-used order alone (the event sweep looks at every open tenant: that is not use).
+   * Hold it (`hold`) before the next turn of the event loop.
+   */
+  peek(tenant: string): RootDbClient | null {
+    return this.clients.peek(tenant)?.client ?? null;
+  }
+
   /** Open clients right now, for sweeps that should not open every tenant. */
   openTenants(): string[] {
     return [...this.clients.keys()];
