@@ -51,6 +51,8 @@ export class EventWorker {
   private sweeper?: NodeJS.Timeout;
   /** The sweep under way, if any (one at a time; stop waits for it). */
   private sweeping: Promise<void> | null = null;
+  /** Ends the sweep's pause between two tenants at once (stop). */
+  private wakeSweep?: () => void;
   private started = false;
   private stopped = false;
 
@@ -74,17 +76,29 @@ export class EventWorker {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.sweeper) clearInterval(this.sweeper);
+    this.wakeSweep?.();
     await this.sweeping;
     await Promise.allSettled([...this.running.values()]);
   }
 
   /**
-   * Looks at every tenant open in this process, one after the other (a burst of counts would
-   * compete with requests for connections), and kicks those with deliveries still to make. A
-   * tenant already draining here is skipped: its drain reads the outbox anyway.
+   * Looks at every tenant open in this process and kicks those with deliveries still to make. One
+   * tenant after the other, spread over most of the interval (a burst of counts over hundreds of
+   * open tenants would stall requests and compete with them for connections). A tenant already
+   * draining here is skipped: its drain reads the outbox anyway.
    */
   private async sweep(): Promise<void> {
-    for (const tenant of this.host.openTenants()) {
+    const tenants = this.host.openTenants();
+    const gap = (this.host.settings.EVENT_SWEEP_INTERVAL_MS * 0.8) / Math.max(1, tenants.length);
+    for (const [i, tenant] of tenants.entries()) {
+      if (i > 0 && gap >= 1) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, gap);
+          t.unref();
+          this.wakeSweep = () => { clearTimeout(t); resolve(); };
+        });
+        this.wakeSweep = undefined;
+      }
       if (this.stopped) return;
       if (this.running.has(tenant)) continue;
       try {
