@@ -14,6 +14,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RootDbClient } from '../../../src/kernel/env.ts';
 import type { Kernel } from '../../../src/kernel/kernel.ts';
+import { loadSettings } from '../../../src/kernel/settings.ts';
 import { PG_URL, withPgClient } from '../../helpers/kernel.ts';
 import { expectError, startTestServer, type TestServer } from '../../helpers/server.ts';
 
@@ -46,6 +47,16 @@ async function connectionsTo(databases: string[]): Promise<Record<string, number
 
 const read = (kernel: Kernel, tenant: string) =>
   kernel.tenants.withClient(tenant, (db) => (db as unknown as { $queryRawUnsafe(sql: string): Promise<unknown> }).$queryRawUnsafe('SELECT 1'));
+
+describe('the connection settings', () => {
+  it('PG_MAX_CONNECTIONS_PER_PROCESS defaults to 20 and must be 2 to 10000; PG_CONNECTION_WAIT_MS defaults to 5000 and must be 10 to 600000; PG_IDLE_TIMEOUT_MS keeps pg\'s 10000', () => {
+    const d = loadSettings({});
+    expect([d.PG_MAX_CONNECTIONS_PER_PROCESS, d.PG_CONNECTION_WAIT_MS, d.PG_IDLE_TIMEOUT_MS]).toEqual([20, 5000, 10000]);
+    expect(() => loadSettings({ PG_MAX_CONNECTIONS_PER_PROCESS: '1' })).toThrow('setting PG_MAX_CONNECTIONS_PER_PROCESS="1" must be between 2 and 10000');
+    expect(() => loadSettings({ PG_CONNECTION_WAIT_MS: '0' })).toThrow('setting PG_CONNECTION_WAIT_MS="0" must be between 10 and 600000');
+    expect(() => loadSettings({ PG_IDLE_TIMEOUT_MS: '-1' })).toThrow('setting PG_IDLE_TIMEOUT_MS="-1" must be between 0 and 86400000');
+  });
+});
 
 describe('PostgreSQL connection budget of a process', () => {
   let ts: TestServer;
@@ -169,8 +180,12 @@ describe('PostgreSQL refusing a connection itself (SQLSTATE 53300)', () => {
         const { rows } = await c.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE usename = $1', [role]);
         await c.query(`ALTER ROLE ${role} CONNECTION LIMIT ${Number(rows[0]!.n)}`);
       });
+      const slots = ts.kernel.tenants.budget!.inUse();
       const rest = await ts.request('GET', '/api/data/res.user', { token });
       expectError(rest, 503, 'DATABASE_BUSY');
+      expect(rest.body.error.details).toMatchObject({ reason: 'server_full' });
+      // the refused connection gave its slot of the budget back
+      expect(ts.kernel.tenants.budget!.inUse()).toBe(slots);
       expect(rest.headers['retry-after']).toBe('1');
       const gql = await ts.request('POST', '/graphql', {
         token, body: { query: '{ resUsers(limit: 1) { id } }' },
