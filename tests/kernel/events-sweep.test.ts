@@ -10,7 +10,8 @@
  *   process killed with SIGKILL mid-delivery (tests/durability/lease-worker.ts);
  * - while both processes live, deliveries of one process's commits are shared: the other
  *   process's sweep takes the rows the first has not claimed yet, and each row is delivered once;
- * - a tenant that is not open in a process is never opened by its sweep.
+ * - a tenant that is not open in a process is never opened by its sweep;
+ * - a tenant the sweep cannot look at is logged and does not stop the sweep of the others.
  *
  * Two kernels on the same storage stand in for two processes (their own connections, their own
  * workers), except in the SIGKILL test, where the dead one is a real process.
@@ -22,7 +23,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandDecl, EventHandlerDecl } from '../../src/kernel/app.ts';
 import { delegateOf } from '../../src/kernel/data/delegate.ts';
 import { claimDue } from '../../src/kernel/events/outbox.ts';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, adminPrincipal, bootTestKernel, fixtureApp, PG_URL, PROVIDERS, waitFor, type TestKernel } from '../helpers/kernel.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, adminPrincipal, bootTestKernel, fixtureApp, PG_URL, PROVIDERS, waitFor, withPgClient, type TestKernel } from '../helpers/kernel.ts';
 import { LEASE_HANDLER, leaseApp } from '../durability/lease-worker.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -60,6 +61,7 @@ describe.each(PROVIDERS)('the event sweep on %s', (provider) => {
   let a: TestKernel | undefined;
   const T = 'sweep';
   let round = 0;
+  const warnings: Array<{ level: string; msg: string; tenant?: string }> = [];
   const tagsOf = (n: number) => {
     round++;
     return Array.from({ length: n }, (_, i) => `${provider}-${round}-${i}`);
@@ -77,7 +79,10 @@ describe.each(PROVIDERS)('the event sweep on %s', (provider) => {
   };
 
   beforeAll(async () => {
-    b = await bootTestKernel({ provider, apps: [app], worker: true, settings: { EVENT_SWEEP_INTERVAL_MS: String(SWEEP_MS) } });
+    b = await bootTestKernel({
+      provider, apps: [app], worker: true, settings: { EVENT_SWEEP_INTERVAL_MS: String(SWEEP_MS) },
+      log: (level, msg, extra) => warnings.push({ level, msg, tenant: extra?.tenant as string | undefined }),
+    });
     kernelName = new WeakMap([[b.kernel.registry, 'b']]);
     // open, with nothing to deliver yet: what opening kicks is not what is tested here
     await b.kernel.tenants.get(T);
@@ -140,6 +145,17 @@ describe.each(PROVIDERS)('the event sweep on %s', (provider) => {
     expect([...delivered.map((d) => d.tag)].sort()).toEqual([...tags].sort());
     expect(delivered.filter((d) => d.kernel === 'a').length).toBeGreaterThan(0);
     expect(delivered.filter((d) => d.kernel === 'b').length).toBeGreaterThan(0);
+  });
+
+  it.runIf(provider === 'postgresql')('a tenant the sweep cannot look at (its database dropped behind the process\'s back) is logged, and the other open tenants are still swept', async () => {
+    const broken = 'sweep-broken';
+    await b.kernel.tenants.get(broken); // opened after T: looked at first
+    await withPgClient(PG_URL, (c) => c.query(`DROP DATABASE ${b.kernel.tenants.pgDatabase(broken)} WITH (FORCE)`));
+    const other = await bootA(false);
+    const tags = tagsOf(1);
+    await other.kernel.dispatch('sweep_fixture.emit', { tags }, adminPrincipal(T));
+    await waitFor(() => deliveredOf(tags).length === 1, 'T\'s event delivered by b\'s sweep', 10_000);
+    expect(warnings).toContainEqual({ level: 'warn', msg: 'event sweep could not look at a tenant', tenant: broken });
   });
 
   it('the sweep looks only at tenants open in its process: a tenant it has not opened stays closed', async () => {
