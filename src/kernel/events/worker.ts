@@ -59,6 +59,9 @@ export class EventWorker {
   constructor(private readonly host: WorkerHost) {}
 
   start(): void {
+    // started again (after a stop): the timers of the earlier start go first
+    if (this.timer) clearInterval(this.timer);
+    if (this.sweeper) clearInterval(this.sweeper);
     this.started = true;
     this.stopped = false;
     this.timer = setInterval(() => {
