@@ -131,6 +131,43 @@ export class Throttled extends FwError {
   }
 }
 
+/**
+ * The database cannot take another connection right now: this process's connection budget
+ * (PG_MAX_CONNECTIONS_PER_PROCESS) stayed full for PG_CONNECTION_WAIT_MS, or PostgreSQL itself
+ * refused one (SQLSTATE 53300, "too many clients already"). A 503 with Retry-After: the client
+ * tries again; nothing ran.
+ */
+export class DatabaseBusy extends FwError {
+  constructor(message: string, readonly retryAfterSeconds: number, details?: Record<string, unknown>) {
+    super('DATABASE_BUSY', 503, message, { retry_after_seconds: retryAfterSeconds, ...details });
+  }
+}
+
+/** PostgreSQL's refusals of a new connection: too many clients (53300), slots reserved for superusers. */
+const PG_FULL = /too many clients already|remaining connection slots are reserved|too many connections for (role|database)/i;
+
+/**
+ * DatabaseBusy for a driver error that says the server is out of connections, however deep a
+ * driver or Prisma wrapped it (`cause`, Prisma's `meta.driverAdapterError`); null otherwise.
+ */
+export function databaseBusy(err: unknown): DatabaseBusy | null {
+  let e: unknown = err;
+  for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
+    if (e instanceof DatabaseBusy) return e;
+    const o = e as { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    if (o.code === '53300' || o.kind === 'TooManyConnections' || (typeof o.message === 'string' && PG_FULL.test(o.message))) {
+      return new DatabaseBusy('the database has no free connection; try again shortly', 1, { reason: 'server_full' });
+    }
+    e = o.meta?.driverAdapterError ?? o.cause;
+  }
+  return null;
+}
+
+/** The thrown value as one of our errors: itself, or a recognised driver error (databaseBusy); else null. */
+export function asFwError(err: unknown): FwError | null {
+  return err instanceof FwError ? err : databaseBusy(err);
+}
+
 /** A declaration, manifest or module configuration that cannot boot. Raised at start-up only. */
 export class BootError extends FwError {
   constructor(message: string, details?: Record<string, unknown>, code = 'BOOT_ERROR') {
@@ -143,8 +180,9 @@ export interface ErrorBody {
 }
 
 /** The single mapping from a thrown value to what a client sees. */
-export function toErrorBody(err: unknown): { status: number; body: ErrorBody } {
-  if (err instanceof FwError) {
+export function toErrorBody(thrown: unknown): { status: number; body: ErrorBody } {
+  const err = asFwError(thrown);
+  if (err) {
     const body: ErrorBody = { error: { code: err.code, message: err.message } };
     if (err.details) body.error.details = err.details;
     return { status: err.status, body };

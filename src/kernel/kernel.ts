@@ -81,6 +81,11 @@ export class Kernel implements EnvCore, KernelHandle {
       withClient: (t, fn) => this.tenants.withClient(t, fn),
       deliver: (tenant, event, handler) => this.deliverEvent(tenant, event, handler),
       log: (level, msg, extra) => this.logFn(level, msg, extra),
+      openTenants: () => this.tenants.openTenants(),
+      hasOpenDeliveries: async (tenant) => {
+        const client = this.tenants.peek(tenant);
+        return client ? this.tenants.hold(client, () => this.hasOpenDeliveries(client)) : false;
+      },
     });
   }
 

@@ -5,7 +5,7 @@
  * part of the app API.
  */
 export {
-  AccessDenied, AuthenticationFailed, AuthenticationRequired, BadRequest, BootError, Conflict, CsrfRefused,
+  AccessDenied, AuthenticationFailed, AuthenticationRequired, BadRequest, BootError, Conflict, CsrfRefused, DatabaseBusy,
   ExpiredTokenError, FwError, InvalidTokenError, NotAcceptable, NotFound, PayloadTooLarge, StaleRevision, Throttled,
   TokenError, UndeclaredEffect, UniqueViolation, ValidationError,
 } from '../kernel/errors.js';

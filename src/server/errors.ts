@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { BadRequest, FwError, PayloadTooLarge, toErrorBody, type ErrorBody } from '../kernel/errors.js';
+import { asFwError, BadRequest, FwError, PayloadTooLarge, toErrorBody, type ErrorBody } from '../kernel/errors.js';
 import { sendShell, wantsAppShell } from './web-client.js';
 
 declare module 'fastify' {
@@ -47,7 +47,7 @@ function fromFastify(err: FastifyError): FwError | null {
 /** The one place HTTP errors are shaped: `{ error: { code, message, details? } }` (GraphQL's shape on GraphQL routes). */
 export function installErrorHandling(server: FastifyInstance, opts: { appShell?: () => (() => Buffer) | null } = {}): void {
   server.setErrorHandler((err: FastifyError, request, reply) => {
-    const mapped = err instanceof FwError ? err : fromFastify(err);
+    const mapped = asFwError(err) ?? fromFastify(err);
     const { status, body } = toErrorBody(mapped ?? err);
     if (status >= 500) request.log.error({ err }, 'request failed');
     if (mapped && 'retryAfterSeconds' in mapped) reply.header('retry-after', String((mapped as { retryAfterSeconds: number }).retryAfterSeconds));

@@ -141,7 +141,8 @@ describe.each(PROVIDERS)('a shorter lease lets a second worker take over an aban
     expect(slowUntil).toBeLessThanOrEqual(slowDied + 60_000);
     expect(slowUntil).toBeGreaterThan(slowDied + 60_000 - 1_000);
 
-    // the worker starts as `fw serve` starts it; opening a tenant kicks it, nothing else does
+    // the worker starts as `fw serve` starts it; the tenant was opened before, so only this kick
+    // (or, EVENT_SWEEP_INTERVAL_MS later, the sweep) starts a drain
     taker.kernel.worker.start();
     taker.kernel.worker.kick(T);
     const delivery = await waitFor(() => taken.find((d) => d.tag === 'fast'), 'the abandoned `fast` event taken over', 20_000);

@@ -156,6 +156,7 @@ describe('docs/app-api.md', () => {
     NotAcceptable: () => new publicErrors.NotAcceptable('m'),
     PayloadTooLarge: () => new publicErrors.PayloadTooLarge('m'),
     Throttled: () => new publicErrors.Throttled('m', 3),
+    DatabaseBusy: () => new publicErrors.DatabaseBusy('m', 1),
     BootError: () => new publicErrors.BootError('m'),
     UndeclaredEffect: () => new publicErrors.UndeclaredEffect('m'),
   };

@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { RootDbClient } from '../env.js';
 import type { DbProvider } from '../generate/prisma-schema.js';
 import type { Settings } from '../settings.js';
+import type { ConnectionBudget } from './budget.js';
 import { createPostgresReader } from './readers/postgresql/index.js';
 import { createSqliteReader } from './readers/sqlite/index.js';
 import type { Reader } from './readers/types.js';
@@ -71,7 +72,12 @@ export interface TenantConnection {
   reader: Reader;
 }
 
-export async function createConnection(provider: DbProvider, location: string, settings: Settings, clientsDir: string): Promise<TenantConnection> {
+/**
+ * On PostgreSQL the tenant's pool opens its connections through `budget` (the process-wide
+ * PG_MAX_CONNECTIONS_PER_PROCESS, ./budget.ts); without one (CLI paths) the pool is bounded by
+ * PG_POOL_MAX alone.
+ */
+export async function createConnection(provider: DbProvider, location: string, settings: Settings, clientsDir: string, budget?: ConnectionBudget): Promise<TenantConnection> {
   const Ctor = await clientCtor(provider, clientsDir);
   let makeAdapter: () => unknown;
   let reader: Reader;
@@ -82,14 +88,24 @@ export async function createConnection(provider: DbProvider, location: string, s
   } else {
     const { PrismaPg } = await import('@prisma/adapter-pg');
     // one pool per tenant database, shared by Prisma and the reader; the reader's close ends it
-    const pool = new pg.Pool({ connectionString: location, max: settings.PG_POOL_MAX });
+    // a connection idle for PG_IDLE_TIMEOUT_MS is closed (pg's default is 10 s too); 0 = never
+    const config: pg.PoolConfig = { connectionString: location, max: settings.PG_POOL_MAX, idleTimeoutMillis: settings.PG_IDLE_TIMEOUT_MS };
+    const pool = budget ? budget.pool(config) : new pg.Pool(config);
     // An idle connection the server ends (restart, dropped database, admin termination) is
     // emitted here; the pool has already discarded it and opens a new one on the next query.
     // Without a listener the event would crash the process. Prisma's adapter adds its own only
     // once the (lazily built) client connects, so the pool needs one from the start.
     pool.on('error', () => {});
     makeAdapter = () => new PrismaPg(pool);
-    reader = createPostgresReader(pool, { cacheRows: settings.READ_CACHE_ROWS });
+    const pgReader = createPostgresReader(pool, { cacheRows: settings.READ_CACHE_ROWS });
+    reader = {
+      rows: (sql, params) => pgReader.rows(sql, params),
+      stats: () => pgReader.stats(),
+      close: async () => {
+        await pgReader.close();
+        budget?.forget(pool);
+      },
+    };
   }
   const client = lazyClient(() => {
     const c = new Ctor({ adapter: makeAdapter(), log: [{ emit: 'event', level: 'query' }] });

@@ -7,6 +7,7 @@ import type { DbProvider } from '../generate/prisma-schema.js';
 import { dropPostgresDatabase, ensurePostgresDatabase, listPostgresDatabases } from '../migrate/runner.js';
 import { dropAppSchema, upgradeSchema, type SchemaTarget, type UpgradePlan } from '../migrate/upgrade.js';
 import type { Settings } from '../settings.js';
+import { ConnectionBudget } from './budget.js';
 import { closeConnection, createConnection, type TenantConnection } from './clients.js';
 import type { Reader } from './readers/types.js';
 
@@ -50,6 +51,11 @@ export class TenantDatabases {
   private readonly retired = new Map<RootDbClient, TenantConnection>();
   /** Closes of evicted connections still running (close() waits for them). */
   private readonly closing = new Set<Promise<void>>();
+  /**
+   * PostgreSQL: the connections of every tenant pool of this process together stay within
+   * PG_MAX_CONNECTIONS_PER_PROCESS (./budget.ts). Null on SQLite.
+   */
+  readonly budget: ConnectionBudget | null;
 
   constructor(opts: TenantDatabasesOptions) {
     this.settings = opts.settings;
@@ -57,6 +63,9 @@ export class TenantDatabases {
     if (this.provider === 'postgresql' && !/^postgres(ql)?:\/\//.test(opts.settings.DATABASE_URL)) {
       throw new BadRequest('DATABASE_URL must be a postgresql:// URL (or empty for embedded SQLite)');
     }
+    this.budget = this.provider === 'postgresql'
+      ? new ConnectionBudget(opts.settings.PG_MAX_CONNECTIONS_PER_PROCESS, opts.settings.PG_CONNECTION_WAIT_MS)
+      : null;
     this.plan = opts.plan;
     this.clientsDir = opts.clientsDir;
     this.onOpen = opts.onOpen;
@@ -164,7 +173,7 @@ export class TenantDatabases {
     if (this.provider === 'postgresql') await ensurePostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
     const target = this.target(tenant);
     await upgradeSchema(target, this.plan);
-    const conn = await createConnection(this.provider, target.provider === 'sqlite' ? target.file : target.url, this.settings, this.clientsDir);
+    const conn = await createConnection(this.provider, target.provider === 'sqlite' ? target.file : target.url, this.settings, this.clientsDir, this.budget ?? undefined);
     this.readers.set(conn.client, conn.reader);
     try {
       await this.onOpen?.(tenant, conn.client);
@@ -230,6 +239,15 @@ export class TenantDatabases {
     return (await listPostgresDatabases(this.settings.DATABASE_URL, prefix))
       .map((d) => d.slice(prefix.length).replace(/_/g, '-'))
       .sort();
+  }
+
+  /**
+   * The client of a tenant open right now, or null; never opens one and leaves its place in the
+   * least-recently-used order alone (the event sweep looks at every open tenant: that is not use).
+   * Hold it (`hold`) before the next turn of the event loop.
+   */
+  peek(tenant: string): RootDbClient | null {
+    return this.clients.peek(tenant)?.client ?? null;
   }
 
   /** Open clients right now, for sweeps that should not open every tenant. */

@@ -13,15 +13,32 @@ export interface WorkerHost {
   /** Runs a handler as the system principal of the tenant; events it emits are written on success. */
   deliver(tenant: string, event: FwEvent, handler: EventHandlerDecl): Promise<void>;
   log(level: 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void;
+  /** Tenants open in this process now; the sweep looks at these only and never opens one. */
+  openTenants(): string[];
+  /**
+   * Whether an open tenant has deliveries still to make (pending, or leased by any process): one
+   * count on its reader, without building its Prisma client. False once it is no longer open.
+   */
+  hasOpenDeliveries(tenant: string): Promise<boolean>;
 }
 
 /**
- * Drains the outbox asynchronously. A commit that wrote events kicks its tenant at once, and so
- * does opening a tenant (deliveries a crashed process left behind). After a drain the worker
- * remembers when the tenant's next retry or expired lease falls due, and a timer kicks only
- * those tenants: an idle server with many open tenants runs no outbox queries at all.
- * Deliveries of one tenant run one at a time in emission order: in this process every drain of
- * a tenant (kicked, or asked for with `drain`) waits for the one before it, and across processes
+ * Drains the outbox asynchronously. A tenant is drained:
+ *
+ * - at once when a commit in this process wrote events for it (`kick`), and when this process
+ *   opens it (deliveries another process left behind);
+ * - when a retry or an expired lease it saw in its last drain falls due (a timer every
+ *   EVENT_POLL_INTERVAL_MS looks at those times, no query);
+ * - by the sweep: every EVENT_SWEEP_INTERVAL_MS each tenant open in this process is looked at
+ *   with one count of its pending and leased rows on its reader, and drained if it has any.
+ *   Those rows may have been written, or claimed, by another process: one killed before it
+ *   delivered them is replaced by any process that has the tenant open, within the lease
+ *   (EVENT_LEASE_SECONDS) plus one sweep interval, without waiting for a write; and while every
+ *   process is alive they share the work (claims take different rows). A tenant no process has
+ *   open is drained when one opens it.
+ *
+ * Deliveries of one tenant run one at a time in emission order in this process: every drain of a
+ * tenant (kicked, swept, or asked for with `drain`) waits for the one before it; across processes
  * a row is delivered only by the drain whose claim changed it (`claimDue`).
  */
 export class EventWorker {
@@ -31,12 +48,20 @@ export class EventWorker {
   /** tenant → epoch ms when its next pending delivery becomes due */
   private readonly due = new Map<string, number>();
   private timer?: NodeJS.Timeout;
+  private sweeper?: NodeJS.Timeout;
+  /** The sweep under way, if any (one at a time; stop waits for it). */
+  private sweeping: Promise<void> | null = null;
+  /** Ends the sweep's pause between two tenants at once (stop). */
+  private wakeSweep?: () => void;
   private started = false;
   private stopped = false;
 
   constructor(private readonly host: WorkerHost) {}
 
   start(): void {
+    // started again (after a stop): the timers of the earlier start go first
+    if (this.timer) clearInterval(this.timer);
+    if (this.sweeper) clearInterval(this.sweeper);
     this.started = true;
     this.stopped = false;
     this.timer = setInterval(() => {
@@ -44,12 +69,48 @@ export class EventWorker {
       for (const [t, at] of this.due) if (at <= now) this.kick(t);
     }, this.host.settings.EVENT_POLL_INTERVAL_MS);
     this.timer.unref();
+    this.sweeper = setInterval(() => {
+      this.sweeping ??= this.sweep().finally(() => { this.sweeping = null; });
+    }, this.host.settings.EVENT_SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.wakeSweep?.();
+    await this.sweeping;
     await Promise.allSettled([...this.running.values()]);
+  }
+
+  /**
+   * Looks at every tenant open in this process and kicks those with deliveries still to make. One
+   * tenant after the other, spread over most of the interval (a burst of counts over hundreds of
+   * open tenants would stall requests and compete with them for connections). A tenant already
+   * draining here is skipped: its drain reads the outbox anyway.
+   */
+  private async sweep(): Promise<void> {
+    const tenants = this.host.openTenants();
+    const gap = (this.host.settings.EVENT_SWEEP_INTERVAL_MS * 0.8) / Math.max(1, tenants.length);
+    for (const [i, tenant] of tenants.entries()) {
+      if (i > 0 && gap >= 1) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, gap);
+          t.unref();
+          this.wakeSweep = () => { clearTimeout(t); resolve(); };
+        });
+        this.wakeSweep = undefined;
+      }
+      if (this.stopped) return;
+      if (this.running.has(tenant)) continue;
+      try {
+        if (await this.host.hasOpenDeliveries(tenant)) this.kick(tenant);
+      } catch (err) {
+        // a database that is busy or gone for a moment: the next sweep looks again
+        this.host.log('warn', 'event sweep could not look at a tenant', { tenant, err: String(err) });
+      }
+    }
   }
 
   kick(tenant: string): void {

@@ -2,7 +2,7 @@
  * How errors leave GraphQL, on HTTP (yoga's `maskedErrors`) and graphql-ws alike.
  */
 import { GraphQLError } from 'graphql';
-import { FwError, toErrorBody } from '../../kernel/errors.js';
+import { asFwError, toErrorBody } from '../../kernel/errors.js';
 
 /** Our errors keep their code and status; anything else is masked as INTERNAL_ERROR. */
 export function maskError(error: unknown): GraphQLError {
@@ -14,9 +14,12 @@ export function maskError(error: unknown): GraphQLError {
   }
   const { status, body } = toErrorBody(original);
   const gqlError = error instanceof GraphQLError ? error : undefined;
+  // a refusal that says when to come back (503 DATABASE_BUSY, 429) says it in a header, as on REST
+  const fw = asFwError(original);
+  const retryAfter = fw && 'retryAfterSeconds' in fw ? { headers: { 'retry-after': String((fw as { retryAfterSeconds: number }).retryAfterSeconds) } } : {};
   return new GraphQLError(body.error.message, {
     nodes: gqlError?.nodes, path: gqlError?.path,
-    extensions: { code: body.error.code, ...(body.error.details ? { details: body.error.details } : {}), http: { status: original instanceof FwError ? status : 500 } },
+    extensions: { code: body.error.code, ...(body.error.details ? { details: body.error.details } : {}), http: { status: fw ? status : 500, ...retryAfter } },
   });
 }
 
