@@ -293,6 +293,9 @@ export type AiUsageLogRecord = {
   usd: number;
   price_version: string | null;
   latency_ms: number;
+  outcome: "answered" | "failed" | "interrupted" | "cancelled" | "refused" | null;
+  charge_basis: "reported" | "reservation" | "nothing" | null;
+  error_code: string | null;
 };
 export type AiUsageLogCreate = {
   day: string;
@@ -308,6 +311,9 @@ export type AiUsageLogCreate = {
   usd?: number;
   price_version?: string | null;
   latency_ms?: number;
+  outcome?: "answered" | "failed" | "interrupted" | "cancelled" | "refused" | null;
+  charge_basis?: "reported" | "reservation" | "nothing" | null;
+  error_code?: string | null;
 };
 export type AiUsageLogUpdate = {
   day?: string;
@@ -323,6 +329,9 @@ export type AiUsageLogUpdate = {
   usd?: number;
   price_version?: string | null;
   latency_ms?: number;
+  outcome?: "answered" | "failed" | "interrupted" | "cancelled" | "refused" | null;
+  charge_basis?: "reported" | "reservation" | "nothing" | null;
+  error_code?: string | null;
 };
 
 /** AI user quota (`ai.user.quota`, app ai) as the API returns it. */

@@ -81,9 +81,26 @@ export const reserveCommand: CommandDecl = {
   },
 };
 
+/** How one provider call ended, as its usage row records it (`ai.usage.log.outcome`). */
+export type CallOutcome = 'answered' | 'failed' | 'interrupted' | 'cancelled' | 'refused';
+
 /**
- * Settles a call: adds its real tokens and spend to the turn's row. A call that ended without a
- * usage report (an interrupted stream) is charged its whole reservation.
+ * What a settled call costs, and on what basis (`ai.usage.log.charge_basis`):
+ * - usage the provider reported is charged as reported, however the call ended;
+ * - a call that failed before any answer arrived (401, 5xx after the retries, a timeout, a
+ *   refused connection), a call a guard refused, and a turn the person cancelled cost nothing
+ *   beyond reported usage;
+ * - a stream cut after part of an answer arrived, or an answer without a usage report, is
+ *   charged its whole reservation: the provider has billed for work nobody can count.
+ */
+export function chargeOf(outcome: CallOutcome, usage: { input_tokens: number; output_tokens: number } | null): 'reported' | 'reservation' | 'nothing' {
+  if (usage) return 'reported';
+  return outcome === 'answered' || outcome === 'interrupted' ? 'reservation' : 'nothing';
+}
+
+/**
+ * Settles a call: adds its real tokens and spend to the turn's row, with how the call ended
+ * (`outcome`, `error_code`) and what it was charged on (`charge_basis`, see chargeOf).
  */
 export const settleCommand: CommandDecl = {
   name: 'ai.usage.settle',
@@ -96,18 +113,24 @@ export const settleCommand: CommandDecl = {
     if (!row) return null;
     const price = p.price as Price;
     const usage = p.usage as { input_tokens: number; output_tokens: number } | null;
+    const outcome = (p.outcome as CallOutcome | undefined) ?? 'answered';
+    const basis = chargeOf(outcome, usage);
     const reserved = Number(p.reserved_usd) || 0;
-    const usd = usage ? usdOf(price, usage.input_tokens, usage.output_tokens) : reserved;
+    const usd = basis === 'reported' ? usdOf(price, usage!.input_tokens, usage!.output_tokens) : basis === 'reservation' ? reserved : 0;
+    const tokens = basis === 'reported' ? usage! : basis === 'reservation'
+      ? { input_tokens: Number(p.input_estimate ?? 0), output_tokens: Number(p.max_output_tokens ?? 0) }
+      : { input_tokens: 0, output_tokens: 0 };
     await rows.update({
       where: { record_uuid: row.record_uuid },
       data: {
         status: 'settled', usd: round(Number(row.usd) + usd), reserved_usd: 0,
-        input_tokens: Number(row.input_tokens) + (usage?.input_tokens ?? Number(p.input_estimate ?? 0)),
-        output_tokens: Number(row.output_tokens) + (usage?.output_tokens ?? Number(p.max_output_tokens ?? 0)),
+        input_tokens: Number(row.input_tokens) + tokens.input_tokens,
+        output_tokens: Number(row.output_tokens) + tokens.output_tokens,
         latency_ms: Number(row.latency_ms) + Math.round(Number(p.latency_ms) || 0),
+        outcome, charge_basis: basis, error_code: typeof p.error_code === 'string' ? p.error_code : null,
       },
     });
-    return { usd };
+    return { usd, charge_basis: basis };
   },
 };
 

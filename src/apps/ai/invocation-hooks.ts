@@ -136,7 +136,7 @@ async function settle(ctx: HookContext): Promise<void> {
   if (!p.usage_id) return;
   await kernelOf(ctx.env.registry).dispatch('ai.usage.settle', {
     usage_id: p.usage_id, price: p.price, usage: p.usage ?? null, reserved_usd: p.reserved_usd,
-    input_estimate: p.input_estimate, max_output_tokens: p.max_output_tokens, latency_ms: p.latency_ms ?? 0,
+    input_estimate: p.input_estimate, max_output_tokens: p.max_output_tokens, latency_ms: p.latency_ms ?? 0, outcome: 'answered',
   }, ctx.env.principal);
 }
 

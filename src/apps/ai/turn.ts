@@ -9,7 +9,8 @@ import { findPii, maskPii } from './guards/pii.js';
 import { scoreInjection } from './guards/injection.js';
 import { applyRules, loadSafetyRules, type InvocationPayload, type SafetyRule } from './invocation-hooks.js';
 import { estimateTokens } from './prices.js';
-import { parseToolArguments, type ChatMessage, type ToolCall } from './provider/index.js';
+import { parseToolArguments, TurnAborted, type ChatMessage, type PartialOutput, type ToolCall } from './provider/index.js';
+import type { CallOutcome } from './budget.js';
 import { resolveProvider } from './providers.js';
 import { aiSettings } from './settings.js';
 import { forModel, isProposal } from './tools/call.js';
@@ -113,7 +114,7 @@ export async function runTurn(env: Env, conversationId: string, content: string,
     try {
       await runPreHooks(ctxOf(payload, 'invocation'));
     } catch (err) {
-      if (payload.usage_id && payload.reserved_usd) await settleUnused(env, payload);
+      if (payload.usage_id && payload.reserved_usd) await settleUnused(env, payload, err instanceof FwError ? err.code : 'INTERNAL_ERROR');
       throw err;
     }
     usageId = payload.usage_id;
@@ -127,11 +128,16 @@ export async function runTurn(env: Env, conversationId: string, content: string,
     try {
       result = await provider.client.chat({ messages, tools: specs, max_tokens: s.AI_MAX_OUTPUT_TOKENS, onToken: (delta) => publish({ type: 'token', delta }) });
     } catch (err) {
-      // an interrupted or failed call is charged its reservation unless the provider reported usage
-      const partial = (err as { partial?: { usage?: InvocationPayload['usage'] } }).partial;
+      // a call that failed before any answer arrived costs nothing beyond the usage the provider
+      // reported; a cut stream without a report is charged its reservation (budget.ts chargeOf)
+      const partial = (err as { partial?: PartialOutput }).partial;
+      const outcome: CallOutcome = err instanceof TurnAborted ? 'cancelled' : partial && !partial.received ? 'failed' : 'interrupted';
       payload.usage = partial?.usage ?? null;
       payload.latency_ms = performance.now() - started;
-      await kernel.dispatch('ai.usage.settle', { usage_id: payload.usage_id, price: payload.price, usage: payload.usage, reserved_usd: payload.reserved_usd, input_estimate: payload.input_estimate, max_output_tokens: payload.max_output_tokens, latency_ms: payload.latency_ms }, env.principal);
+      await kernel.dispatch('ai.usage.settle', {
+        usage_id: payload.usage_id, price: payload.price, usage: payload.usage, reserved_usd: payload.reserved_usd, input_estimate: payload.input_estimate,
+        max_output_tokens: payload.max_output_tokens, latency_ms: payload.latency_ms, outcome, error_code: err instanceof FwError ? err.code : 'INTERNAL_ERROR',
+      }, env.principal);
       throw err;
     }
     totals.calls++;
@@ -187,9 +193,9 @@ export async function runTurn(env: Env, conversationId: string, content: string,
 }
 
 /** A reservation whose call never happened (a guard refused it) is released. */
-async function settleUnused(env: Env, p: InvocationPayload): Promise<void> {
+async function settleUnused(env: Env, p: InvocationPayload, error_code: string): Promise<void> {
   await kernelOf(env.registry).dispatch('ai.usage.settle', {
-    usage_id: p.usage_id, price: p.price, usage: { input_tokens: 0, output_tokens: 0 }, reserved_usd: p.reserved_usd, input_estimate: 0, max_output_tokens: 0, latency_ms: 0,
+    usage_id: p.usage_id, price: p.price, usage: null, reserved_usd: p.reserved_usd, input_estimate: 0, max_output_tokens: 0, latency_ms: 0, outcome: 'refused', error_code,
   }, env.principal);
 }
 
