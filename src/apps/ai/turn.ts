@@ -126,7 +126,7 @@ export async function runTurn(env: Env, conversationId: string, content: string,
     const started = performance.now();
     let result;
     try {
-      result = await provider.client.chat({ messages, tools: specs, max_tokens: s.AI_MAX_OUTPUT_TOKENS, onToken: (delta) => publish({ type: 'token', delta }) });
+      result = await provider.client.chat({ messages, tools: specs, max_tokens: payload.max_output_tokens, onToken: (delta) => publish({ type: 'token', delta }) });
     } catch (err) {
       // a call that failed before any answer arrived costs nothing beyond the usage the provider
       // reported; a cut stream without a report is charged its reservation (budget.ts chargeOf)
@@ -146,7 +146,8 @@ export async function runTurn(env: Env, conversationId: string, content: string,
     payload.answer = result.message;
     payload.usage = result.usage;
     payload.latency_ms = performance.now() - started;
-    payload.flags = [];
+    // an answer the budget cut short says so on the message
+    payload.flags = payload.max_output_tokens < s.AI_MAX_OUTPUT_TOKENS ? [{ guard: 'budget', max_output_tokens: payload.max_output_tokens, finish_reason: result.finish_reason }] : [];
     await runPostHooks(ctxOf(payload, 'invocation'));
     const assistant: ChatMessage = { role: 'assistant', content: result.message.content, tool_calls: result.message.tool_calls };
     messages.push(assistant);
