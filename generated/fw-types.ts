@@ -1348,6 +1348,13 @@ export interface Commands {
       }>;
     };
   };
+  "ai.conversation.cancel": {
+    payload: { id: string; [field: string]: unknown };
+    result: {
+      status: string;
+    };
+    model: "ai.conversation";
+  };
   "ai.conversation.close": {
     payload: { id: string; [field: string]: unknown };
     result: AiConversationRecord;

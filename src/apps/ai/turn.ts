@@ -4,6 +4,7 @@ import { runPostHooks, runPreHooks } from '../../kernel/bus/hooks.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
 import { FwError } from '../../kernel/errors.js';
+import { startRunning } from './cancel.js';
 import { kernelOf, turnContext } from './context.js';
 import { findPii, maskPii } from './guards/pii.js';
 import { scoreInjection } from './guards/injection.js';
@@ -45,6 +46,16 @@ const MAX_TOOL_RESULT_CHARS = 20_000;
  * `post.ai.invocation` (settle, answer shape).
  */
 export async function runTurn(env: Env, conversationId: string, content: string, source: 'turn' | 'invoke'): Promise<TurnResult> {
+  // registered for ai.conversation.cancel (cancel.ts) until it ends, however it ends
+  const { signal, release } = await startRunning(kernelOf(env.registry), env.tenant, conversationId);
+  try {
+    return await runTurnWith(env, conversationId, content, source, signal);
+  } finally {
+    release();
+  }
+}
+
+async function runTurnWith(env: Env, conversationId: string, content: string, source: 'turn' | 'invoke', signal: AbortSignal): Promise<TurnResult> {
   const kernel = kernelOf(env.registry);
   const s = aiSettings(env.settings);
   const publish = (msg: Rec) => void kernel.publish(env.tenant, conversationTopic(conversationId), { conversation_id: conversationId, ...msg });
@@ -104,6 +115,8 @@ export async function runTurn(env: Env, conversationId: string, content: string,
   const totals = { input_tokens: 0, output_tokens: 0, calls: 0 };
 
   for (;;) {
+    // a turn cancelled between calls (while a tool ran) makes no further call
+    if (signal.aborted) throw new TurnAborted({ text: '', usage: null, received: false }, 'The AI turn was cancelled');
     const payload: InvocationPayload = {
       conversation_id: conversationId, skill_pack_id: pack ? String(pack.record_uuid) : null, provider: provider.id, model: provider.model,
       price: provider.price, messages, checked_from: checkedFrom, tool_count: specs.length,
@@ -126,7 +139,7 @@ export async function runTurn(env: Env, conversationId: string, content: string,
     const started = performance.now();
     let result;
     try {
-      result = await provider.client.chat({ messages, tools: specs, max_tokens: payload.max_output_tokens, onToken: (delta) => publish({ type: 'token', delta }) });
+      result = await provider.client.chat({ messages, tools: specs, max_tokens: payload.max_output_tokens, signal, onToken: (delta) => publish({ type: 'token', delta }) });
     } catch (err) {
       // a call that failed before any answer arrived costs nothing beyond the usage the provider
       // reported; a cut stream without a report is charged its reservation (budget.ts chargeOf)
@@ -138,6 +151,8 @@ export async function runTurn(env: Env, conversationId: string, content: string,
         usage_id: payload.usage_id, price: payload.price, usage: payload.usage, reserved_usd: payload.reserved_usd, input_estimate: payload.input_estimate,
         max_output_tokens: payload.max_output_tokens, latency_ms: payload.latency_ms, outcome, error_code: err instanceof FwError ? err.code : 'INTERNAL_ERROR',
       }, env.principal);
+      // the text the person already saw streaming stays in the thread, marked as cut short
+      if (err instanceof TurnAborted && err.partial.text) await store({ role: 'assistant', content: err.partial.text }, { flags: [{ cancelled: true }] });
       throw err;
     }
     totals.calls++;
