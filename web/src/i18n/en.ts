@@ -177,6 +177,8 @@ export const en = {
   'ai.placeholder': 'Ask the assistant…',
   'ai.hint': 'Enter sends, Shift+Enter adds a line.',
   'ai.send': 'Send',
+  'ai.stop': 'Stop',
+  'ai.stopped': 'Stopped: the answer was cut short here.',
   'ai.you': 'You',
   'ai.thinking': 'The assistant is thinking…',
   'ai.flagged': 'Checked by the {guards} guard.',
