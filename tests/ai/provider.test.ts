@@ -297,7 +297,7 @@ describe('openai-compatible provider: abort', () => {
     );
     const err = await rejection(turn);
     expect(err).toMatchObject({ code: 'AI_TURN_ABORTED' });
-    expect(err.partial).toEqual({ text: 'abcdef', usage: { input_tokens: 30, output_tokens: 3 } });
+    expect(err.partial).toEqual({ text: 'abcdef', usage: { input_tokens: 30, output_tokens: 3 }, received: true });
   });
 
   it('an already-aborted signal rejects with AI_TURN_ABORTED and empty partial output', async () => {

@@ -64,18 +64,16 @@ export const reserveCommand: CommandDecl = {
       const cap = own > 0 ? own : s.AI_USER_DAILY_BUDGET_USD;
       if (cap > 0) caps.push({ scope: 'user', cap, spent: await chargedSum(rows, { day, principal_id: user }), message: `your daily AI quota of ${cap} USD is reached` });
     }
+    // the first cap (tenant, then user) that cannot hold even the minimal answer refuses
+    const least = usdOf(price, input, minimum);
+    for (const c of caps) {
+      if (c.spent + least > c.cap) throw new BudgetExceeded(c.message, { scope: c.scope, cap_usd: c.cap, spent_usd: round(c.spent), requested_usd: least, min_output_tokens: minimum });
+    }
     const fits = (out: number) => caps.every((c) => c.spent + usdOf(price, input, out) <= c.cap);
     let output = wanted;
     if (!fits(output)) {
-      output = affordableOutput(price, input, wanted, caps);
-      while (output >= minimum && !fits(output)) output--; // rounding of usdOf
-      if (output < minimum) {
-        // the cap with the least room left is the one that refuses
-        const c = caps.reduce((a, b) => (b.cap - b.spent < a.cap - a.spent ? b : a));
-        throw new BudgetExceeded(c.message, {
-          scope: c.scope, cap_usd: c.cap, spent_usd: round(c.spent), requested_usd: usdOf(price, input, minimum), min_output_tokens: minimum,
-        });
-      }
+      output = Math.max(minimum, affordableOutput(price, input, wanted, caps));
+      while (output > minimum && !fits(output)) output--; // rounding of usdOf
     }
     const amount = usdOf(price, input, output);
     if (typeof p.usage_id === 'string') {
