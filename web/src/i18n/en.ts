@@ -272,6 +272,7 @@ export const en = {
   'qa.error.stuck': 'Steps are waiting to be sent. {message}',
   'qa.error.QA_RECORDING_NOT_LIVE': 'This recording is finished: it takes no more steps.',
   'qa.error.QA_RECORDING_EMPTY': 'Record at least one step before finishing.',
+  'qa.error.QA_LOCATOR_TOO_BROAD': 'That click was not recorded: it landed on the page itself, not on a control. Click the control again.',
   'qa.error.QA_RECORDING_NOT_FINALISED': 'Only a finished recording can be promoted, once.',
   'chatter.new': 'Save the record to see its activity and comment on it.',
   'chatter.comment': 'Comment',
