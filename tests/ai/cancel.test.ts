@@ -8,11 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelTopic } from '../../src/apps/ai/cancel.ts';
+import { conversationTopic } from '../../src/apps/ai/turn.ts';
 import { delegateOf } from '../../src/kernel/data/delegate.ts';
 import { gqlOk } from '../helpers/api.ts';
 import { expectError } from '../helpers/server.ts';
 import { startAiServer, type AiServer } from './helpers/ai-server.ts';
-import { errorStep, textStep } from './helpers/scripted-llm.ts';
+import { errorStep, textStep, toolCallsStep } from './helpers/scripted-llm.ts';
 
 const PER_TOKEN = { input_usd_per_mtok: 1_000_000, output_usd_per_mtok: 1_000_000 };
 
@@ -70,6 +71,30 @@ describe('cancelling a running turn', () => {
     // the conversation goes on: the next message runs a normal turn
     t.llm.push(textStep('fine'));
     expect((await t.say(u.token, conv, 'never mind')).status).toBe(200);
+  });
+
+  it('a cancel that arrives while a tool runs stops the turn before its next provider call: 499, the tool result kept, the first call charged as reported', async () => {
+    const u = await t.user('tooling');
+    const conv = await t.conversation(u.token);
+    // no second step is queued: a second provider call would get a 500 and the turn a 502
+    t.llm.push(toolCallsStep([{ name: 'count_records', arguments: JSON.stringify({ model: 'res.country' }) }], { usage: { prompt_tokens: 20, completion_tokens: 5 } }));
+    // the turn announces the tool call just before running it: the cancel goes out then
+    const stop = await t.kernel.subscribe('default', conversationTopic(conv), (m) => {
+      if ((m as { type?: string }).type === 'tool_call') void t.request('POST', `/api/ai/conversations/${conv}/cancel`, { token: u.token });
+    });
+    const sent = t.llm.requests.length;
+    try {
+      const res = await t.say(u.token, conv, 'how many countries?');
+      expectError(res, 499, 'AI_TURN_ABORTED');
+    } finally {
+      stop();
+    }
+    expect(t.llm.requests.length - sent, 'no second provider call').toBe(1);
+    const thread = (await t.request('GET', `/api/ai/conversations/${conv}`, { token: u.token })).body.messages;
+    expect(thread.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    const [row] = await rowsOf(u.id);
+    expect(row).toMatchObject({ outcome: 'cancelled', error_code: 'AI_TURN_ABORTED', input_tokens: 20, output_tokens: 5 });
+    expect(Number(row.usd)).toBe(25);
   });
 
   it('a cancel published by another server process (the cancel topic) stops the turn too', async () => {

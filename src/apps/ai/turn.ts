@@ -115,8 +115,15 @@ async function runTurnWith(env: Env, conversationId: string, content: string, so
   const totals = { input_tokens: 0, output_tokens: 0, calls: 0 };
 
   for (;;) {
-    // a turn cancelled between calls (while a tool ran) makes no further call
-    if (signal.aborted) throw new TurnAborted({ text: '', usage: null, received: false }, 'The AI turn was cancelled');
+    // a turn cancelled between calls (while a tool ran) makes no further call; its row says so
+    if (signal.aborted) {
+      if (usageId) {
+        await kernel.dispatch('ai.usage.settle', {
+          usage_id: usageId, price: provider.price, usage: null, reserved_usd: 0, input_estimate: 0, max_output_tokens: 0, latency_ms: 0, outcome: 'cancelled', error_code: 'AI_TURN_ABORTED',
+        }, env.principal);
+      }
+      throw new TurnAborted({ text: '', usage: null, received: false }, 'The AI turn was cancelled');
+    }
     const payload: InvocationPayload = {
       conversation_id: conversationId, skill_pack_id: pack ? String(pack.record_uuid) : null, provider: provider.id, model: provider.model,
       price: provider.price, messages, checked_from: checkedFrom, tool_count: specs.length,
