@@ -293,6 +293,9 @@ export type AiUsageLogRecord = {
   usd: number;
   price_version: string | null;
   latency_ms: number;
+  outcome: "answered" | "failed" | "interrupted" | "cancelled" | "refused" | null;
+  charge_basis: "reported" | "reservation" | "nothing" | null;
+  error_code: string | null;
 };
 export type AiUsageLogCreate = {
   day: string;
@@ -308,6 +311,9 @@ export type AiUsageLogCreate = {
   usd?: number;
   price_version?: string | null;
   latency_ms?: number;
+  outcome?: "answered" | "failed" | "interrupted" | "cancelled" | "refused" | null;
+  charge_basis?: "reported" | "reservation" | "nothing" | null;
+  error_code?: string | null;
 };
 export type AiUsageLogUpdate = {
   day?: string;
@@ -323,6 +329,9 @@ export type AiUsageLogUpdate = {
   usd?: number;
   price_version?: string | null;
   latency_ms?: number;
+  outcome?: "answered" | "failed" | "interrupted" | "cancelled" | "refused" | null;
+  charge_basis?: "reported" | "reservation" | "nothing" | null;
+  error_code?: string | null;
 };
 
 /** AI user quota (`ai.user.quota`, app ai) as the API returns it. */
@@ -1341,6 +1350,13 @@ export interface Commands {
         confirmation_required: boolean;
       }>;
     };
+  };
+  "ai.conversation.cancel": {
+    payload: { id: string; [field: string]: unknown };
+    result: {
+      status: string;
+    };
+    model: "ai.conversation";
   };
   "ai.conversation.close": {
     payload: { id: string; [field: string]: unknown };

@@ -99,6 +99,87 @@ describe('reservations and quotas', () => {
   });
 });
 
+/**
+ * A small quota caps the answer instead of refusing the turn (issue 32, item 8). Input is free
+ * here and output costs 1 USD a token, so the remaining budget reads as the output it can hold.
+ */
+describe('near a cap the call asks for the output the budget still holds', () => {
+  let t: AiServer;
+  const OUTPUT_ONLY = { input_usd_per_mtok: 0, output_usd_per_mtok: 1_000_000 };
+  beforeAll(async () => {
+    t = await startAiServer({ AI_MAX_OUTPUT_TOKENS: '1000', AI_MIN_OUTPUT_TOKENS: '50', AI_DAILY_BUDGET_USD: '0', AI_USER_DAILY_BUDGET_USD: '0' }, { config: OUTPUT_ONLY });
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('a reservation larger than what the quota has left is capped: max_tokens is what the budget holds, and the answer is flagged', async () => {
+    const u = await t.user('small');
+    expect((await t.request('POST', '/api/data/ai.user.quota', { token: t.admin, body: { user_id: u.id, daily_usd: 300 } })).status).toBe(201);
+    const conv = await t.conversation(u.token);
+    t.llm.push(textStep('short', { usage: { prompt_tokens: 500, completion_tokens: 200 } }));
+    const first = await t.say(u.token, conv, 'hello');
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(t.llm.requests.at(-1)!.body.max_tokens).toBe(300);
+    const answer = first.body.messages.find((m: { role: string }) => m.role === 'assistant');
+    expect(answer.flags).toEqual([{ guard: 'budget', max_output_tokens: 300, finish_reason: 'stop' }]);
+    // 200 spent: the next call holds 100, still over the minimal answer
+    t.llm.push(textStep('shorter', { usage: { prompt_tokens: 500, completion_tokens: 40 } }));
+    expect((await t.say(u.token, conv, 'again')).status).toBe(200);
+    expect(t.llm.requests.at(-1)!.body.max_tokens).toBe(100);
+  });
+
+  it('a turn is refused (429 BUDGET_EXCEEDED, with min_output_tokens) only when not even AI_MIN_OUTPUT_TOKENS fit, and nothing is sent', async () => {
+    const u = await t.user('tiny');
+    expect((await t.request('POST', '/api/data/ai.user.quota', { token: t.admin, body: { user_id: u.id, daily_usd: 49 } })).status).toBe(201);
+    const sent = t.llm.requests.length;
+    const res = await t.say(u.token, await t.conversation(u.token), 'hello');
+    expectError(res, 429, 'BUDGET_EXCEEDED');
+    expect(res.body.error.details).toMatchObject({ scope: 'user', cap_usd: 49, spent_usd: 0, min_output_tokens: 50, requested_usd: 50 });
+    expect(t.llm.requests.length).toBe(sent);
+  });
+
+  it('a call with room for the full AI_MAX_OUTPUT_TOKENS asks for all of them and carries no budget flag', async () => {
+    const u = await t.user('roomy');
+    t.llm.push(textStep('plenty', { usage: { prompt_tokens: 5, completion_tokens: 5 } }));
+    const res = await t.say(u.token, await t.conversation(u.token), 'hello');
+    expect(res.status).toBe(200);
+    expect(t.llm.requests.at(-1)!.body.max_tokens).toBe(1000);
+    expect(res.body.messages.find((m: { role: string }) => m.role === 'assistant').flags).toBeNull();
+  });
+});
+
+describe('the minimal answer setting', () => {
+  it('AI_MIN_OUTPUT_TOKENS below 1 stops the boot (BOOT_ERROR naming the setting)', async () => {
+    const { loadSettings } = await import('../../src/kernel/settings.ts');
+    const { aiSettings } = await import('../../src/apps/ai/settings.ts');
+    expect(() => aiSettings(loadSettings({ AI_MIN_OUTPUT_TOKENS: '0' }))).toThrow(/AI_MIN_OUTPUT_TOKENS="0" must be at least 1/);
+    expect(aiSettings(loadSettings({})).AI_MIN_OUTPUT_TOKENS).toBe(128);
+  });
+});
+
+describe('the tenant budget caps the answer the same way', () => {
+  let t: AiServer;
+  beforeAll(async () => {
+    t = await startAiServer({ AI_MAX_OUTPUT_TOKENS: '1000', AI_MIN_OUTPUT_TOKENS: '50', AI_DAILY_BUDGET_USD: '120', AI_USER_DAILY_BUDGET_USD: '0' },
+      { config: { input_usd_per_mtok: 0, output_usd_per_mtok: 1_000_000 } });
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('120 USD left caps max_tokens at 120; with 30 left the turn is refused with scope tenant', async () => {
+    const u = await t.user('tenant');
+    const conv = await t.conversation(u.token);
+    t.llm.push(textStep('ok', { usage: { prompt_tokens: 1, completion_tokens: 90 } }));
+    expect((await t.say(u.token, conv, 'hello')).status).toBe(200);
+    expect(t.llm.requests.at(-1)!.body.max_tokens).toBe(120);
+    const res = await t.say(u.token, conv, 'again');
+    expectError(res, 429, 'BUDGET_EXCEEDED');
+    expect(res.body.error.details).toMatchObject({ scope: 'tenant', cap_usd: 120, spent_usd: 90, min_output_tokens: 50 });
+  });
+});
+
 describe('prices', () => {
   it('come from a versioned table; an unknown model is priced high, not free; a tenant\'s config prices win with their own version', async () => {
     const { PRICE_TABLE, priceOf, usdOf } = await import('../../src/apps/ai/prices.ts');

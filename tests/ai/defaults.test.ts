@@ -152,13 +152,15 @@ describe('spend and size are capped by default', () => {
 
   it('without any budget setting a user is capped at AI_USER_DAILY_BUDGET_USD (2) and the tenant at AI_DAILY_BUDGET_USD (10)', async () => {
     const u = await t.user('spender');
-    await price(5);
-    const conv = await t.conversation(u.token);
-    const res = await t.say(u.token, conv, 'hello');
+    // refused only when not even the minimal answer (AI_MIN_OUTPUT_TOKENS, 128 of the 1024) fits:
+    // at 40 USD per 1024 tokens those 128 cost 5 USD, over the user's 2
+    await price(40);
+    const res = await t.say(u.token, await t.conversation(u.token), 'hello');
     expectError(res, 429, 'BUDGET_EXCEEDED');
-    expect(res.body.error.details).toMatchObject({ scope: 'user', cap_usd: 2 });
-    await price(20);
-    const tenant = await t.say(u.token, conv, 'hello');
+    expect(res.body.error.details).toMatchObject({ scope: 'user', cap_usd: 2, min_output_tokens: 128 });
+    // at 200 they cost 25 USD, over the tenant's 10 (checked first)
+    await price(200);
+    const tenant = await t.say(u.token, await t.conversation(u.token), 'hello');
     expectError(tenant, 429, 'BUDGET_EXCEEDED');
     expect(tenant.body.error.details).toMatchObject({ scope: 'tenant', cap_usd: 10 });
     expect(t.llm.requests).toHaveLength(0);
@@ -167,17 +169,24 @@ describe('spend and size are capped by default', () => {
 
   it('a message over AI_MAX_MESSAGE_CHARS (16000) is refused with 413 AI_MESSAGE_TOO_LONG before anything is stored, reserved or sent', async () => {
     const u = await t.user('paster');
+    // a conversation with a message: a refused one changes nothing in it (an empty one would be deleted)
     const conv = await t.conversation(u.token);
+    t.llm.push(textStep('hi'));
+    expect((await t.say(u.token, conv, 'hi')).status).toBe(200);
+    const before = (await t.request('GET', `/api/ai/conversations/${conv}/messages`, { token: u.token })).body.items;
+    const db = await t.kernel.tenants.get('default');
+    const usage = () => delegateOf(db, t.kernel.registry.model('ai.usage.log')).count({ where: { principal_id: u.id } });
+    const rows = await usage();
+    const sent = t.llm.requests.length;
     for (const content of ['x'.repeat(16_001), 'y'.repeat(400_000)]) {
       const res = await t.say(u.token, conv, content);
       expectError(res, 413, 'AI_MESSAGE_TOO_LONG');
       expect(res.body.error.details).toMatchObject({ field: 'content', max_chars: 16_000, chars: content.length });
     }
     expectError(await t.request('POST', '/api/ai/invoke', { token: u.token, body: { prompt: 'z'.repeat(16_001) } }), 413, 'AI_MESSAGE_TOO_LONG');
-    expect((await t.request('GET', `/api/ai/conversations/${conv}/messages`, { token: u.token })).body.items).toEqual([]);
-    const db = await t.kernel.tenants.get('default');
-    expect(await delegateOf(db, t.kernel.registry.model('ai.usage.log')).count({ where: { principal_id: u.id } })).toBe(0);
-    expect(t.llm.requests).toHaveLength(0);
+    expect((await t.request('GET', `/api/ai/conversations/${conv}/messages`, { token: u.token })).body.items).toEqual(before);
+    expect(await usage()).toBe(rows);
+    expect(t.llm.requests).toHaveLength(sent);
     // characters, not UTF-16 units: 16000 emoji pass
     t.llm.push(textStep('ok'));
     expect((await t.say(u.token, conv, '😀'.repeat(16_000))).status).toBe(200);

@@ -75,10 +75,10 @@ describe('the order of the pre-invocation hooks: budget, PII, injection', () => 
   }));
 
   it('within budget, PII (strict) refuses before the injection guard does', () => withServer({ AI_PII_REDACTION_ENABLED: 'true' }, async (t) => {
-    const conv = await t.conversation(t.admin);
-    expectError(await t.say(t.admin, conv, BOTH), 422, 'AI_PII_BLOCKED');
+    // each refused first message deletes its empty conversation: a new one for each
+    expectError(await t.say(t.admin, await t.conversation(t.admin), BOTH), 422, 'AI_PII_BLOCKED');
     // without personal data the same text is refused by the injection guard
-    expectError(await t.say(t.admin, conv, ATTACK), 422, 'AI_INJECTION_DETECTED');
+    expectError(await t.say(t.admin, await t.conversation(t.admin), ATTACK), 422, 'AI_INJECTION_DETECTED');
     expect(t.llm.requests).toHaveLength(0);
   }));
 });
@@ -90,9 +90,9 @@ describe('prompt injection', () => {
     expectError(res, 422, 'AI_INJECTION_DETECTED');
     expect(res.body.error.details.score).toBeGreaterThanOrEqual(60);
     expect(t.llm.requests).toHaveLength(0);
-    // ordinary business text passes
+    // ordinary business text passes (in a new conversation: the refused first message deleted the empty one)
     t.llm.push(textStep('ok'));
-    expect((await t.say(t.admin, conv, 'Ignore the previous quote and use the new price of 40 EUR for Acme.')).status).toBe(200);
+    expect((await t.say(t.admin, await t.conversation(t.admin), 'Ignore the previous quote and use the new price of 40 EUR for Acme.')).status).toBe(200);
   }));
 
   it('a tool result that looks like an injection is withheld from the model', () => withServer({}, async (t) => {
@@ -116,10 +116,9 @@ describe('safety rules of the tenant', () => {
   it('block refuses the input, mask rewrites it', () => withServer({}, async (t) => {
     await t.request('POST', '/api/data/ai.safety_rule', { token: t.admin, body: { name: 'no project names', pattern: 'project\\s+falcon', action: 'block' } });
     await t.request('POST', '/api/data/ai.safety_rule', { token: t.admin, body: { name: 'mask codes', pattern: 'SECRET-\\d+', action: 'mask' } });
-    const conv = await t.conversation(t.admin);
-    expectError(await t.say(t.admin, conv, 'status of Project Falcon?'), 422, 'AI_SAFETY_RULE_BLOCKED');
+    expectError(await t.say(t.admin, await t.conversation(t.admin), 'status of Project Falcon?'), 422, 'AI_SAFETY_RULE_BLOCKED');
     t.llm.push(textStep('ok'));
-    const res = await t.say(t.admin, conv, 'what is SECRET-42?');
+    const res = await t.say(t.admin, await t.conversation(t.admin), 'what is SECRET-42?');
     expect(t.llm.requests.at(-1)!.body.messages.at(-1).content).toBe('what is [masked]?');
     expect(res.body.messages[0].flags).toEqual([{ guard: 'safety_rule', rule: 'mask codes', action: 'mask' }]);
   }));
@@ -150,11 +149,10 @@ describe('providers: allow-list, routing, residency, keys', () => {
   it('a routing rule to a provider outside AI_ALLOWED_PROVIDERS is refused; residency refuses providers not allowed', () => withServer({}, async (t) => {
     const rule = await t.request('POST', '/api/data/ai.provider.routing', { token: t.admin, body: { name: 'to b', provider: 'provider_b', sequence: 1 } });
     expect(rule.status).toBe(201);
-    const conv = await t.conversation(t.admin);
-    expectError(await t.say(t.admin, conv, 'hi'), 403, 'AI_PROVIDER_NOT_ALLOWED');
+    expectError(await t.say(t.admin, await t.conversation(t.admin), 'hi'), 403, 'AI_PROVIDER_NOT_ALLOWED');
     await t.request('DELETE', `/api/data/ai.provider.routing/${rule.body.id}`, { token: t.admin });
     t.llm.push(textStep('ok'));
-    expect((await t.say(t.admin, conv, 'hi')).status).toBe(200);
+    expect((await t.say(t.admin, await t.conversation(t.admin), 'hi')).status).toBe(200);
   }));
 
   it('AI_DATA_RESIDENCY_STRICT refuses a provider not in AI_DATA_RESIDENCY_ALLOWED_PROVIDERS', () => withServer({ AI_DATA_RESIDENCY_STRICT: 'true' }, async (t) => {
@@ -272,7 +270,7 @@ describe('settings defaults', () => {
       AI_DATA_RESIDENCY_STRICT: false, AI_DATA_RESIDENCY_ALLOWED_PROVIDERS: [],
       // ours, beyond the spec's
       AI_PROVIDER_A_BASE_URL: 'https://api.openai.com/v1', AI_PROVIDER_A_MODEL: 'gpt-4o-mini', AI_PROVIDER_A_API_KEY: '',
-      AI_PROVIDER_TIMEOUT_MS: 60000, AI_PROVIDER_MAX_RETRIES: 2, AI_MAX_OUTPUT_TOKENS: 1024,
+      AI_PROVIDER_TIMEOUT_MS: 60000, AI_PROVIDER_MAX_RETRIES: 2, AI_MAX_OUTPUT_TOKENS: 1024, AI_MIN_OUTPUT_TOKENS: 128,
       AI_PROVIDER_URL_ALLOWLIST: [], AI_USER_DAILY_BUDGET_USD: 2, AI_MAX_MESSAGE_CHARS: 16000,
     });
   });

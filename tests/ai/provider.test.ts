@@ -243,14 +243,14 @@ describe('openai-compatible provider: failures', () => {
     const err = await rejection(provider({ timeoutMs: 200, maxRetries: 0 }).chat(request()));
     expect(err).toBeInstanceOf(ProviderUnavailable);
     expect(err.message).toMatch(/stopped sending/);
-    expect(err.partial).toEqual({ text: 'ab', usage: null });
+    expect(err.partial).toEqual({ text: 'ab', usage: null, received: true });
   });
 
   it('a connection cut mid-stream → ProviderUnavailable with the partial text', async () => {
     llm.push(textStep('abcdef', { pieces: 3, cutAfter: 3 })); // role chunk, "ab", "cd", then the socket dies
     const err = await rejection(provider({ maxRetries: 0 }).chat(request()));
     expect(err).toBeInstanceOf(ProviderUnavailable);
-    expect(err.partial).toEqual({ text: 'abcd', usage: null });
+    expect(err.partial).toEqual({ text: 'abcd', usage: null, received: true });
   });
 
   it('an unreachable endpoint → ProviderUnavailable', async () => {
@@ -281,7 +281,7 @@ describe('openai-compatible provider: abort', () => {
     );
     expect(err).toBeInstanceOf(TurnAborted);
     expect(err).toMatchObject({ code: 'AI_TURN_ABORTED', status: 499 });
-    expect(err.partial).toEqual({ text: 'abcd', usage: null });
+    expect(err.partial).toEqual({ text: 'abcd', usage: null, received: true });
   });
 
   it('aborting after the usage chunk but before the end exposes the usage on the error', async () => {
@@ -297,7 +297,7 @@ describe('openai-compatible provider: abort', () => {
     );
     const err = await rejection(turn);
     expect(err).toMatchObject({ code: 'AI_TURN_ABORTED' });
-    expect(err.partial).toEqual({ text: 'abcdef', usage: { input_tokens: 30, output_tokens: 3 } });
+    expect(err.partial).toEqual({ text: 'abcdef', usage: { input_tokens: 30, output_tokens: 3 }, received: true });
   });
 
   it('an already-aborted signal rejects with AI_TURN_ABORTED and empty partial output', async () => {

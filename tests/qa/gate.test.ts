@@ -1,8 +1,10 @@
 /**
  * `fw e2e gate --module <key> --freshness-hours <n>`: exit 0 only if the latest run of every use
- * case of the module passed within the window; 1 naming the failing, stale or never-run use case;
- * 2 only when no use case of the module has any run at all (results that are all older than the
- * window are stale: exit 1). Results are written as the replay writes them (system principal).
+ * case of the module passed within the window; 1 naming the failing, stale or never-run use case
+ * (a failure is a failure however old); 2 only when no use case of the module has any run at all
+ * (results that are all older than the window are stale: exit 1); 64 for a usage error (unknown
+ * option, module or tenant, invalid window), which is no verdict. Results are written as the
+ * replay writes them (system principal).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,8 +31,11 @@ async function result(key: string, status: 'passed' | 'failed', hoursAgo: number
   const run = await kernel.dispatch<{ id: string }>('fw.create', { model: 'qa.run', values: { sandbox_tenant: 'qa-sandbox', status, finished_at: finished } }, sys);
   await kernel.dispatch('fw.create', { model: 'qa.run.result', values: { run_id: run.id, usecase_key: key, module, status, finished_at: finished, failed_step: status === 'failed' ? 3 : null, error: status === 'failed' ? 'step 3: no element matched' : null } }, sys);
 }
-function gate(module: string, hours: number) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'e2e', 'gate', '--module', module, '--freshness-hours', String(hours)], {
+function gate(module: string, hours: number | string) {
+  return gateArgs('--module', module, '--freshness-hours', String(hours));
+}
+function gateArgs(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'e2e', 'gate', ...args], {
     env: { ...process.env, ...env(dataDir), DATABASE_URL: '' }, encoding: 'utf8', timeout: 60_000,
   });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
@@ -55,9 +60,10 @@ describe('fw e2e gate', () => {
     expect(r.code, r.out).toBe(2);
     expect(r.out).toMatch(/never_run\s+gate\.a — no run yet/);
     expect(r.out).toContain('gate failed: no run of base (never run: gate.a, gate.b)');
-    const none = gate('crm.sales', 24);
+    // an active app without use cases: nothing ran, no usage error
+    const none = gate('auth', 24);
     expect(none.code, none.out).toBe(2);
-    expect(none.out).toContain('gate failed: no run of crm.sales (the module has no use case)');
+    expect(none.out).toContain('gate failed: no run of auth (the module has no use case)');
   });
 
   it('exits 0 when the latest run of every use case passed within the window', async () => {
@@ -100,8 +106,58 @@ describe('fw e2e gate', () => {
     expect(r.out).toContain('gate failed: gate.b (failed)');
   });
 
-  it('refuses a bad window and is off without ENABLE_QA_AUTOMATION', () => {
-    expect(gate('base', 0).code).toBe(1);
+  it('a latest run that failed is reported as failed however old it is (exit 1), its age added to the reason, never as merely stale', async () => {
+    await usecase('pres.e', 'presentation');
+    await result('pres.e', 'failed', 30, 'presentation');
+    const r = gate('presentation', 24);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toMatch(/failed\s+pres\.e — step 3: no element matched; last run .+ is older than 24 h/);
+    expect(r.out).toContain('gate failed: pres.e (failed)');
+    const v = await kernel.dispatch<{ usecases: Array<Record<string, unknown>> }>('qa.gate', { module: 'presentation', freshness_hours: 24 }, sys);
+    expect(v.usecases[0]).toMatchObject({ key: 'pres.e', status: 'failed', stale: true });
+  });
+
+  it('a misspelt --module is a usage error (exit 64, naming the active apps), not "never ran"', () => {
+    const r = gate('bse', 24);
+    expect(r.code, r.out).toBe(64);
+    expect(r.out).toContain('fw e2e gate: module "bse" is neither an active app nor the module of any use case (active apps: ');
+    expect(r.out).toContain('usage: fw e2e gate --module <app>');
+    expect(r.out).not.toContain('gate failed');
+  });
+
+  it('an invalid --freshness-hours (0, negative, not a number, empty) is a usage error (exit 64), not a failed gate', () => {
+    for (const hours of ['0', 'soon', '', 'Infinity']) {
+      const r = gate('base', hours);
+      expect(r.code, `${hours}: ${r.out}`).toBe(64);
+      expect(r.out).toContain('--freshness-hours must be a number of hours more than 0');
+    }
+    // "-3" reads as an option to the argument parser: refused there, with the same exit code
+    const negative = gate('base', '-3');
+    expect(negative.code, negative.out).toBe(64);
+    expect(negative.out).toMatch(/fw e2e gate: .*--freshness-hours/);
+  });
+
+  it('a missing --module, an unknown option, a stray argument and an unknown tenant are usage errors (exit 64)', () => {
+    const missing = gateArgs('--freshness-hours', '24');
+    expect(missing.code, missing.out).toBe(64);
+    expect(missing.out).toContain('fw e2e gate: --module <app> is required');
+    const unknown = gateArgs('--modul', 'base');
+    expect(unknown.code, unknown.out).toBe(64);
+    expect(unknown.out).toMatch(/fw e2e gate: Unknown option '--modul'/);
+    const stray = gateArgs('--module', 'base', 'extra');
+    expect(stray.code, stray.out).toBe(64);
+    expect(stray.out).toContain('unexpected argument "extra"');
+    const tenant = gateArgs('--module', 'base', '-t', 'nope');
+    expect(tenant.code, tenant.out).toBe(64);
+    expect(tenant.out).toContain('unknown tenant "nope"');
+  });
+
+  it('qa.gate itself refuses an unknown module (422 VALIDATION_FAILED, field code UNKNOWN_MODULE) and a non-finite window', async () => {
+    await expect(kernel.dispatch('qa.gate', { module: 'bse' }, sys)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', status: 422, details: { errors: [{ field: 'module', code: 'UNKNOWN_MODULE' }] } });
+    await expect(kernel.dispatch('qa.gate', { module: 'base', freshness_hours: Infinity }, sys)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('is off without ENABLE_QA_AUTOMATION (exit 1, QA_DISABLED: a configuration problem, not a usage error)', () => {
     const off = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'e2e', 'gate', '--module', 'base'], {
       env: { ...process.env, ...env(dataDir), ENABLE_QA_AUTOMATION: 'false', DATABASE_URL: '' }, encoding: 'utf8', timeout: 60_000,
     });

@@ -35,6 +35,25 @@ async function startRecording(token: string, key = 'org.create') {
   return res.body.id as string;
 }
 
+describe('a recorded step must point at an element', () => {
+  it('a step whose only candidates are body or html is refused while recording (422 QA_LOCATOR_TOO_BROAD) and not stored; the same step on a control is taken', async () => {
+    const id = await startRecording(qa, 'org.body-click');
+    for (const candidates of [[[{ by: 'css', value: 'body' }, { by: 'nth', value: '0' }]], [[{ by: 'css', value: 'html' }], [{ by: 'css', value: 'body' }]], [[{ by: 'css', value: 'html > body' }]]]) {
+      const res = await t.request('POST', `/api/qa/recordings/${id}/step`, { token: qa, body: step({ target: { candidates } }) });
+      expectError(res, 422, 'QA_LOCATOR_TOO_BROAD');
+      expect(res.body.error.message).toMatch(/points at the whole page/);
+      expect(res.body.error.details.errors[0]).toMatchObject({ field: 'target', code: 'QA_LOCATOR_TOO_BROAD' });
+    }
+    expect((await t.request('GET', `/api/qa/recordings/${id}`, { token: qa })).body.steps).toEqual([]);
+    // body among better candidates is fine: the replay tries them in order
+    const ok = await t.request('POST', `/api/qa/recordings/${id}/step`, { token: qa, body: step({ target: { candidates: [[{ by: 'testid', value: 'search-groupby' }], [{ by: 'css', value: 'body' }]] } }) });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    // an edit cannot turn a stored step into one on the page itself
+    const edit = await t.request('PATCH', `/api/data/qa.recording.step/${ok.body.id}`, { token: qa, body: { target: { candidates: [[{ by: 'css', value: 'body' }]] } } });
+    expectError(edit, 422, 'QA_LOCATOR_TOO_BROAD');
+  });
+});
+
 describe('recording → finalised → promoted', () => {
   it('appends validated steps in order, finalises, and promotes them unchanged into a use case', async () => {
     const id = await startRecording(qa);

@@ -248,6 +248,49 @@ describe('assistant (AI on)', () => {
     const conv = await env.gql('query { aiConversations { title status } }');
     expect(conv.aiConversations).toEqual([{ title: 'How many countries are there?', status: 'closed' }]);
   });
+
+  it('a refused first message leaves no empty conversation behind: the text waits in a new conversation\'s composer', async () => {
+    await page.getByTestId('ai-new').click();
+    await page.getByTestId('ai-welcome').waitFor();
+    await input().fill(ATTACK);
+    await input().press('Enter');
+    const alert = page.getByTestId('ai-error');
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain(INJECTION_SENTENCE);
+    expect(await input().inputValue()).toBe(ATTACK);
+    expect(await page.getByTestId('ai-pane-title').innerText()).toBe('New conversation');
+    // neither the server nor the list keeps the conversation the message was to start
+    const conv = await env.gql('query { aiConversations { title status } }');
+    expect(conv.aiConversations).toEqual([{ title: 'How many countries are there?', status: 'closed' }]);
+    await expect.poll(() => page.getByTestId('ai-conversation').count()).toBe(1);
+    await shot(page, 'assistant-refused-first-message');
+    // sent again, edited, it starts a conversation of its own
+    llm.push(textStep('Hello!'));
+    await input().fill('Hello there');
+    await input().press('Enter');
+    await expect.poll(() => page.getByTestId('ai-conversation').count()).toBe(2);
+    await expect.poll(async () => page.getByTestId('ai-thread').innerText()).toContain('Hello!');
+  });
+
+  it('Stop ends a running turn: the provider request is aborted, what streamed stays, nothing is charged and no error is shown', async () => {
+    // four events (the role and three pieces), then the stream stalls until the client goes away
+    llm.push(textStep('Once upon a time there was a very long story that never ended.', { pieces: 12, stallAfter: 4 }));
+    expect(await page.getByTestId('ai-stop').count(), 'no Stop button without a running turn').toBe(0);
+    await input().fill('Tell me a story');
+    await input().press('Enter');
+    const streaming = page.getByTestId('ai-streaming');
+    await expect.poll(async () => (await streaming.count()) ? streaming.innerText() : '', { timeout: 10_000 }).toContain('Once upon');
+    await shot(page, 'assistant-stop');
+    await page.getByTestId('ai-stop').click();
+    await expect.poll(() => page.getByTestId('ai-stop').count()).toBe(0);
+    await expect.poll(async () => page.getByTestId('ai-msg-assistant').last().innerText()).toContain('Once upon');
+    expect(await page.getByTestId('ai-msg-assistant').last().getByTestId('ai-stopped').innerText()).toBe('Stopped: the answer was cut short here.');
+    expect(await page.getByTestId('ai-error').count()).toBe(0);
+    expect(await input().inputValue()).toBe('');
+    const rows = (await env.api('GET', '/api/data/ai.usage.log?order=dbid%20desc&limit=1')).body.items;
+    expect(rows[0]).toMatchObject({ outcome: 'cancelled', charge_basis: 'nothing', error_code: 'AI_TURN_ABORTED', usd: 0 });
+    await shot(page, 'assistant-stopped');
+  });
 });
 
 describe('assistant (AI off)', () => {

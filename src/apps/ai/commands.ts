@@ -2,10 +2,11 @@ import type { CommandDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
-import { AccessDenied, BadRequest, Conflict, NotFound } from '../../kernel/errors.js';
+import { AccessDenied, BadRequest, Conflict, FwError, NotFound } from '../../kernel/errors.js';
+import { cancelTurns, isRunningHere } from './cancel.js';
 import { kernelOf } from './context.js';
 import { MessageTooLong } from './errors.js';
-import { AiCatalogue, AiTurn, AiUndoResult, AiUsageDay, AiWriteResult } from './outputs.js';
+import { AiCancelResult, AiCatalogue, AiTurn, AiUndoResult, AiUsageDay, AiWriteResult } from './outputs.js';
 import { DEFAULT_TEMPLATE, resolvePrompt, templateByKey } from './prompts.js';
 import { aiSettings } from './settings.js';
 import { catalogueFor } from './tools/catalogue.js';
@@ -50,6 +51,22 @@ function checkLength(env: Env, text: string, field: string): void {
   if (chars > max) throw new MessageTooLong(`the message has ${chars} characters; at most ${max} are sent to the assistant (AI_MAX_MESSAGE_CHARS)`, { field, chars, max_chars: max });
 }
 
+/**
+ * A message refused before anything of it was stored (empty, too long, a guard, the budget, a
+ * provider not configured) leaves the conversation as it was; one that was empty before is
+ * deleted rather than left behind empty, and the error says so (`details.conversation_deleted`),
+ * so a client that started it for this message starts a new one with the next. A conversation
+ * with a turn running elsewhere, or with any message, is kept. Returns whether it was deleted.
+ */
+async function dropIfEmpty(env: Env, id: string, err: unknown): Promise<boolean> {
+  if (isRunningHere(env.tenant, id)) return false;
+  if (await delegateOf(env.db, env.registry.model('ai.message')).count({ where: { conversation_id: id } })) return false;
+  // as the system: the person may not hold the delete right on conversations, and this is cleanup
+  await env.sudo().dispatch('fw.delete', { model: 'ai.conversation', id });
+  if (err instanceof FwError) Object.assign(err, { details: { ...err.details, conversation_deleted: true } });
+  return true;
+}
+
 const isoDay = /^\d{4}-\d{2}-\d{2}$/;
 
 export const aiCommands: CommandDecl[] = [
@@ -67,10 +84,16 @@ export const aiCommands: CommandDecl[] = [
     description: 'Send a message and run one turn: the answer, tool calls and any writes awaiting confirmation',
     input: { role: f.enum(['user'], { default: 'user' }), content: f.text({ required: true }) },
     handler: async (env, p) => {
-      await openConversation(env, String(p.id));
-      if (!String(p.content).trim()) throw new BadRequest('content is empty', { field: 'content' }, 'VALIDATION_FAILED');
-      checkLength(env, String(p.content), 'content');
-      return runTurn(env, String(p.id).toLowerCase(), String(p.content), 'turn');
+      const conv = await openConversation(env, String(p.id));
+      const id = String(conv.id);
+      try {
+        if (!String(p.content).trim()) throw new BadRequest('content is empty', { field: 'content' }, 'VALIDATION_FAILED');
+        checkLength(env, String(p.content), 'content');
+        return await runTurn(env, id, String(p.content), 'turn');
+      } catch (err) {
+        await dropIfEmpty(env, id, err);
+        throw err;
+      }
     },
   },
   {
@@ -88,6 +111,15 @@ export const aiCommands: CommandDecl[] = [
     description: 'Undo a confirmed AI write if the record has not changed since',
     input: { provenance_id: f.uuid({ required: true }) },
     handler: async (env, p) => undoWrite(env, String(p.id).toLowerCase(), String(p.provenance_id)),
+  },
+  {
+    name: 'ai.conversation.cancel',
+    op: 'read', record: true, transaction: false, returns: 'json', output: AiCancelResult,
+    description: "Stop the conversation's running turn: the provider request is aborted, the turn ends with AI_TURN_ABORTED and nothing is charged beyond the usage the provider reported",
+    handler: async (env, p) => {
+      const conv = await env.dispatch<Rec>('fw.read_one', { model: 'ai.conversation', id: p.id });
+      return { status: await cancelTurns(kernelOf(env.registry), env.tenant, String(conv.id)) };
+    },
   },
   {
     name: 'ai.conversation.close',
@@ -110,8 +142,11 @@ export const aiCommands: CommandDecl[] = [
       const conv = await env.transaction((tx) => start(tx, { skill_pack: p.skill_pack, title: String(p.prompt).slice(0, 200) }));
       try {
         return await runTurn(env, String(conv.id), String(p.prompt), 'invoke');
+      } catch (err) {
+        await dropIfEmpty(env, String(conv.id), err);
+        throw err;
       } finally {
-        await env.transaction(async (tx) => delegateOf(tx.db, tx.registry.model('ai.conversation')).update({ where: { record_uuid: String(conv.id) }, data: { status: 'closed' } }));
+        await env.transaction(async (tx) => delegateOf(tx.db, tx.registry.model('ai.conversation')).updateMany({ where: { record_uuid: String(conv.id) }, data: { status: 'closed' } }));
       }
     },
   },

@@ -24,6 +24,7 @@ export interface InvocationPayload {
   checked_from: number;
   tool_count: number;
   input_estimate: number;
+  /** Output tokens asked of the provider; the budget hook may lower it to what the budget holds. */
   max_output_tokens: number;
   /** The turn's usage row, set by the budget hook (reused by later calls of the turn). */
   usage_id: string | null;
@@ -41,15 +42,17 @@ const inv = (ctx: HookContext) => ctx.payload as unknown as InvocationPayload;
 /** The user's new text of this turn (tool results are checked where they come back, in turn.ts). */
 const fresh = (p: InvocationPayload) => p.messages.slice(p.checked_from).filter((m) => m.role === 'user' && m.content);
 
-/** 1. Budget: reserve the call's worst case before it is made (BudgetExceeded at the cap). */
+/** 1. Budget: reserve the call's worst case before it is made, capping its output near a cap (BudgetExceeded when not even a minimal answer fits). */
 async function budget(ctx: HookContext): Promise<void> {
   const p = inv(ctx);
-  const r = await kernelOf(ctx.env.registry).dispatch<{ usage_id: string; reserved_usd: number }>('ai.usage.reserve', {
+  const r = await kernelOf(ctx.env.registry).dispatch<{ usage_id: string; reserved_usd: number; max_output_tokens: number }>('ai.usage.reserve', {
     usage_id: p.usage_id, conversation_id: p.conversation_id, provider: p.provider, model: p.model, price: p.price,
-    input_tokens: p.input_estimate, max_output_tokens: p.max_output_tokens,
+    input_tokens: p.input_estimate, max_output_tokens: p.max_output_tokens, min_output_tokens: aiSettings(ctx.env.settings).AI_MIN_OUTPUT_TOKENS,
   }, ctx.env.principal);
   p.usage_id = r.usage_id;
   p.reserved_usd = r.reserved_usd;
+  // near a cap the call asks for what the budget still holds (budget.ts)
+  p.max_output_tokens = r.max_output_tokens;
 }
 
 /** 2. PII: `strict` blocks, `mask` rewrites what is sent (and stored), `warn` flags it. */
@@ -136,7 +139,7 @@ async function settle(ctx: HookContext): Promise<void> {
   if (!p.usage_id) return;
   await kernelOf(ctx.env.registry).dispatch('ai.usage.settle', {
     usage_id: p.usage_id, price: p.price, usage: p.usage ?? null, reserved_usd: p.reserved_usd,
-    input_estimate: p.input_estimate, max_output_tokens: p.max_output_tokens, latency_ms: p.latency_ms ?? 0,
+    input_estimate: p.input_estimate, max_output_tokens: p.max_output_tokens, latency_ms: p.latency_ms ?? 0, outcome: 'answered',
   }, ctx.env.principal);
 }
 

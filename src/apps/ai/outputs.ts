@@ -54,6 +54,7 @@ export const AiWriteResult = o.object('AiWriteResult', {
   record: n(o.json()),
 });
 
+export const AiCancelResult = o.object('AiCancelResult', { status: o.string({ description: 'cancelled (a turn of this server process was stopped) or requested (passed on to the other processes)' }) });
 export const AiUndoResult = o.object('AiUndoResult', { status: o.string({ description: 'undone' }), provenance_id: o.id(), operation: o.string(), record: n(o.json()) });
 
 export const AiCatalogue = o.object('AiCatalogue', {

@@ -57,5 +57,6 @@ export function aiRoutes(server: FastifyInstance, ctx: RouteContext): void {
   server.post('/api/ai/conversations/:id/confirm', (req) => run('ai.conversation.confirm', req, { ...body(req), id: id(req) }));
   server.post('/api/ai/conversations/:id/undo', (req) => run('ai.conversation.undo', req, { ...body(req), id: id(req) }));
   server.post('/api/ai/conversations/:id/close', (req) => run('ai.conversation.close', req, { id: id(req) }));
+  server.post('/api/ai/conversations/:id/cancel', (req) => run('ai.conversation.cancel', req, { id: id(req) }));
   mcpRoutes(server, ctx); // MCP_ROUTES
 }

@@ -4,12 +4,14 @@ import { runPostHooks, runPreHooks } from '../../kernel/bus/hooks.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
 import { FwError } from '../../kernel/errors.js';
+import { startRunning } from './cancel.js';
 import { kernelOf, turnContext } from './context.js';
 import { findPii, maskPii } from './guards/pii.js';
 import { scoreInjection } from './guards/injection.js';
 import { applyRules, loadSafetyRules, type InvocationPayload, type SafetyRule } from './invocation-hooks.js';
 import { estimateTokens } from './prices.js';
-import { parseToolArguments, type ChatMessage, type ToolCall } from './provider/index.js';
+import { parseToolArguments, TurnAborted, type ChatMessage, type PartialOutput, type ToolCall } from './provider/index.js';
+import type { CallOutcome } from './budget.js';
 import { resolveProvider } from './providers.js';
 import { aiSettings } from './settings.js';
 import { forModel, isProposal } from './tools/call.js';
@@ -44,6 +46,16 @@ const MAX_TOOL_RESULT_CHARS = 20_000;
  * `post.ai.invocation` (settle, answer shape).
  */
 export async function runTurn(env: Env, conversationId: string, content: string, source: 'turn' | 'invoke'): Promise<TurnResult> {
+  // registered for ai.conversation.cancel (cancel.ts) until it ends, however it ends
+  const { signal, release } = await startRunning(kernelOf(env.registry), env.tenant, conversationId);
+  try {
+    return await runTurnWith(env, conversationId, content, source, signal);
+  } finally {
+    release();
+  }
+}
+
+async function runTurnWith(env: Env, conversationId: string, content: string, source: 'turn' | 'invoke', signal: AbortSignal): Promise<TurnResult> {
   const kernel = kernelOf(env.registry);
   const s = aiSettings(env.settings);
   const publish = (msg: Rec) => void kernel.publish(env.tenant, conversationTopic(conversationId), { conversation_id: conversationId, ...msg });
@@ -103,6 +115,15 @@ export async function runTurn(env: Env, conversationId: string, content: string,
   const totals = { input_tokens: 0, output_tokens: 0, calls: 0 };
 
   for (;;) {
+    // a turn cancelled between calls (while a tool ran) makes no further call; its row says so
+    if (signal.aborted) {
+      if (usageId) {
+        await kernel.dispatch('ai.usage.settle', {
+          usage_id: usageId, price: provider.price, usage: null, reserved_usd: 0, input_estimate: 0, max_output_tokens: 0, latency_ms: 0, outcome: 'cancelled', error_code: 'AI_TURN_ABORTED',
+        }, env.principal);
+      }
+      throw new TurnAborted({ text: '', usage: null, received: false }, 'The AI turn was cancelled');
+    }
     const payload: InvocationPayload = {
       conversation_id: conversationId, skill_pack_id: pack ? String(pack.record_uuid) : null, provider: provider.id, model: provider.model,
       price: provider.price, messages, checked_from: checkedFrom, tool_count: specs.length,
@@ -113,7 +134,7 @@ export async function runTurn(env: Env, conversationId: string, content: string,
     try {
       await runPreHooks(ctxOf(payload, 'invocation'));
     } catch (err) {
-      if (payload.usage_id && payload.reserved_usd) await settleUnused(env, payload);
+      if (payload.usage_id && payload.reserved_usd) await settleUnused(env, payload, err instanceof FwError ? err.code : 'INTERNAL_ERROR');
       throw err;
     }
     usageId = payload.usage_id;
@@ -125,13 +146,20 @@ export async function runTurn(env: Env, conversationId: string, content: string,
     const started = performance.now();
     let result;
     try {
-      result = await provider.client.chat({ messages, tools: specs, max_tokens: s.AI_MAX_OUTPUT_TOKENS, onToken: (delta) => publish({ type: 'token', delta }) });
+      result = await provider.client.chat({ messages, tools: specs, max_tokens: payload.max_output_tokens, signal, onToken: (delta) => publish({ type: 'token', delta }) });
     } catch (err) {
-      // an interrupted or failed call is charged its reservation unless the provider reported usage
-      const partial = (err as { partial?: { usage?: InvocationPayload['usage'] } }).partial;
+      // a call that failed before any answer arrived costs nothing beyond the usage the provider
+      // reported; a cut stream without a report is charged its reservation (budget.ts chargeOf)
+      const partial = (err as { partial?: PartialOutput }).partial;
+      const outcome: CallOutcome = err instanceof TurnAborted ? 'cancelled' : partial && !partial.received ? 'failed' : 'interrupted';
       payload.usage = partial?.usage ?? null;
       payload.latency_ms = performance.now() - started;
-      await kernel.dispatch('ai.usage.settle', { usage_id: payload.usage_id, price: payload.price, usage: payload.usage, reserved_usd: payload.reserved_usd, input_estimate: payload.input_estimate, max_output_tokens: payload.max_output_tokens, latency_ms: payload.latency_ms }, env.principal);
+      await kernel.dispatch('ai.usage.settle', {
+        usage_id: payload.usage_id, price: payload.price, usage: payload.usage, reserved_usd: payload.reserved_usd, input_estimate: payload.input_estimate,
+        max_output_tokens: payload.max_output_tokens, latency_ms: payload.latency_ms, outcome, error_code: err instanceof FwError ? err.code : 'INTERNAL_ERROR',
+      }, env.principal);
+      // the text the person already saw streaming stays in the thread, marked as cut short
+      if (err instanceof TurnAborted && err.partial.text) await store({ role: 'assistant', content: err.partial.text }, { flags: [{ cancelled: true }] });
       throw err;
     }
     totals.calls++;
@@ -140,7 +168,8 @@ export async function runTurn(env: Env, conversationId: string, content: string,
     payload.answer = result.message;
     payload.usage = result.usage;
     payload.latency_ms = performance.now() - started;
-    payload.flags = [];
+    // an answer the budget cut short says so on the message
+    payload.flags = payload.max_output_tokens < s.AI_MAX_OUTPUT_TOKENS ? [{ guard: 'budget', max_output_tokens: payload.max_output_tokens, finish_reason: result.finish_reason }] : [];
     await runPostHooks(ctxOf(payload, 'invocation'));
     const assistant: ChatMessage = { role: 'assistant', content: result.message.content, tool_calls: result.message.tool_calls };
     messages.push(assistant);
@@ -187,9 +216,9 @@ export async function runTurn(env: Env, conversationId: string, content: string,
 }
 
 /** A reservation whose call never happened (a guard refused it) is released. */
-async function settleUnused(env: Env, p: InvocationPayload): Promise<void> {
+async function settleUnused(env: Env, p: InvocationPayload, error_code: string): Promise<void> {
   await kernelOf(env.registry).dispatch('ai.usage.settle', {
-    usage_id: p.usage_id, price: p.price, usage: { input_tokens: 0, output_tokens: 0 }, reserved_usd: p.reserved_usd, input_estimate: 0, max_output_tokens: 0, latency_ms: 0,
+    usage_id: p.usage_id, price: p.price, usage: null, reserved_usd: p.reserved_usd, input_estimate: 0, max_output_tokens: 0, latency_ms: 0, outcome: 'refused', error_code,
   }, env.principal);
 }
 

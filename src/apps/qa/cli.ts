@@ -21,11 +21,47 @@ export const E2E_USAGE = `fw e2e — QA automation (ENABLE_QA_AUTOMATION=true; r
   fw e2e polish --run <run_uuid> [-t <tenant>] a narrated MP4 of a run under QA_E2E_VIDEO_DIR
   fw e2e gate --module <app> [--freshness-hours <n>] [-t <tenant>]
                                              exit 0 if every use case of the module passed within the window
-                                             (default ${DEFAULT_FRESHNESS_HOURS} h), 1 if one failed, is stale or never ran,
-                                             2 if no use case of the module has any run`;
+                                             (default ${DEFAULT_FRESHNESS_HOURS} h), 1 if one failed (however long ago), is stale
+                                             or never ran, 2 if no use case of the module has any run,
+                                             64 on a usage error (unknown option or module, invalid window, unknown tenant)`;
 
-/** Exit codes of `fw e2e gate` (and of the other subcommands: 0 ok, 1 failed or refused). */
-export const GATE_EXIT = { pass: 0, fail: 1, no_runs: 2 } as const;
+/**
+ * Exit codes of `fw e2e gate` (and of the other subcommands: 0 ok, 1 failed or refused). A usage
+ * error is no verdict: it gets its own code (64, EX_USAGE of sysexits.h), so a CI never reads a
+ * misspelt `--module` as "never ran" or `--freshness-hours 0` as a failed gate.
+ */
+export const GATE_EXIT = { pass: 0, fail: 1, no_runs: 2, usage: 64 } as const;
+
+/** An invalid `fw e2e gate` invocation; the CLI prints it and exits GATE_EXIT.usage. */
+export class GateUsageError extends FwError {
+  constructor(message: string, details?: Record<string, unknown>) { super('QA_GATE_USAGE', 400, message, details); }
+}
+
+/** Whether an error of a gate invocation is the caller's mistake rather than a verdict or a fault. */
+function gateUsageError(err: unknown): GateUsageError | null {
+  if (err instanceof GateUsageError) return err;
+  const code = (err as { code?: unknown })?.code;
+  // node:util parseArgs: an unknown option, a missing value, a stray positional
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) return new GateUsageError((err as Error).message, { cause: code });
+  if (err instanceof FwError && ['VALIDATION_FAILED', 'UNKNOWN_TENANT', 'INVALID_TENANT', 'USAGE'].includes(err.code)) {
+    const field = (err.details?.errors as Array<{ field?: string; code?: string; message?: string }> | undefined)?.[0];
+    return new GateUsageError(field?.message ? `${err.message} (${field.message})` : err.message, { cause: field?.code ?? err.code });
+  }
+  return null;
+}
+
+/** `fw e2e gate …`: a usage error is printed with the usage line and exits GATE_EXIT.usage. */
+async function gateCli(argv: string[]): Promise<number> {
+  try {
+    return await e2eMain(argv);
+  } catch (err) {
+    const usage = gateUsageError(err);
+    if (!usage) throw err;
+    console.error(`fw e2e gate: ${usage.message}`);
+    console.error('usage: fw e2e gate --module <app> [--freshness-hours <n>] [-t <tenant>] (fw e2e --help)');
+    return GATE_EXIT.usage;
+  }
+}
 
 /**
  * The app a recorded or imported use case belongs to: `--module`, else the module of the use case
@@ -46,6 +82,11 @@ async function bootQa(settings: Settings): Promise<Kernel> {
 
 /** `fw e2e …`: progress lines as it goes, and one summary line at the end. */
 export async function e2e(argv: string[]): Promise<number> {
+  // the first word that is no option is the subcommand (parseArgs may refuse the line itself)
+  return argv.find((a) => !a.startsWith('-')) === 'gate' ? gateCli(argv) : e2eMain(argv);
+}
+
+async function e2eMain(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -119,8 +160,13 @@ export async function e2e(argv: string[]): Promise<number> {
       return 0;
     }
     if (sub === 'gate') {
-      if (!values.module) throw new FwError('USAGE', 400, 'fw e2e gate needs --module <app>');
-      const hours = values['freshness-hours'] === undefined ? DEFAULT_FRESHNESS_HOURS : Number(values['freshness-hours']);
+      if (!values.module) throw new GateUsageError('--module <app> is required');
+      if (positionals.length > 1) throw new GateUsageError(`unexpected argument "${positionals[1]}"`);
+      const raw = values['freshness-hours'];
+      const hours = raw === undefined ? DEFAULT_FRESHNESS_HOURS : Number(raw);
+      if (raw !== undefined && (raw.trim() === '' || !Number.isFinite(hours) || hours <= 0)) {
+        throw new GateUsageError(`--freshness-hours must be a number of hours more than 0, not "${raw}"`);
+      }
       const v = await kernel.dispatch<GateVerdict>('qa.gate', { module: values.module, freshness_hours: hours }, sys);
       for (const u of v.usecases) console.log(`  ${u.status.padEnd(9)} ${u.key}${u.reason ? ` — ${u.reason}` : ''}`);
       const bad = v.usecases.filter((u) => u.status !== 'passed').map((u) => `${u.key} (${u.status})`);

@@ -11,14 +11,27 @@ export interface GateVerdict {
   verdict: 'pass' | 'fail' | 'no_runs';
   module: string;
   freshness_hours: number;
-  usecases: Array<{ key: string; status: 'passed' | 'failed' | 'error' | 'stale' | 'never_run'; finished_at: string | null; run_id: string | null; reason: string | null }>;
+  usecases: Array<{
+    key: string;
+    /** A failed or errored latest run is `failed`/`error` however old it is; `stale` is a pass older than the window. */
+    status: 'passed' | 'failed' | 'error' | 'stale' | 'never_run';
+    finished_at: string | null;
+    run_id: string | null;
+    reason: string | null;
+    /** The latest run is older than the window (whatever its status). */
+    stale: boolean;
+  }>;
 }
 
 /**
  * `fw e2e gate`: passes only if the latest result of every active use case of the module passed
- * within the window. A failing, stale or never-run use case is named (`fail`). Only a module none
- * of whose use cases has any result, however old (or a module without use cases), is `no_runs`,
- * which the CLI exits with a distinct code: results that are all too old are stale, not missing.
+ * within the window. A failing, stale or never-run use case is named (`fail`); a latest run that
+ * failed is reported as failed whatever its age (its staleness is added to the reason), never as
+ * merely stale. Only a module none of whose use cases has any result, however old (or an active
+ * app without use cases), is `no_runs`, which the CLI exits with a distinct code: results that are
+ * all too old are stale, not missing. A module that is neither an active app nor the module of
+ * any use case (a misspelt `--module`) is refused (VALIDATION_FAILED, `UNKNOWN_MODULE`), as is a
+ * window that is not a positive finite number of hours: usage errors, not verdicts.
  */
 export const gateCommand: CommandDecl = {
   name: 'qa.gate',
@@ -28,19 +41,28 @@ export const gateCommand: CommandDecl = {
   input: { module: f.char(100, { required: true }), freshness_hours: f.float() },
   handler: async (env, p): Promise<GateVerdict> => {
     const hours = p.freshness_hours === undefined ? DEFAULT_FRESHNESS_HOURS : Number(p.freshness_hours);
-    if (!(hours > 0)) throw new ValidationError('freshness_hours must be more than 0', { errors: [{ field: 'freshness_hours', code: 'INVALID_VALUE', message: 'a positive number of hours' }] });
+    if (!(hours > 0) || !Number.isFinite(hours)) throw new ValidationError('freshness_hours must be a number of hours more than 0', { errors: [{ field: 'freshness_hours', code: 'INVALID_VALUE', message: 'a positive number of hours' }] });
     const module = String(p.module);
     const since = Date.now() - hours * 3_600_000;
-    const usecases = await delegateOf(env.db, env.registry.model('qa.usecase')).findMany({ where: { module, is_active: true }, orderBy: { key: 'asc' } });
+    const rows = delegateOf(env.db, env.registry.model('qa.usecase'));
+    if (!env.registry.apps.some((a) => a.name === module) && !(await rows.findFirst({ where: { module } }))) {
+      throw new ValidationError(`module "${module}" is neither an active app nor the module of any use case`, {
+        errors: [{ field: 'module', code: 'UNKNOWN_MODULE', message: `active apps: ${env.registry.apps.map((a) => a.name).join(', ')}` }],
+      });
+    }
+    const usecases = await rows.findMany({ where: { module, is_active: true }, orderBy: { key: 'asc' } });
     const results = delegateOf(env.db, env.registry.model('qa.run.result'));
     const out: GateVerdict['usecases'] = [];
     for (const u of usecases) {
       const last = await results.findFirst({ where: { usecase_key: u.key, finished_at: { not: null } }, orderBy: { finished_at: 'desc' } });
       const finished = last?.finished_at ? new Date(last.finished_at as Date) : null;
-      const base = { key: String(u.key), finished_at: finished?.toISOString() ?? null, run_id: (last?.run_id as string | null) ?? null };
+      const stale = !!finished && finished.getTime() < since;
+      const base = { key: String(u.key), finished_at: finished?.toISOString() ?? null, run_id: (last?.run_id as string | null) ?? null, stale };
+      const age = stale ? `last run ${finished!.toISOString()} is older than ${hours} h` : null;
       if (!last || !finished) out.push({ ...base, status: 'never_run', reason: 'no run yet' });
-      else if (finished.getTime() < since) out.push({ ...base, status: 'stale', reason: `last run ${finished.toISOString()} is older than ${hours} h` });
-      else if (last.status !== 'passed') out.push({ ...base, status: last.status as 'failed' | 'error', reason: String(last.error ?? `step ${String(last.failed_step ?? '?')} failed`) });
+      // a failure stays a failure however old: it is never hidden behind "stale"
+      else if (last.status !== 'passed') out.push({ ...base, status: last.status as 'failed' | 'error', reason: [String(last.error ?? `step ${String(last.failed_step ?? '?')} failed`), age].filter(Boolean).join('; ') });
+      else if (stale) out.push({ ...base, status: 'stale', reason: age });
       else out.push({ ...base, status: 'passed', reason: null });
     }
     const anyRun = out.some((u) => u.status !== 'never_run');

@@ -3,7 +3,7 @@ import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
 import { Conflict, NotFound, ValidationError } from '../../kernel/errors.js';
-import { checkStep, stepColumns, stepOf, type StepData } from './steps.js';
+import { checkStep, refuseDocumentTarget, stepColumns, stepOf, type StepData } from './steps.js';
 
 type Rec = Record<string, unknown>;
 
@@ -91,6 +91,7 @@ export const recordingCommands: CommandDecl[] = [
       if (rec.status !== 'live') throw new Conflict(`recording ${String(rec.id)} is ${String(rec.status)}; steps are appended to live recordings only`, { status: rec.status }, 'QA_RECORDING_NOT_LIVE');
       const { recording_id: _r, ...data } = p;
       const step = maskSecrets(checkStep(data));
+      refuseDocumentTarget(step);
       const last = await delegateOf(env.db, env.registry.model('qa.recording.step')).findFirst({ where: { recording_id: rec.id }, orderBy: { sequence: 'desc' }, select: { sequence: true } });
       return env.sudo().dispatch('fw.create', { model: 'qa.recording.step', values: { recording_id: rec.id, sequence: Number(last?.sequence ?? 0) + 1, ...stepColumns(step) } });
     },
@@ -172,6 +173,7 @@ export const recordingStepHooks: HookDecl[] = [{
       throw new ValidationError('a step cannot move to another recording or position', { errors: [{ field: 'recording_id' in ctx.payload ? 'recording_id' : 'sequence', code: 'READONLY', message: 'set when the step is appended' }] });
     }
     const merged = maskSecrets(checkStep({ ...stepOf(row), ...ctx.payload }));
+    refuseDocumentTarget(merged);
     Object.assign(ctx.payload, stepColumns(merged));
   },
 }];

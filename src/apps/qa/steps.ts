@@ -83,6 +83,25 @@ function checkChain(chain: unknown, at: string, issues: Issue[]): void {
   });
 }
 
+const DOCUMENT = /^\s*(html|body|:root)(\s*>\s*body)?\s*$/i;
+/** A chain that only names the page itself (`body`, `html`, `:root`), optionally with an `nth`. */
+const namesDocument = (chain: LocatorChain) => chain.every((s) => s.by === 'nth' || (s.by === 'css' && DOCUMENT.test(s.value))) && chain.some((s) => s.by === 'css');
+
+/**
+ * A recorded step must point at something a person acted on. A click whose every candidate is
+ * the page itself (`body`, `html`) was not tied to an element (it landed on an overlay, or the
+ * recorder missed its target): replayed, it would "pass" anywhere and the failure would show up
+ * on a later step. The recorder refuses it (422 QA_LOCATOR_TOO_BROAD), and the recorder bar
+ * says so.
+ */
+export function refuseDocumentTarget(step: StepData): void {
+  const candidates = step.target?.candidates ?? [];
+  if (!candidates.length || !candidates.every(namesDocument)) return;
+  throw new ValidationError(`this ${step.kind} step points at the whole page (${candidates.map((c) => c.map((x) => x.value).join(' ')).join(', ')}), not at an element: it was not recorded`, {
+    errors: [{ field: 'target', code: 'QA_LOCATOR_TOO_BROAD', message: 'click the control itself; a step on body or html would pass anywhere' }],
+  }, 'QA_LOCATOR_TOO_BROAD');
+}
+
 /**
  * Checks a step and returns it normalised (default screenshot policy), or throws a
  * ValidationError naming each problem (422 VALIDATION_FAILED with `details.errors`).

@@ -3,9 +3,9 @@ import { useEffect, useRef } from 'react';
 import { Button } from 'react-aria-components';
 import { useT } from '../i18n/index.tsx';
 import { usePacks } from './packs.ts';
-import { send, setDraft, useAi } from './session.ts';
+import { NEW, send, setDraft, stop, useAi } from './session.ts';
 
-/** The message box: Enter sends, Shift+Enter starts a new line; nothing is sent while a turn runs. */
+/** The message box: Enter sends, Shift+Enter starts a new line; nothing is sent while a turn runs, which Stop ends. */
 export function Composer() {
   const t = useT();
   const qc = useQueryClient();
@@ -28,7 +28,10 @@ export function Composer() {
         }} />
       <div className="ai-composer-row">
         <span id="ai-hint" className="muted small">{t('ai.hint')}</span>
-        <Button type="submit" className="btn btn-primary" isDisabled={busy || !draft.trim()} data-testid="ai-send">{t('ai.send')}</Button>
+        <span className="ai-composer-actions">
+          {busy && key !== NEW && <Button className="btn" onPress={() => void stop(key)} data-testid="ai-stop">{t('ai.stop')}</Button>}
+          <Button type="submit" className="btn btn-primary" isDisabled={busy || !draft.trim()} data-testid="ai-send">{t('ai.send')}</Button>
+        </span>
       </div>
     </form>
   );

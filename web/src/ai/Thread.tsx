@@ -51,6 +51,7 @@ function Item({ item, conversation }: { item: ThreadItem; conversation: string }
           aria-live={item.streaming ? 'off' : undefined}>
           <span className="sr-only">{t('ai.title')}: </span>{item.text}
           {item.flags && <span className="ai-flags">{t('ai.flagged', { guards: item.flags.join(', ') })}</span>}
+          {item.stopped && <span className="ai-flags" data-testid="ai-stopped">{t('ai.stopped')}</span>}
         </div>
       );
     case 'tools':

@@ -59,6 +59,10 @@ export const UndoDocument = graphql(`
   }
 `);
 
+export const CancelDocument = graphql(`
+  mutation AiCancel($id: ID!) { aiConversationCancel(id: $id) { status } }
+`);
+
 export const CloseDocument = graphql(`
   mutation AiClose($id: ID!) { aiConversationClose(id: $id) { id status } }
 `);

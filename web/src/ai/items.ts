@@ -15,7 +15,7 @@ export interface ToolCallView {
 
 export type ThreadItem =
   | { kind: 'user'; key: string; text: string; pending?: boolean }
-  | { kind: 'assistant'; key: string; text: string; streaming?: boolean; flags?: string[] }
+  | { kind: 'assistant'; key: string; text: string; streaming?: boolean; flags?: string[]; stopped?: boolean }
   | { kind: 'tools'; key: string; calls: ToolCallView[] }
   | { kind: 'proposal'; key: string; proposal: Proposal }
   | { kind: 'thinking'; key: string };
@@ -51,7 +51,9 @@ export function threadItems(stored: readonly AiMessage[], turn: LiveTurn | undef
   messages.forEach((m, i) => {
     if (m.role === 'user') items.push({ kind: 'user', key: m.id, text: m.content ?? '' });
     if (m.role === 'assistant') {
-      if (m.content) items.push({ kind: 'assistant', key: m.id, text: m.content, flags: guardsOf(m.flags) });
+      // an answer the person stopped is kept as far as it streamed (flag `cancelled`)
+      const stopped = Array.isArray(m.flags) && m.flags.some((f) => (f as { cancelled?: unknown })?.cancelled === true);
+      if (m.content) items.push({ kind: 'assistant', key: m.id, text: m.content, flags: guardsOf(m.flags), ...(stopped ? { stopped } : {}) });
       const calls = Array.isArray(m.tool_calls) ? (m.tool_calls as RawCall[]) : [];
       if (calls.length) {
         // the results follow their assistant message (call ids are only unique within it)

@@ -1,8 +1,9 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { useSyncExternalStore } from 'react';
 import { request } from '../api/client.ts';
+import { ApiError } from '../api/errors.ts';
 import {
-  aiKeys, CloseDocument, ConfirmDocument, messagesQuery, SendDocument, StartDocument, UndoDocument,
+  aiKeys, CancelDocument, CloseDocument, ConfirmDocument, messagesQuery, SendDocument, StartDocument, UndoDocument,
   type AiEvent, type AiMessage, type PendingConfirmation,
 } from './api.ts';
 import { connectedOrTimeout, subscribeConversation } from './events.ts';
@@ -117,6 +118,19 @@ const titleOf = (text: string) => {
 };
 
 /**
+ * Stops the running turn of a conversation (`aiConversationCancel`): the server aborts the
+ * provider request and the turn's own request ends with AI_TURN_ABORTED, which send() handles.
+ */
+export async function stop(id: string): Promise<void> {
+  if (id === NEW || !state.turns[id]) return;
+  try {
+    await request(CancelDocument, { id });
+  } catch (err) {
+    patch('errors', id, err);
+  }
+}
+
+/**
  * Sends the composer's text of the selected conversation (starting it first when it is new):
  * the turn's events stream into `turns` meanwhile, and its result (the stored messages and the
  * proposals with their tokens) is kept when it returns. On an error the text goes back to the
@@ -160,7 +174,25 @@ export async function send(client: QueryClient, text: string, packKey: string | 
       const now = await client.fetchQuery({ ...messagesQuery(key), staleTime: 0 }).catch(() => null);
       stored ||= !!now?.some((m) => m.role === 'user' && m.sequence > seqBefore);
     }
-    set({ errors: { ...state.errors, [key]: err }, drafts: stored ? state.drafts : { ...state.drafts, [key]: state.drafts[key] || content } });
+    if (key !== NEW && err instanceof ApiError && err.details?.conversation_deleted === true) {
+      // the server deleted the conversation this message was to start (nothing of it was stored):
+      // back to a new conversation, with the text in its composer
+      const gone = key;
+      client.setQueryData(aiKeys.conversations, (old: Array<{ id: string }> | undefined) => old?.filter((c) => c.id !== gone));
+      client.removeQueries({ queryKey: aiKeys.messages(gone) });
+      set({
+        selected: state.selected === gone ? NEW : state.selected,
+        turns: { ...state.turns, [gone]: undefined },
+        errors: { ...state.errors, [NEW]: err },
+        drafts: { ...state.drafts, [NEW]: state.drafts[NEW] || content },
+      });
+      key = NEW;
+      return;
+    }
+    // a turn the person stopped is no error to show: what streamed stays in the thread
+    const stopped = err instanceof ApiError && err.code === 'AI_TURN_ABORTED';
+    set({ errors: { ...state.errors, [key]: stopped ? undefined : err }, drafts: stored ? state.drafts : { ...state.drafts, [key]: state.drafts[key] || content } });
+    if (stopped && key !== NEW) void client.invalidateQueries({ queryKey: aiKeys.messages(key) });
   } finally {
     patch('turns', key, undefined);
     release();

@@ -457,9 +457,32 @@ function clickIsNotAStep(el: Element): boolean {
   return false;
 }
 
+/**
+ * The control a pointer went down on. A menu or popover trigger ("Group by", "Filters") opens on
+ * press start; its overlay then takes the pointer up, so the browser dispatches the click on the
+ * common ancestor of the two, `body`. Such a click is the trigger's, taken as it was pressed.
+ */
+let pressed: { el: Element; target: Step['target']; at: number } | null = null;
+const isDocumentEl = (el: Element) => el === document.body || el === document.documentElement;
+
+function onPointerDown(e: PointerEvent): void {
+  const t = e.target as Element | null;
+  pressed = null;
+  if (!t || !e.isTrusted || e.button !== 0 || inRecorder(t)) return;
+  const el = actionable(t);
+  if (!isDocumentEl(el) && !clickIsNotAStep(el)) pressed = { el, target: targetOf(el), at: Date.now() };
+}
+
 function onClick(e: MouseEvent): void {
   const t = e.target as Element | null;
   if (!t || inRecorder(t)) return;
+  const p = pressed;
+  pressed = null;
+  if (p && e.isTrusted && t !== p.el && t.contains(p.el) && actionable(t) !== p.el && Date.now() - p.at < 5_000 && isDocumentEl(actionable(t))) {
+    // the click landed on an ancestor of what was pressed (an overlay opened in between)
+    hold({ kind: 'click', target: p.target });
+    return;
+  }
   if (isFileInput(t)) {
     // the picker opens: the click that opened it (held) becomes the upload's target
     if (held) {
@@ -576,7 +599,7 @@ function onPageHide(): void {
 }
 
 const DOC_LISTENERS: Array<[string, EventListener]> = [
-  ['click', onClick as EventListener], ['input', onInput], ['change', onChange], ['cancel', onCancel],
+  ['pointerdown', onPointerDown as EventListener], ['click', onClick as EventListener], ['input', onInput], ['change', onChange], ['cancel', onCancel],
   ['focusout', onFocusOut as EventListener], ['keydown', onKeyDown as EventListener], ['keyup', onKeyUp as EventListener],
 ];
 let attached = false;

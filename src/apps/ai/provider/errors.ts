@@ -9,6 +9,8 @@ import type { Usage } from './types.js';
 export interface PartialOutput {
   text: string;
   usage: Usage | null;
+  /** Some answer arrived (text or a tool call's fragment) before the failure. */
+  received: boolean;
 }
 
 /** Base of the provider failures; `partial` is set when the failure happened mid-stream. */

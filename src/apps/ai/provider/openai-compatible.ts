@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { CallbackFailure, toProviderError } from './error-mapping.js';
-import { ProviderUnavailable, TurnAborted } from './errors.js';
+import { ProviderError, ProviderUnavailable, TurnAborted } from './errors.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ProviderConfig } from './types.js';
 
@@ -66,7 +66,13 @@ async function runTurn(
   }
   // The SDK ends the iteration quietly, without an error, when the signal aborts mid-stream.
   if (req.signal?.aborted) throw new TurnAborted(acc.partial());
-  return acc.result(cfg.model, cfg.id);
+  try {
+    return acc.result(cfg.model, cfg.id);
+  } catch (err) {
+    // what did arrive is the caller's bookkeeping too (an empty stream costs nothing)
+    if (err instanceof ProviderError) err.partial = acc.partial();
+    throw err;
+  }
 }
 
 /** Reads the stream into `acc`, aborting it when nothing arrives for `idleMs`. */

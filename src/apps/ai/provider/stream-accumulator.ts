@@ -43,7 +43,7 @@ export class StreamAccumulator {
   }
 
   partial(): PartialOutput {
-    return { text: this.text, usage: this.usage };
+    return { text: this.text, usage: this.usage, received: this.text !== '' || this.calls.size > 0 };
   }
 
   result(fallbackModel: string, provider: string): ChatResult {
