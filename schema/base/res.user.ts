@@ -13,7 +13,7 @@ export default defineModel({
     password_hash: f.char(255, { private: true, description: 'bcrypt hash' }),
     is_active: f.boolean({ default: true, description: 'Active' }),
     role: f.enum(['admin', 'user', 'qa'], { default: 'user', description: 'Role' }),
-    groups: f.json({ description: 'Groups beyond the role (names apps declare); each brings the groups it implies' }),
+    groups: f.json({ description: 'Additional groups', help: 'Groups beyond the role; each brings the groups it implies' }),
     organization: f.reference('res.organization', { on_delete: 'set null' }),
   },
   access: {

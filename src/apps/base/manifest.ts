@@ -16,6 +16,8 @@ const manifest: AppManifest = {
     'views/res_user_list.xml',
     'views/res_user_form.xml',
   ],
+  // the user form's checklist of groups (web/index.tsx)
+  web: { widgets: ['base.groups'] },
   // the roles of res.user.role as groups: access may name either (docs/security.md#groups)
   groups: [
     { name: 'base.admin', label: 'Administrator', role: 'admin', description: 'Manages users, settings and every record' },

@@ -91,6 +91,7 @@ export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec
       web: { widgets: webNames(a.manifest.web, 'widgets'), views: webNames(a.manifest.web, 'views'), pages: webNames(a.manifest.web, 'pages') },
     })),
     views: views.list(),
+    groups: [...env.registry.groups.byName.values()].map((g) => ({ name: g.name, label: g.label, description: g.description ?? null, implies: g.implies ?? [] })),
     models: readableModels(env.registry, principal),
   };
 }

@@ -151,6 +151,9 @@ export const Bootstrap = o.object('Bootstrap', {
     }),
   })),
   views: o.list(ViewInfo),
+  groups: o.list(o.object('BootstrapGroup', {
+    name: str, label: str, description: o.nullable(str), implies: o.list(str),
+  }), { description: 'The groups the active apps declare (what res.user.groups may hold)' }),
   models: o.list(o.object('ModelInfo', {
     key: str, description: str, record_name: str, name_search_fields: o.list(str), names: ModelGraphqlNames,
   }), { description: 'The models you may read' }),

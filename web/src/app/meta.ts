@@ -19,6 +19,7 @@ export const BootstrapDocument = graphql(`
       actions { key id name model_key view_type domain page views { type view_id } }
       active_apps { name web { widgets views pages } }
       views { view_id version title type model app }
+      groups { name label description implies }
       models {
         key description record_name name_search_fields
         names { typeName one many count groupBy create update updateMany delete deleteMany changed whereInput orderByInput createInput updateInput groupByField }
