@@ -1658,6 +1658,10 @@ export interface Commands {
     result: CrmLeadRecord;
     model: "crm.lead";
   };
+  "fw.could_read_deleted": {
+    payload: Record<string, unknown>;
+    result: unknown;
+  };
   "fw.count": {
     payload: Record<string, unknown>;
     result: unknown;
