@@ -194,18 +194,18 @@ async function checkReferences(env: Env, model: ResolvedModel, values: Record<st
     if (field?.type !== 'reference' || !field.target || typeof value !== 'string') continue;
     if (before && typeof before[name] === 'string' && (before[name] as string).toLowerCase() === value.toLowerCase()) continue;
     const target = env.registry.model(field.target);
-    if (!canAccess(target, env.principal, 'read') || !UUID_RE.test(value)) throw invalidReference(model, name);
+    if (!canAccess(target, env.principal, 'read') || !UUID_RE.test(value)) throw invalidReference(model, name, value);
     const found = await delegateOf(env.db, target)
       .findFirst({ where: await scopedPrismaWhere(env, target, 'read', undefined, { record_uuid: value.toLowerCase() }), select: { dbid: true } })
       // a rule of the target reaching a model the caller may not read: not readable either
       .catch((err: unknown) => { if (err instanceof AccessDenied) return null; throw err; });
-    if (!found) throw invalidReference(model, name);
+    if (!found) throw invalidReference(model, name, value);
   }
 }
 
 /** 422 INVALID_REFERENCE, the same whether the record is missing or out of the caller's reach. */
-export const invalidReference = (model: ResolvedModel, field: string) =>
-  new ValidationError(`${model.key}: the record given for ${field} does not exist`, { model: model.key, field }, 'INVALID_REFERENCE');
+export const invalidReference = (model: ResolvedModel, field: string, id: string) =>
+  new ValidationError(`${model.key}: ${field} ${id} does not exist`, { model: model.key, field, id }, 'INVALID_REFERENCE');
 
 function checkRevision(payload: Record<string, unknown>): number | undefined {
   const r = payload.revision;
