@@ -798,6 +798,7 @@ export type QaRecordingRecord = {
   start_path: string;
   status: "live" | "finalised" | "promoted";
   started_by: string | null;
+  organization_id: string | null;
   finalised_at: string | null;
   promoted_usecase_id: string | null;
 };
