@@ -807,6 +807,7 @@ export type QaRecordingRecord = {
   start_path: string;
   status: "live" | "finalised" | "promoted";
   started_by: string | null;
+  organization_id: string | null;
   finalised_at: string | null;
   promoted_usecase_id: string | null;
 };
@@ -1676,6 +1677,10 @@ export interface Commands {
     payload: { id: string; [field: string]: unknown };
     result: CrmLeadRecord;
     model: "crm.lead";
+  };
+  "fw.could_read_deleted": {
+    payload: Record<string, unknown>;
+    result: unknown;
   };
   "fw.count": {
     payload: Record<string, unknown>;

@@ -2,8 +2,9 @@ import { defineModel, f } from '../../src/kernel/declare.js';
 
 /**
  * A chatter message on any record (`res_model` + `res_id`), like Odoo's mail.message. Posted
- * through `ir.message.post`, which checks the poster may read the record; every user of the
- * tenant may read messages, so they must not carry secrets.
+ * through `ir.message.post`, which checks the poster may read the record. A message is visible
+ * exactly when the record it is about is (the rule follows `res_model` + `res_id` to that
+ * model's read permission and rules), on every path; admins read every message.
  */
 export default defineModel({
   key: 'ir.message',
@@ -21,5 +22,8 @@ export default defineModel({
     author_name: f.char(200),
     link: f.char(1000, { description: 'Where to see more (a run, a screenshot)' }),
   },
-  access: { roles: { admin: 'rd', '*': 'r' } },
+  access: {
+    roles: { admin: 'rd', '*': 'r' },
+    rules: [{ follow: { model: 'res_model', id: 'res_id' } }],
+  },
 });

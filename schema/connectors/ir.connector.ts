@@ -31,6 +31,9 @@ export default defineModel({
   },
   access: {
     roles: { admin: 'crud', '*': 'r' },
+    // the legacy config is for those who may read the config route; secrets in it read as the
+    // mask even then (post.ir.connector.read, src/apps/connectors/hooks.ts)
+    fields: { config: { read: ['admin'] } },
     rules: [{ ops: ['read'], domain: [['organization_id', '=', '$principal.organization_id']] }],
   },
 });

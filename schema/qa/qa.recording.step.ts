@@ -12,5 +12,9 @@ export default defineModel({
     recording_id: f.reference('qa.recording', { required: true, on_delete: 'cascade', description: 'Recording' }),
     ...stepFields,
   },
-  access: { roles: { admin: 'crud', qa: 'crud' } },
+  access: {
+    roles: { admin: 'crud', qa: 'crud' },
+    // a step is visible exactly when its recording is
+    rules: [{ follow: 'recording_id' }],
+  },
 });

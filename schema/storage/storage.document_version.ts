@@ -23,6 +23,7 @@ export default defineModel({
   access: {
     // versions are written by the storage commands only (as the system, after checks)
     roles: { admin: 'r', user: 'r', qa: 'r' },
-    rules: [{ domain: [['document_id.organization_id', '=', '$principal.organization_id']] }],
+    // a version is visible exactly when its document is (storage.document's rules, followed)
+    rules: [{ follow: 'document_id' }],
   },
 });

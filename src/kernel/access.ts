@@ -1,4 +1,4 @@
-import type { AccessOp, Domain } from './declare.js';
+import type { AccessOp, RecordRule } from './declare.js';
 import type { Principal } from './env.js';
 import { AccessDenied } from './errors.js';
 import type { ResolvedField, ResolvedModel } from './registry/model.js';
@@ -57,20 +57,18 @@ export function canWriteField(model: ResolvedModel, field: ResolvedField, princi
 }
 
 /**
- * Record rules that apply to this principal and operation, as one domain (rules are ANDed).
- * A rule without `roles` binds everyone but administrators; a rule with `roles` binds the holders
- * of those groups or roles; system principals are never restricted.
+ * Record rules that apply to this principal and operation (all of them must hold). A rule
+ * without `roles` binds everyone but administrators; a rule with `roles` binds the holders of
+ * those groups or roles; system principals are never restricted. `src/kernel/data/rules.ts`
+ * compiles them, following references where a rule says so.
  */
-export function ruleDomain(model: ResolvedModel, principal: Principal, op: AccessOp): Domain | null {
-  if (isSystem(principal)) return null;
-  const domains: Domain[] = [];
-  for (const rule of model.access.rules) {
+export function rulesFor(model: ResolvedModel, principal: Principal, op: AccessOp): RecordRule[] {
+  if (isSystem(principal)) return [];
+  return model.access.rules.filter((rule) => {
     const roles = rule.roles ?? null;
     const applies = roles ? holdsAny(principal, roles) : !isAdmin(principal);
-    if (applies && (!rule.ops || rule.ops.includes(op))) domains.push(rule.domain);
-  }
-  if (!domains.length) return null;
-  return domains.flat();
+    return applies && (!rule.ops || rule.ops.includes(op));
+  });
 }
 
 /** Values for `$principal.<name>` placeholders in rule and view domains. */

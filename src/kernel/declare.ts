@@ -71,12 +71,27 @@ export type AccessOp = 'create' | 'read' | 'update' | 'delete';
 export type DomainTerm = [string, string, unknown] | '&' | '|' | '!';
 export type Domain = DomainTerm[];
 
+/**
+ * A record rule: the record must match `domain`, or (`follow`) the record it belongs to must be
+ * one the caller may read. Exactly one of the two.
+ */
 export interface RecordRule {
   /** Roles the rule applies to; omitted = every role except `admin`. */
   roles?: string[];
   ops?: AccessOp[];
-  domain: Domain;
+  domain?: Domain;
+  /**
+   * The record is visible exactly when the record it points to is readable by the caller (the
+   * target model's read permission and read rules, followed again if the target follows too):
+   * a Reference field's name (`'document_id'`), or, for a record that may belong to any model,
+   * the pair of fields naming that model and the record's id (`{ model: 'res_model', id: 'res_id' }`,
+   * chatter). A record pointing nowhere (an empty Reference) is not visible.
+   */
+  follow?: string | FollowPair;
 }
+
+/** The two fields of a record that may belong to any model: its model key (Char) and its id (Uuid). */
+export interface FollowPair { model: string; id: string }
 
 export interface AccessDecl {
   /** role → operations it may run, as letters `c r u d` (e.g. `'r'`, `'crud'`). `*` = any role. */

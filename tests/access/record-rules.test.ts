@@ -163,15 +163,17 @@ describe('update', () => {
 });
 
 describe('writes stay inside the rule', () => {
-  it('a user cannot create a lead in the other organization: 403 ACCESS_DENIED and nothing is written', async () => {
+  it('a user cannot create a lead in the other organization (422 INVALID_REFERENCE: she cannot read it) nor outside every organization (403 ACCESS_DENIED), and nothing is written', async () => {
     const res = await t.request('POST', '/api/data/crm.lead', { token: token.a, body: { name: 'planted', organization: org.b } });
-    expectError(res, 403, 'ACCESS_DENIED');
+    expectError(res, 422, 'INVALID_REFERENCE');
+    expectError(await t.request('POST', '/api/data/crm.lead', { token: token.a, body: { name: 'planted' } }), 403, 'ACCESS_DENIED');
     expect((await get(admin, `/api/data/crm.lead/count?${q([['name', '=', 'planted']])}`)).body.count).toBe(0);
   });
 
-  it('a user cannot move a lead of their organization into the other one: 403 ACCESS_DENIED and the lead stays', async () => {
+  it('a user cannot move a lead of their organization into the other one (422 INVALID_REFERENCE) nor out of it (403 ACCESS_DENIED), and the lead stays', async () => {
     const res = await t.request('PATCH', `/api/data/crm.lead/${lead.a1}`, { token: token.a, body: { organization: org.b } });
-    expectError(res, 403, 'ACCESS_DENIED');
+    expectError(res, 422, 'INVALID_REFERENCE');
+    expectError(await t.request('PATCH', `/api/data/crm.lead/${lead.a1}`, { token: token.a, body: { organization: null } }), 403, 'ACCESS_DENIED');
     expect((await get(token.a, `/api/data/crm.lead/${lead.a1}`)).body.organization).toBe(org.a);
   });
 });

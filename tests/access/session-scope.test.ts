@@ -58,8 +58,8 @@ describe.each(PROVIDERS)('a user\'s scope follows organization and role changes 
     expect(await ids(token, 'res.organization')).toEqual([org.b]);
     expect(await ids(token, 'crm.lead')).toEqual([lead.b]);
     expect((await t.request('GET', `/api/data/crm.lead/${lead.a}`, { token })).status).toBe(404);
-    // writes are bound by the new scope too: a lead in the old organization is refused
-    expectError(await t.request('POST', '/api/data/crm.lead', { token, body: { name: 'Back to A', organization: org.a } }), 403, 'ACCESS_DENIED');
+    // writes are bound by the new scope too: a lead in the old organization (no longer readable) is refused
+    expectError(await t.request('POST', '/api/data/crm.lead', { token, body: { name: 'Back to A', organization: org.a } }), 422, 'INVALID_REFERENCE');
     const mine = await t.request('POST', '/api/data/crm.lead', { token, body: { name: 'In B', organization: org.b } });
     expect(mine.status, JSON.stringify(mine.body)).toBe(201);
 

@@ -125,6 +125,28 @@ describe('confirm and undo rules', () => {
     expect(await delegateOf(db, t.kernel.registry.model('ai.write.proposal')).count({ where: { user_id: u.id } })).toBe(0);
   });
 
+  it('a proposal about a record the caller cannot read, or linking to one, is refused at once as for a missing record, and nothing is stored', async () => {
+    const u = await t.user('prober');
+    const other = await t.user('victim');
+    const foreign = await t.request('POST', '/api/data/crm.lead', { token: t.admin, body: { name: 'Not yours', organization: other.org } });
+    expect(foreign.status).toBe(201);
+    const conv = await t.conversation(u.token);
+    const toolError = async (tool: string, args: Record<string, unknown>) => {
+      t.llm.push(toolCallsStep([{ name: tool, arguments: JSON.stringify(args) }]), textStep('x'));
+      const res = await t.say(u.token, conv, 'do it');
+      expect(res.body.pending_confirmations).toEqual([]);
+      return JSON.parse(unfenced(res.body.messages.filter((m: any) => m.role === 'tool').at(-1).content)).error;
+    };
+    expect((await toolError('update_record', { model: 'crm.lead', id: foreign.body.id, values: { name: 'Mine' } })).code).toBe('RECORD_NOT_FOUND');
+    const linked = await toolError('create_record', { model: 'crm.lead', values: { name: 'Linked', organization: u.org, salesperson: other.id } });
+    const missing = await toolError('create_record', { model: 'crm.lead', values: { name: 'Linked', organization: u.org, salesperson: '00000000-0000-4000-8000-000000000000' } });
+    expect(linked.code).toBe('INVALID_REFERENCE');
+    expect(missing.code).toBe('INVALID_REFERENCE');
+    expect(linked.message.replace(other.id, 'ID')).toBe(missing.message.replace('00000000-0000-4000-8000-000000000000', 'ID'));
+    const db = await t.kernel.tenants.get('default');
+    expect(await delegateOf(db, t.kernel.registry.model('ai.write.proposal')).count({ where: { user_id: u.id } })).toBe(0);
+  });
+
   it('undo of a create deletes the record; undo after the record changed is a conflict', async () => {
     const conv = await t.conversation(t.admin);
     const { pending_confirmations: [p] } = await propose(t, t.admin, conv, 'create_record', { model: 'res.country', values: { name: 'Hyperborea', code: 'XH' } });

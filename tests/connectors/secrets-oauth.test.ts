@@ -28,6 +28,7 @@ const SMTP_PASSWORD = 'smtp-Pass-Word-9931';
 let ts: TestServer;
 let admin: string;
 let user: string;
+let orgId: string;
 let hook: Receiver;
 let smtp: MailSink;
 
@@ -70,6 +71,7 @@ beforeAll(async () => {
   ]);
   admin = (await ts.loginAdmin()).access_token;
   const org = await ts.createOrg(admin, 'Secret Org');
+  orgId = org;
   await ts.createUser(admin, { email: 'plain@example.com', password: 'user-pass-1', organization: org });
   user = (await ts.login('plain@example.com', 'user-pass-1')).access_token;
 });
@@ -219,6 +221,42 @@ describe('connector secrets', () => {
     const http = await ts.request('GET', `/api/connectors/${c.id}/config`, { token: admin });
     expect(http.body.config).toEqual({ url: hook.url, secret: MASK });
     expect((await systemConfig(c.id)).config).toEqual({ url: hook.url, secret: 'legacy-secret-77' });
+  });
+
+  it('the legacy config never shows a secret, on any read path: the admin reads secret leaves as the mask, a plain user of the connector\'s organization does not get the config at all', async () => {
+    const c = await create({ name: 'Legacy masked', category: 'messaging', provider_type: 'webhook', organization_id: orgId, config: { url: hook.url, secret: 'legacy-secret-88' } });
+    expect(c.config).toEqual({ url: hook.url, secret: MASK });
+    const reads = [
+      await ts.request('GET', `/api/data/ir.connector/${c.id}`, { token: admin }),
+      await ts.request('GET', `/api/data/ir.connector?filter=${encodeURIComponent(JSON.stringify([['record_uuid', '=', c.id]]))}`, { token: admin }),
+      await ts.request('GET', `/api/connectors/${c.id}`, { token: admin }),
+    ];
+    for (const r of reads) {
+      expect(r.status).toBe(200);
+      expect(JSON.stringify(r.body)).not.toMatch(/legacy-secret-88|fwenc:v1:/);
+    }
+    expect(reads[0].body.config).toEqual({ url: hook.url, secret: MASK });
+    const g = await gqlOk(ts, 'query($id: ID!) { irConnector(id: $id) { config } irConnectors { id config } }', { id: c.id }, { token: admin });
+    expect(g.irConnector.config).toEqual({ url: hook.url, secret: MASK });
+    expect(JSON.stringify(g)).not.toMatch(/legacy-secret-88|fwenc:v1:/);
+    for (const url of [`/api/data/ir.connector/${c.id}`, `/api/connectors/${c.id}`]) {
+      const r = await ts.request('GET', url, { token: user });
+      expect(r.status, url).toBe(200);
+      expect(r.body).not.toHaveProperty('config');
+    }
+    // the server itself still reads the secret
+    expect((await systemConfig(c.id)).config).toEqual({ url: hook.url, secret: 'legacy-secret-88' });
+  });
+
+  it('a legacy config saved back with the mask keeps its secret; a secret key stored in clear (before encryption) reads as the mask', async () => {
+    const c = await create({ name: 'Legacy round trip', category: 'messaging', provider_type: 'webhook', config: { url: hook.url, secret: 'legacy-secret-99' } });
+    const saved = await ts.request('PATCH', `/api/data/ir.connector/${c.id}`, { token: admin, body: { config: { url: `${hook.url}?v=3`, secret: MASK } } });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect((await systemConfig(c.id)).config).toEqual({ url: `${hook.url}?v=3`, secret: 'legacy-secret-99' });
+    const db = await ts.kernel.tenants.get('default');
+    await delegateOf(db, ts.kernel.registry.model('ir.connector')).update({ where: { record_uuid: c.id }, data: { config: { url: hook.url, secret: 'stored-in-clear-1' } } });
+    const r = await ts.request('GET', `/api/data/ir.connector/${c.id}`, { token: admin });
+    expect(r.body.config).toEqual({ url: hook.url, secret: MASK });
   });
 
   it('another CONNECTOR_SECRET_KEY cannot decrypt them', async () => {

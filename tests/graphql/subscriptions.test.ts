@@ -118,6 +118,26 @@ describe('graphql-ws', () => {
     expect(userInbox.items.map((m) => m.data.crmLeadChanged.id)).toEqual([leadX.body.id]);
   });
 
+  it('a delete notice reaches only subscribers who could read the record before it was deleted (no ids of org Y for a user of X)', async () => {
+    const x = await createOrg(token, 'Delete Org X');
+    const y = await createOrg(token, 'Delete Org Y');
+    await ts.createUser(token, { email: 'del-x@example.com', password: 'del-x-password', role: 'user', organization: x.id });
+    const userToken = (await ts.login('del-x@example.com', 'del-x-password')).access_token;
+    const leadY = (await ts.request('POST', '/api/data/crm.lead', { token, body: { name: 'Doomed in Y', organization: y.id } })).body.id as string;
+    const leadX = (await ts.request('POST', '/api/data/crm.lead', { token, body: { name: 'Doomed in X', organization: x.id } })).body.id as string;
+    const userInbox = await subscribeWs(userToken, LEAD_CHANGED, 'changed:crm.lead');
+    const adminInbox = await subscribeWs(token, LEAD_CHANGED, 'changed:crm.lead');
+    for (const id of [leadY, leadX]) expect((await ts.request('DELETE', `/api/data/crm.lead/${id}`, { token })).status).toBe(200);
+
+    const deletes = (inbox: typeof userInbox) => inbox.items.map((m) => m.data?.crmLeadChanged).filter((c) => c?.op === 'delete').map((c) => c.id);
+    await adminInbox.waitFor((m) => m.data?.crmLeadChanged.op === 'delete' && m.data.crmLeadChanged.id === leadX, 'admin sees the delete in X');
+    expect(deletes(adminInbox)).toEqual([leadY, leadX]);
+    const got = await userInbox.waitFor((m) => m.data?.crmLeadChanged.op === 'delete', 'the delete in X');
+    expect(got.data.crmLeadChanged).toEqual({ op: 'delete', id: leadX, record: null });
+    await sleep(100);
+    expect(deletes(userInbox)).toEqual([leadX]);
+  });
+
   it('a role that may not read the model cannot subscribe to its changes (ACCESS_DENIED)', async () => {
     await ts.createUser(token, { email: 'sub-plain@example.com', password: 'sub-plain-password', role: 'user' });
     const userToken = (await ts.login('sub-plain@example.com', 'sub-plain-password')).access_token;

@@ -6,7 +6,7 @@
  * rules through the command pipeline.
  */
 import { describe, expect, it } from 'vitest';
-import { canAccess, canReadField, canWriteField, checkAccess, principalPlaceholder, ruleDomain } from '../../src/kernel/access.ts';
+import { canAccess, canReadField, canWriteField, checkAccess, principalPlaceholder, rulesFor } from '../../src/kernel/access.ts';
 import type { AccessOp } from '../../src/kernel/declare.ts';
 import { defineModel, f } from '../../src/kernel/declare.ts';
 import { anonymousPrincipal, systemPrincipal, type Principal } from '../../src/kernel/env.ts';
@@ -143,7 +143,13 @@ describe('field access (canReadField, canWriteField)', () => {
   });
 });
 
-describe('record rules (ruleDomain)', () => {
+/** The domains of the rules that apply, side by side (null when none applies). */
+const ruleDomain = (model: Parameters<typeof rulesFor>[0], p: Principal, op: AccessOp) => {
+  const rules = rulesFor(model, p, op);
+  return rules.length ? rules.flatMap((r) => r.domain ?? []) : null;
+};
+
+describe('record rules (rulesFor)', () => {
   const orgRule = [['org', '=', '$principal.organization_id']];
   const ownerRule = [['owner', '=', '$principal.user_id']];
 

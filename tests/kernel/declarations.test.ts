@@ -389,6 +389,17 @@ describe('unknown names suggest the closest known one', () => {
     bootFails([foundation([model('res.thing', fields, { access: { fields: { kode: { read: ['admin'] } } } })])], /unknown field "kode" \(did you mean code\?\)/);
   });
 
+  it('a record rule has a domain or follows a Reference (or a Char model and Uuid id pair), exactly one', () => {
+    const fields = { country: f.reference('res.country'), res_model: f.char(100), res_id: f.uuid(), code: f.char(5) };
+    const rules = (r: object) => ({ access: { rules: [r] } } as Partial<ModelDecl>);
+    bootFails([foundation([model('res.thing', fields, rules({ follow: 'country', domain: [] }))])], /access.rules\[0\] needs either a domain or follow \(exactly one\)/);
+    bootFails([foundation([model('res.thing', fields, rules({}))])], /access.rules\[0\] needs either a domain or follow/);
+    bootFails([foundation([model('res.thing', fields, rules({ follow: 'contry' }))])], /follows "contry", which is not a Reference field \(did you mean country\?\)/);
+    bootFails([foundation([model('res.thing', fields, rules({ follow: 'code' }))])], /follows "code", which is not a Reference field/);
+    bootFails([foundation([model('res.thing', fields, rules({ follow: { model: 'res_id', id: 'res_id' } }))])], /follows \{ model: "res_id" \}, which is not a Char field/);
+    bootFails([foundation([model('res.thing', fields, rules({ follow: { model: 'res_model', id: 'code' } }))])], /follows \{ id: "code" \}, which is not a Uuid field/);
+  });
+
   it('a command\'s model, a hook point\'s model, a tracked field, an effect\'s model or command', () => {
     bootFails([foundation([], { commands: [{ name: 'x.go', model: 'res.countr', handler: noop }] })], /targets unknown model res.countr \(did you mean res.country\?\)/);
     bootFails([foundation([], { hooks: [{ point: 'pre.res.contry.create' }] })], /no loaded model is named res.contry and no app declares it in hookPoints \(did you mean res.country\?\)/);

@@ -171,6 +171,32 @@ describe('roles', () => {
   });
 });
 
+describe('recordings belong to the organization of the person who started them', () => {
+  it('a qa user of another organization neither lists, reads, nor extends them (404 as a missing one); its steps follow it; admins see every one', async () => {
+    const orgA = await t.createOrg(admin, 'QA Org A');
+    const orgB = await t.createOrg(admin, 'QA Org B');
+    await t.createUser(admin, { email: 'qa-a@example.com', password: 'qa-a-pass-1234', role: 'qa', organization: orgA });
+    await t.createUser(admin, { email: 'qa-b@example.com', password: 'qa-b-pass-1234', role: 'qa', organization: orgB });
+    const qaA = (await t.login('qa-a@example.com', 'qa-a-pass-1234')).access_token;
+    const qaB = (await t.login('qa-b@example.com', 'qa-b-pass-1234')).access_token;
+    const id = await startRecording(qaA, 'org.scoped');
+    expect((await t.request('POST', `/api/qa/recordings/${id}/step`, { token: qaA, body: step() })).status).toBe(201);
+
+    const mine = await t.request('GET', `/api/qa/recordings/${id}`, { token: qaA });
+    expect(mine.body).toMatchObject({ organization_id: orgA });
+    expect(mine.body.steps).toHaveLength(1);
+
+    expectError(await t.request('GET', `/api/qa/recordings/${id}`, { token: qaB }), 404, 'RECORD_NOT_FOUND');
+    expect((await t.request('GET', '/api/qa/recordings', { token: qaB })).body.items.map((r: any) => r.id)).not.toContain(id);
+    const steps = await t.request('GET', `/api/data/qa.recording.step?filter=${encodeURIComponent(JSON.stringify([['recording_id', '=', id]]))}`, { token: qaB });
+    expect(steps.body.items).toEqual([]);
+    expectError(await t.request('POST', `/api/qa/recordings/${id}/step`, { token: qaB, body: step() }), 404, 'RECORD_NOT_FOUND');
+    expectError(await t.request('POST', `/api/qa/recordings/${id}/finalize`, { token: qaB }), 404, 'RECORD_NOT_FOUND');
+
+    expect((await t.request('GET', `/api/qa/recordings/${id}`, { token: admin })).body.steps).toHaveLength(1);
+  });
+});
+
 describe('gate', () => {
   it('no use case or no run is no_runs; the API states the verdict per use case', async () => {
     const res = await t.request('GET', '/api/qa/gate?module=storage', { token: qa });

@@ -8,6 +8,8 @@ import {
   encryptLegacyConfig,
   isObject,
   isSecretKey,
+  keepMaskedLeaves,
+  maskLegacyConfig,
   paramModel,
   providerOf,
 } from './services/config.js';
@@ -113,9 +115,19 @@ export const hooks: HookDecl[] = [
     async handler({ env, payload, before }) {
       const merged = { ...before, ...payload };
       if ('category' in payload || 'provider_type' in payload) checkProvider(merged.category, merged.provider_type);
-      if ('config' in payload) payload.config = encryptLegacyConfig(env, providerOf(merged), payload.config);
+      if ('config' in payload) payload.config = encryptLegacyConfig(env, providerOf(merged), keepMaskedLeaves(payload.config, before?.config));
       const scopeTouched = payload.is_default === true || 'category' in payload || 'organization_id' in payload;
       if (merged.is_default === true && scopeTouched) await clearDefault(env, merged.category, merged.organization_id, String(before!.id));
+    },
+  },
+  {
+    // the legacy config never shows a secret, to anyone, on any read path
+    point: 'post.ir.connector.read',
+    async handler({ env, after }) {
+      if (!after || after.config === undefined || after.config === null) return;
+      const kind = after.category !== undefined && after.provider_type !== undefined ? after
+        : await delegateOf(env.db, connectorModel(env)).findUnique({ where: { record_uuid: String(after.id).toLowerCase() }, select: { category: true, provider_type: true } });
+      after.config = maskLegacyConfig(kind ? providerOf(kind) : undefined, after.config);
     },
   },
   {

@@ -74,7 +74,7 @@ export const recordingCommands: CommandDecl[] = [
       const module = checkModule(env, p.module);
       const created = await env.sudo().dispatch<Rec>('fw.create', {
         model: 'qa.recording',
-        values: { name: p.name ?? key, usecase_key: key, module, start_path: p.start_path ?? '/', started_by: env.principal.user_id ?? null },
+        values: { name: p.name ?? key, usecase_key: key, module, start_path: p.start_path ?? '/', started_by: env.principal.user_id ?? null, organization_id: env.principal.organization_id ?? null },
       });
       return env.dispatch('fw.read_one', { model: 'qa.recording', id: created.id });
     },

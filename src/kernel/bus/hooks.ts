@@ -33,6 +33,19 @@ export async function runPostHooks(ctx: HookContext): Promise<void> {
   }
 }
 
+/**
+ * Runs `post.<model>.read` hooks on each record a generic read or write answers with (read_one,
+ * search, and the record create and update return), so every path (REST, GraphQL, subscriptions,
+ * the AI tools, MCP) shows the same: a hook may mask or drop values of `ctx.after` in place
+ * (connector secrets). It must not write. The system principal gets the records as stored.
+ */
+export async function runReadHooks(env: HookContext['env'], model: string, records: Array<Record<string, unknown>>): Promise<void> {
+  if (env.principal.kind === 'system') return;
+  const hooks = env.registry.hooksAt(`post.${model}.read`);
+  if (!hooks.length) return;
+  for (const after of records) for (const hook of hooks) await hook.handler?.({ env, model, op: 'read', payload: {}, after });
+}
+
 function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }

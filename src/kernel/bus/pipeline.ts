@@ -5,12 +5,21 @@ import { AccessDenied, AuthenticationRequired, BadRequest, ValidationError } fro
 import type { Reader } from '../db/readers/types.js';
 import type { Registry, ResolvedCommand } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
-import { findScoped } from '../commands/crud.js';
+import { DELETED_VALUES, findScoped } from '../commands/crud.js';
 import { guardEnv } from './effects.js';
 import { runPostHooks, runPreHooks } from './hooks.js';
 
 export interface EmittedEvent { name: string; payload: Record<string, unknown>; source: string }
-export interface RecordChange { model: string; op: 'create' | 'update' | 'delete'; id: string }
+export interface RecordChange {
+  model: string;
+  op: 'create' | 'update' | 'delete';
+  id: string;
+  /**
+   * A delete of a model with record rules: the values of the fields its rules read, so each
+   * subscriber's rules decide whether the notice reaches it (`fw.could_read_deleted`).
+   */
+  before?: Record<string, unknown>;
+}
 
 /** What one top-level dispatch collects while it runs, acted on after commit. */
 export interface Sink {
@@ -109,7 +118,10 @@ export async function runCommand(env: Env, sink: Sink, name: string, payload: Re
     const result = cmd.kernel ? await cmd.handler(env, payload) : await runModelCommand(cmd.effects ? guardEnv(env, cmd) : env, cmd, payload);
     const op = RECORD_WRITES.get(name);
     // these have checked that payload.model names a model, and return the record's id
-    if (op) sink.changes.push({ model: payload.model as string, op, id: (result as { id: string }).id });
+    if (op) {
+      const before = (result as Record<symbol, Record<string, unknown> | undefined>)[DELETED_VALUES];
+      sink.changes.push({ model: payload.model as string, op, id: (result as { id: string }).id, ...(before ? { before } : {}) });
+    }
     return result;
   } finally {
     sink.current.pop();

@@ -1,19 +1,21 @@
 import crypto from 'node:crypto';
-import { canReadField, canWriteField, checkAccess, principalPlaceholder, ruleDomain } from '../access.js';
+import { canAccess, canReadField, canWriteField, checkAccess, principalPlaceholder, rulesFor } from '../access.js';
 import { AccessDenied } from '../errors.js';
 import type { CommandDecl } from '../app.js';
 import type { AccessOp } from '../declare.js';
 import { delegateOf } from '../data/delegate.js';
 import { domainToWhere, type DomainContext, type Where } from '../data/domain.js';
+import { prismaWhere, readScope, ruleFields, ruleWhere } from '../data/rules.js';
 import { mapDbError } from '../data/db-errors.js';
 import { countReferences, referencedError } from '../data/references.js';
 import { toRecord, toWriteData } from '../data/values.js';
 import type { Env } from '../env.js';
 import { BadRequest, NotFound, StaleRevision, ValidationError } from '../errors.js';
-import { runPostHooks, runPreHooks } from '../bus/hooks.js';
+import { runPostHooks, runPreHooks, runReadHooks } from '../bus/hooks.js';
 import { deterministicUuid } from '../canonical.js';
 import { parseOrder, type ResolvedField, type ResolvedModel } from '../registry/model.js';
 import { countRecords, searchRecords } from '../data/sql/reads.js';
+import { compileMatch } from '../data/sql/compile.js';
 import { ordersInJavaScript, rowComparator, type OrderItem } from '../data/sort-rows.js';
 import { readGroup } from './read-group.js';
 
@@ -27,27 +29,28 @@ export function targetModel(env: Env, payload: Record<string, unknown>, op: Acce
 
 const hiddenFor = (env: Env) => (m: ResolvedModel, f: Parameters<typeof canReadField>[1]) => !canReadField(m, f, env.principal);
 
-/** The caller's filter ANDed with the record rules for `op`. */
+/** The caller's filter ANDed with the record rules for `op` (src/kernel/data/rules.ts). */
 export function scopedWhere(env: Env, model: ResolvedModel, op: AccessOp, domain?: unknown): Where {
-  const placeholder = principalPlaceholder(env.principal);
+  const rules = { registry: env.registry, provider: env.provider, principal: env.principal };
   const ctx: DomainContext = {
     registry: env.registry,
     provider: env.provider,
-    placeholder,
+    placeholder: principalPlaceholder(env.principal),
     hidden: hiddenFor(env),
     // a filter through a relation may only look at records the caller could read directly
-    scope: (target) => {
-      checkAccess(target, env.principal, 'read');
-      const rules = ruleDomain(target, env.principal, 'read');
-      return rules ? domainToWhere(target, rules, { registry: env.registry, provider: env.provider, placeholder }) : null;
-    },
+    scope: readScope(rules),
   };
   const user = domainToWhere(model, domain, ctx);
-  const rules = ruleDomain(model, env.principal, op);
   // rules may name fields the caller cannot read; they are ours, so no `hidden` check there
-  const ruled = rules ? domainToWhere(model, rules, { ...ctx, hidden: undefined }) : null;
+  const ruled = ruleWhere(rules, model, op);
   if (!ruled) return user;
   return Object.keys(user).length ? { AND: [user, ruled] } : ruled;
+}
+
+/** `scopedWhere` for a Prisma query (reads in a transaction, writes): followed pairs resolved in `env.db`. */
+export async function scopedPrismaWhere(env: Env, model: ResolvedModel, op: AccessOp, domain?: unknown, extra?: Where): Promise<Where> {
+  const where = scopedWhere(env, model, op, domain);
+  return prismaWhere(env.db, env.registry, model, extra ? { AND: [extra, where] } : where);
 }
 
 function orderBy(model: ResolvedModel, order: unknown, env: Env): Record<string, 'asc' | 'desc'>[] {
@@ -142,7 +145,7 @@ function recordId(model: ResolvedModel, id: unknown): string {
  */
 export async function findScoped(env: Env, model: ResolvedModel, id: unknown, op: AccessOp, select?: Record<string, true>) {
   const row = await delegateOf(env.db, model).findFirst({
-    where: { AND: [{ record_uuid: recordId(model, id) }, scopedWhere(env, model, op)] },
+    where: await scopedPrismaWhere(env, model, op, undefined, { record_uuid: recordId(model, id) }),
     ...(select ? { select } : {}),
   });
   if (!row) throw recordNotFound(model, id);
@@ -154,11 +157,17 @@ export async function findScoped(env: Env, model: ResolvedModel, id: unknown, op
  * one the caller may see under the rules of `op` (no moving a lead into another organization).
  */
 async function checkWrittenRecord(env: Env, model: ResolvedModel, dbid: unknown, op: AccessOp): Promise<void> {
-  if (!ruleDomain(model, env.principal, op)) return;
-  const row = await delegateOf(env.db, model).findFirst({ where: { AND: [{ dbid }, scopedWhere(env, model, op)] }, select: { dbid: true } });
+  if (!rulesFor(model, env.principal, op).length) return;
+  const row = await delegateOf(env.db, model).findFirst({ where: await scopedPrismaWhere(env, model, op, undefined, { dbid }), select: { dbid: true } });
   if (!row) throw new AccessDenied(`the record would fall outside what your role may ${op} in ${model.key}`, { model: model.key, op });
 }
 
+
+/** A record as the caller gets it: through the model's `post.<model>.read` hooks (masking). */
+async function shown(env: Env, model: ResolvedModel, rec: Record<string, unknown>): Promise<Record<string, unknown>> {
+  await runReadHooks(env, model.key, [rec]);
+  return rec;
+}
 
 const record = (env: Env, model: ResolvedModel, row: Record<string, unknown>) =>
   toRecord(model, row, (f) => !canReadField(model, f, env.principal));
@@ -171,6 +180,33 @@ function checkUserValues(env: Env, model: ResolvedModel, values: Record<string, 
   });
 }
 
+/**
+ * A Reference the caller writes must point at a record the caller may read (the target's read
+ * permission and record rules), as `storage.folder` parents always did: otherwise 422
+ * INVALID_REFERENCE, the very answer a missing record gets, so writing ids is no way to learn
+ * which exist in another organization. An update that keeps a Reference's stored value (a form
+ * sending back what it read) is not checked again. The system principal is not restricted.
+ */
+async function checkReferences(env: Env, model: ResolvedModel, values: Record<string, unknown>, before?: Record<string, unknown>): Promise<void> {
+  if (env.principal.kind === 'system') return;
+  for (const [name, value] of Object.entries(values)) {
+    const field = model.fields.get(name);
+    if (field?.type !== 'reference' || !field.target || typeof value !== 'string') continue;
+    if (before && typeof before[name] === 'string' && (before[name] as string).toLowerCase() === value.toLowerCase()) continue;
+    const target = env.registry.model(field.target);
+    if (!canAccess(target, env.principal, 'read') || !UUID_RE.test(value)) throw invalidReference(model, name, value);
+    const found = await delegateOf(env.db, target)
+      .findFirst({ where: await scopedPrismaWhere(env, target, 'read', undefined, { record_uuid: value.toLowerCase() }), select: { dbid: true } })
+      // a rule of the target reaching a model the caller may not read: not readable either
+      .catch((err: unknown) => { if (err instanceof AccessDenied) return null; throw err; });
+    if (!found) throw invalidReference(model, name, value);
+  }
+}
+
+/** 422 INVALID_REFERENCE, the same whether the record is missing or out of the caller's reach. */
+export const invalidReference = (model: ResolvedModel, field: string, id: string) =>
+  new ValidationError(`${model.key}: ${field} ${id} does not exist`, { model: model.key, field, id }, 'INVALID_REFERENCE');
+
 function checkRevision(payload: Record<string, unknown>): number | undefined {
   const r = payload.revision;
   if (r === undefined || r === null) return undefined;
@@ -182,7 +218,7 @@ function checkRevision(payload: Record<string, unknown>): number | undefined {
 const MAX_BATCH = 1000;
 
 async function idsMatching(env: Env, model: ResolvedModel, domain: unknown, op: AccessOp): Promise<string[]> {
-  const where = scopedWhere(env, model, op, domain);
+  const where = await scopedPrismaWhere(env, model, op, domain);
   const rows = await delegateOf(env.db, model).findMany({ where, select: { record_uuid: true }, orderBy: { dbid: 'asc' }, take: MAX_BATCH + 1 });
   if (rows.length > MAX_BATCH) throw new BadRequest(`a batch may touch at most ${MAX_BATCH} records; narrow the filter`, { max: MAX_BATCH }, 'BATCH_TOO_LARGE');
   return rows.map((r) => r.record_uuid as string);
@@ -232,6 +268,32 @@ const batchCommands: CommandDecl[] = [
   },
 ];
 
+/**
+ * The values a delete notice carries (`RecordChange.before`, src/kernel/bus/pipeline.ts): the
+ * fields the model's rules read (`ruleFields`), as records carry them. Set on fw.delete's result
+ * under this key, which JSON leaves out, so the answer to the client does not change.
+ */
+export const DELETED_VALUES = Symbol('deleted values');
+function deletedValues(model: ResolvedModel, row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(ruleFields(model).map((n) => [n, row[n] instanceof Date ? (row[n] as Date).toISOString() : row[n] ?? null]));
+}
+
+/**
+ * `fw.could_read_deleted`: whether the caller's read rules would have let it read a record now
+ * deleted, given the values its delete notice carries. No values (a model with rules whose
+ * notice carries none) is no; a model without rules for the caller is yes (RBAC was checked).
+ */
+async function couldReadDeleted(env: Env, payload: Record<string, unknown>): Promise<{ readable: boolean }> {
+  const model = targetModel(env, payload, 'read');
+  if (!rulesFor(model, env.principal, 'read').length) return { readable: true };
+  const values = payload.values;
+  const sql = sqlReads(env);
+  if (!sql || !values || typeof values !== 'object' || Array.isArray(values)) return { readable: false };
+  const where = scopedWhere(env, model, 'read');
+  const c = compileMatch(env.registry, model, where, env.provider, values as Record<string, unknown>);
+  return { readable: (await sql.reader.rows(c.sql, c.params)).length > 0 };
+}
+
 /** The n-th record of a model in a deterministic-ids tenant: its uuid depends on the model and n only. */
 async function nextDeterministicId(env: Env, model: ResolvedModel): Promise<string> {
   const last = await delegateOf(env.db, model).findFirst({ orderBy: { dbid: 'desc' }, select: { dbid: true } });
@@ -248,6 +310,7 @@ export const crudCommands: CommandDecl[] = [
       const values = (payload.values ?? {}) as Record<string, unknown>;
       // user input is validated strictly first; pre hooks (trusted code) may then add fields
       checkUserValues(env, model, values);
+      await checkReferences(env, model, values);
       const ctx = { env, model: model.key, op: 'create', payload: { ...values } };
       await runPreHooks(ctx);
       const data = toWriteData(model, ctx.payload, 'create', { allowReadonly: true });
@@ -257,7 +320,7 @@ export const crudCommands: CommandDecl[] = [
       await checkWrittenRecord(env, model, row.dbid, 'create');
       const after = record(env.sudo(), model, row);
       await runPostHooks({ ...ctx, after });
-      return record(env, model, row);
+      return shown(env, model, record(env, model, row));
     },
   },
   {
@@ -269,11 +332,11 @@ export const crudCommands: CommandDecl[] = [
       const model = targetModel(env, payload, 'read');
       const fields = readableFields(model, payload.fields, env);
       const sql = sqlReads(env);
-      if (!sql) return record(env, model, await findScoped(env, model, payload.id, 'read', selectOf(fields)));
+      if (!sql) return shown(env, model, record(env, model, await findScoped(env, model, payload.id, 'read', selectOf(fields))));
       const where = { AND: [{ record_uuid: { equals: recordId(model, payload.id) } }, scopedWhere(env, model, 'read')] };
       const [found] = await searchRecords(sql, model, { where, orderBy: [], take: 1, fields });
       if (!found) throw recordNotFound(model, payload.id);
-      return found;
+      return shown(env, model, found);
     },
   },
   {
@@ -283,7 +346,7 @@ export const crudCommands: CommandDecl[] = [
     description: 'Records matching a domain: { model, domain?, order?, limit?, offset?, fields?, count? }',
     async handler(env, payload) {
       const model = targetModel(env, payload, 'read');
-      const where = scopedWhere(env, model, 'read', payload.domain);
+      let where = scopedWhere(env, model, 'read', payload.domain);
       const limit = pageNumber(payload.limit, 'limit');
       const offset = pageNumber(payload.offset, 'offset') ?? 0;
       const fields = readableFields(model, payload.fields, env);
@@ -291,14 +354,17 @@ export const crudCommands: CommandDecl[] = [
       const sql = sqlReads(env);
       if (sql) {
         const items = await searchRecords(sql, model, { where, orderBy: order, take: limit, skip: offset, fields });
+        await runReadHooks(env, model.key, items);
         const total = payload.count ? await countRecords(sql, model, where) : undefined;
         return { items, total, limit: limit ?? null, offset };
       }
       const d = delegateOf(env.db, model);
+      where = await prismaWhere(env.db, env.registry, model, where);
       const rows = ordersInJavaScript(model, order)
         ? await findManySortedHere(env, model, where, order, { take: limit, skip: offset, select: selectOf(fields) })
         : await d.findMany({ where, orderBy: order, take: limit, skip: offset, select: selectOf(fields) });
       const items = rows.map((r) => record(env, model, r));
+      await runReadHooks(env, model.key, items);
       const total = payload.count ? await d.count({ where }) : undefined;
       return { items, total, limit: limit ?? null, offset };
     },
@@ -312,7 +378,7 @@ export const crudCommands: CommandDecl[] = [
       const model = targetModel(env, payload, 'read');
       const where = scopedWhere(env, model, 'read', payload.domain);
       const sql = sqlReads(env);
-      return { count: sql ? await countRecords(sql, model, where) : await delegateOf(env.db, model).count({ where }) };
+      return { count: sql ? await countRecords(sql, model, where) : await delegateOf(env.db, model).count({ where: await prismaWhere(env.db, env.registry, model, where) }) };
     },
   },
   {
@@ -322,7 +388,7 @@ export const crudCommands: CommandDecl[] = [
     description: 'Grouped counts and aggregates: { model, groupby, domain?, aggregates? }',
     async handler(env, payload) {
       const model = targetModel(env, payload, 'read');
-      return readGroup(env, model, payload, scopedWhere(env, model, 'read', payload.domain));
+      return readGroup(env, model, payload, await scopedPrismaWhere(env, model, 'read', payload.domain));
     },
   },
   {
@@ -339,6 +405,7 @@ export const crudCommands: CommandDecl[] = [
         throw new StaleRevision(model.key, String(payload.id), expected, row.revision as number);
       }
       const before = record(env.sudo(), model, row);
+      await checkReferences(env, model, values, row);
       const ctx = { env, model: model.key, op: 'update', payload: { ...values }, before };
       await runPreHooks(ctx);
       const data = toWriteData(model, ctx.payload, 'update', { allowReadonly: true });
@@ -351,7 +418,7 @@ export const crudCommands: CommandDecl[] = [
       await checkWrittenRecord(env, model, updated.dbid, 'update');
       const after = record(env.sudo(), model, updated);
       await runPostHooks({ ...ctx, after });
-      return record(env, model, updated);
+      return shown(env, model, record(env, model, updated));
     },
   },
   {
@@ -370,8 +437,19 @@ export const crudCommands: CommandDecl[] = [
       if (refs.length) throw referencedError(model, before, refs);
       await delegateOf(env.db, model).delete({ where: { dbid: row.dbid } }).catch(mapDbError(model, { op: 'delete' }));
       await runPostHooks(ctx);
-      return { id: before.id, deleted: true };
+      const result = { id: before.id, deleted: true };
+      // the delete notice carries what the rules read, so subscribers' rules are checked against it
+      if (model.access.rules.length) Object.defineProperty(result, DELETED_VALUES, { value: deletedValues(model, row), enumerable: false });
+      return result;
     },
+  },
+  {
+    name: 'fw.could_read_deleted',
+    op: 'read',
+    mutates: false,
+    internal: true,
+    description: 'Whether the caller could have read a deleted record, from its delete notice: { model, values }',
+    handler: (env, payload) => couldReadDeleted(env, payload),
   },
   ...batchCommands,
 ];

@@ -1,4 +1,4 @@
-import type { AccessDecl, FieldDecl, FieldType, ModelDecl, OnDelete } from '../declare.js';
+import type { AccessDecl, FieldDecl, FieldType, ModelDecl, OnDelete, RecordRule } from '../declare.js';
 import { BootError } from '../errors.js';
 import { didYouMean } from './closest.js';
 import { modelNames, type ModelNames } from './names.js';
@@ -154,6 +154,25 @@ export function resolveField(model: string, name: string, decl: FieldDecl): Reso
   return field;
 }
 
+/**
+ * Each record rule has a domain or follows a reference, not both; a followed field is a Reference
+ * (or the pair of a Char naming the model and a Uuid naming the record).
+ */
+function checkRules(key: string, rules: readonly RecordRule[], fields: ReadonlyMap<string, ResolvedField>): void {
+  rules.forEach((rule, i) => {
+    const where = `model ${key}: access.rules[${i}]`;
+    if ((rule.domain === undefined) === (rule.follow === undefined)) throw new BootError(`${where} needs either a domain or follow (exactly one)`);
+    if (typeof rule.follow === 'string') {
+      const f = fields.get(rule.follow);
+      if (f?.type !== 'reference') throw new BootError(`${where} follows "${rule.follow}", which is not a Reference field${didYouMean(rule.follow, fields.keys())}`);
+    } else if (rule.follow) {
+      const { model, id } = rule.follow;
+      if (fields.get(model)?.type !== 'char') throw new BootError(`${where} follows { model: "${model}" }, which is not a Char field${didYouMean(String(model), fields.keys())}`);
+      if (fields.get(id)?.type !== 'uuid') throw new BootError(`${where} follows { id: "${id}" }, which is not a Uuid field${didYouMean(String(id), fields.keys())}`);
+    }
+  });
+}
+
 /** Normalise one declaration; cross-model checks happen in `buildRegistry`. */
 export function resolveModel(decl: ModelDecl, app: string): ResolvedModel {
   if (!KEY_RE.test(decl.key)) {
@@ -185,6 +204,7 @@ export function resolveModel(decl: ModelDecl, app: string): ResolvedModel {
   for (const n of Object.keys(access.fields ?? {})) {
     if (!fields.has(n)) throw new BootError(`model ${decl.key}: access.fields names unknown field "${n}"${didYouMean(n, fields.keys())}`);
   }
+  checkRules(decl.key, access.rules ?? [], fields);
   return {
     key: decl.key,
     app,

@@ -127,7 +127,7 @@ export class Registry {
         }
         if (!points.has(h.point)) {
           throw new BootError(`app ${app.name}: hook point "${h.point}" never runs: ${models.has(m[2])
-            ? `model ${m[2]} has no operation "${m[3]}" (create, update, delete or the verb of one of its commands)`
+            ? `model ${m[2]} has no operation "${m[3]}" (create, update, delete, the verb of one of its commands, or read for a post hook)`
             : `no loaded model is named ${m[2]} and no app declares it in hookPoints${didYouMean(m[2], models.keys())}`}`);
         }
         const list = hooks.get(h.point) ?? [];
@@ -185,6 +185,8 @@ function hookPoints(apps: LoadedApp[], models: ReadonlyMap<string, ResolvedModel
   const points = new Set<string>();
   const add = (model: string, op: string) => { points.add(`pre.${model}.${op}`); points.add(`post.${model}.${op}`); };
   for (const m of models.keys()) for (const op of ['create', 'update', 'delete']) add(m, op);
+  // what generic reads answer with passes post.<model>.read (masking values: runReadHooks)
+  for (const m of models.keys()) points.add(`post.${m}.read`);
   for (const c of commands.values()) if (c.model) add(c.model, c.name.slice(c.name.lastIndexOf('.') + 1));
   for (const app of apps) {
     for (const p of app.module.hookPoints ?? []) {

@@ -280,9 +280,14 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
       description: `Creates, updates and deletes of ${m.key} records you can read`,
       subscribe: (_r: unknown, _a: Args, ctx: GqlContext) => {
         checkAccess(m, ctx.principal, 'read');
-        // a change is delivered only if the subscriber may read the record now (record rules)
+        // a change is delivered only if the subscriber may read the record now (record rules); a
+        // delete only if the subscriber's rules let it read the record as it was
         return topicIterator(ctx, `changed:${m.key}`, async (msg) => {
-          if (msg.op === 'delete') return msg;
+          if (msg.op === 'delete') {
+            const { before, ...notice } = msg;
+            const seen = await ctx.kernel.dispatch<{ readable: boolean }>('fw.could_read_deleted', { model: m.key, values: before ?? null }, ctx.principal);
+            return seen.readable ? notice : null;
+          }
           try {
             return { ...msg, record: await ctx.kernel.dispatch('fw.read_one', { model: m.key, id: msg.id }, ctx.principal) };
           } catch (err) {

@@ -348,7 +348,7 @@ describe('the command pipeline', () => {
   });
 
   describe('after commit', () => {
-    it('generic writes publish changed:<model> with the operation and id; reads and failed writes publish nothing; a batch publishes its records\' writes', async () => {
+    it('generic writes publish changed:<model> with the operation and id (a delete of a model with rules also the values they read); reads and failed writes publish nothing; a batch publishes its records\' writes', async () => {
       const got: unknown[] = [];
       const stop = await tk.kernel.subscribe(T, 'changed:crm.lead', (m) => got.push(m));
       try {
@@ -365,7 +365,8 @@ describe('the command pipeline', () => {
           { model: 'crm.lead', op: 'create', id: created.id },
           { model: 'crm.lead', op: 'update', id: created.id },
           { model: 'crm.lead', op: 'update', id: created.id }, // the fw.update the batch dispatched, nothing for the batch itself
-          { model: 'crm.lead', op: 'delete', id: created.id },
+          // crm.lead has record rules: the delete notice carries the values they read (for subscribers' rules)
+          { model: 'crm.lead', op: 'delete', id: created.id, before: { dbid: expect.any(Number), record_uuid: created.id, organization: created.organization ?? null } },
         ]);
       } finally {
         stop();

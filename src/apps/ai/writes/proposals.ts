@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { checkAccess } from '../../../kernel/access.js';
 import { delegateOf } from '../../../kernel/data/delegate.js';
 import type { Env } from '../../../kernel/env.js';
-import { AuthenticationRequired } from '../../../kernel/errors.js';
+import { invalidReference } from '../../../kernel/commands/crud.js';
+import { AuthenticationRequired, FwError } from '../../../kernel/errors.js';
 import { turnContext } from '../context.js';
 import { WriteNotAllowed } from '../errors.js';
 import { aiSettings } from '../settings.js';
@@ -86,13 +87,40 @@ async function targetOf(env: Env, args: Record<string, unknown>, asked: string |
   if (id) {
     try {
       current = await env.dispatch<Record<string, unknown>>('fw.read_one', { model: args.model, id });
-    } catch { /* not readable: the change is shown without its current value */ }
+    } catch (err) {
+      // a record the caller cannot read is refused now, as a missing one, not only at confirm
+      if (err instanceof FwError && err.code === 'RECORD_NOT_FOUND') throw err;
+      /* otherwise: the change is shown without its current value */
+    }
   }
+  await checkProposedReferences(env, args.model, values as Record<string, unknown>, current);
   const changes = Object.keys(values).sort().map((field) => {
     const after = (values as Record<string, unknown>)[field];
     return mark(current && field in current ? { field, before: current[field], after } : { field, after });
   });
   return { operation: id ? 'update' : 'create', model: args.model, record_id: id, changes };
+}
+
+/**
+ * Each Reference the proposal writes must point at a record the caller may read, as fw.create and
+ * fw.update check at confirm: refused now with the same 422 INVALID_REFERENCE a missing record
+ * gets, so a proposal is no way to probe ids of other organizations. An update keeping a
+ * Reference's current value is not checked again.
+ */
+async function checkProposedReferences(env: Env, modelKey: string, values: Record<string, unknown>, current: Record<string, unknown> | null): Promise<void> {
+  const model = env.registry.models.get(modelKey);
+  if (!model) return;
+  for (const [name, value] of Object.entries(values)) {
+    const field = model.fields.get(name);
+    if (field?.type !== 'reference' || !field.target || typeof value !== 'string') continue;
+    if (current && typeof current[name] === 'string' && (current[name] as string).toLowerCase() === value.toLowerCase()) continue;
+    try {
+      await env.dispatch('fw.read_one', { model: field.target, id: value, fields: ['record_uuid'] });
+    } catch (err) {
+      if (err instanceof FwError && (err.code === 'RECORD_NOT_FOUND' || err.code === 'ACCESS_DENIED')) throw invalidReference(model, name, value);
+      throw err;
+    }
+  }
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -65,6 +65,38 @@ function revealLegacy(env: Env, config: unknown, reveal: boolean): unknown {
   return config;
 }
 
+/**
+ * The legacy `config` JSON as generic reads show it (the `post.ir.connector.read` hook): every
+ * encrypted leaf, and every non-empty leaf under a key the provider's config_schema marks
+ * secret (stored before secrets were encrypted), reads as the mask, as the config route shows
+ * them. A new object: the record's own value is not changed in place.
+ */
+export function maskLegacyConfig(provider: ConnectorProvider | undefined, config: unknown, prefix = ''): unknown {
+  if (isCiphertext(config)) return MASK;
+  if (Array.isArray(config)) return config.map((v) => maskLegacyConfig(provider, v, prefix));
+  if (isObject(config)) {
+    return Object.fromEntries(Object.entries(config).map(([k, v]) => {
+      const key = prefix ? `${prefix}.${k}` : k;
+      if (!isObject(v) && v !== null && v !== undefined && v !== '' && isSecretKey(provider, key)) return [k, MASK];
+      return [k, maskLegacyConfig(provider, v, key)];
+    }));
+  }
+  return config;
+}
+
+/**
+ * A legacy config written back with masked leaves (a client saving what it read) keeps the
+ * stored value of each: the mask never replaces a secret.
+ */
+export function keepMaskedLeaves(config: unknown, stored: unknown): unknown {
+  if (config === MASK) return stored === undefined ? MASK : stored;
+  if (isObject(config)) {
+    const old = isObject(stored) ? stored : {};
+    return Object.fromEntries(Object.entries(config).map(([k, v]) => [k, keepMaskedLeaves(v, old[k])]));
+  }
+  return config;
+}
+
 // ---- flatten / un-flatten ------------------------------------------------------------------
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

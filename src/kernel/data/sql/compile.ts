@@ -7,7 +7,7 @@ import type { ResolvedField, ResolvedModel } from '../../registry/model.js';
 import type { Registry } from '../../registry/registry.js';
 import type { Where } from '../domain.js';
 import { COLLATED_TYPES, POSTGRES_TEXT_COLLATION, SQLITE_SORT_KEY_FUNCTION } from '../collation.js';
-import { decoderOf, type Dialect } from './values.js';
+import { decoderOf, encodeValue, type Dialect } from './values.js';
 import { whereToSql } from './where.js';
 
 /*
@@ -97,4 +97,34 @@ export function recordBuilder(fields: ResolvedField[], dialect: Dialect): (row: 
     });
     return out;
   };
+}
+
+/** PostgreSQL types of the columns of a record given by its values (`compileMatch`). */
+const PG_TYPES: Record<string, string> = {
+  uuid: 'uuid', reference: 'uuid', char: 'text', text: 'text', enum: 'text', integer: 'integer',
+  float: 'double precision', boolean: 'boolean', datetime: 'timestamptz', json: 'jsonb',
+};
+
+/**
+ * `SELECT 1` when a record that is no longer stored, given by the values of some of its columns,
+ * matches `where`: the values stand in for the row as a one-row derived table, and relation
+ * paths and followed references reach the tables as a search's do. Values are as records carry
+ * them (datetimes as ISO text).
+ */
+export function compileMatch(registry: Registry, model: ResolvedModel, where: Where, dialect: Dialect, values: Record<string, unknown>): CompiledSql {
+  const cols = Object.entries(values).flatMap(([name, v]) => {
+    const f = model.fields.get(name);
+    if (!f?.stored) return [];
+    const enc = encodeValue(f, f.type === 'datetime' && typeof v === 'string' ? new Date(v) : v, dialect);
+    return [dialect === 'postgresql'
+      ? sql`CAST(${enc} AS ${sql.raw(PG_TYPES[f.type] ?? 'text')}) AS ${sql.ref(name)}`
+      : sql`${enc} AS ${sql.ref(name)}`];
+  });
+  const scope = { registry, dialect, next: { n: 1 } };
+  const q = builders[dialect]
+    .selectFrom(sql`(SELECT ${sql.join(cols)})`.as(ROOT))
+    .select(sql.lit(1).as('one'))
+    .where((eb) => whereToSql(eb, model, ROOT, where, scope));
+  const c = q.compile();
+  return { sql: c.sql, params: c.parameters };
 }

@@ -3,6 +3,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { ResolvedField, ResolvedModel } from '../../registry/model.js';
 import type { Registry } from '../../registry/registry.js';
 import type { Where } from '../domain.js';
+import { FOLLOW, type FollowNode } from '../rules.js';
 import { encodeValue, type Dialect } from './values.js';
 
 /*
@@ -39,6 +40,8 @@ export function whereToSql(eb: EB, model: ResolvedModel, alias: string, where: W
     } else if (key === 'NOT') {
       const list = (Array.isArray(value) ? value : [value]) as Where[];
       parts.push(eb.not(all(eb, list.map((w) => whereToSql(eb, model, alias, w, scope)))));
+    } else if (key === FOLLOW) {
+      parts.push(followToSql(eb, alias, value as FollowNode, scope));
     } else {
       parts.push(fieldToSql(eb, model, alias, key, value, scope));
     }
@@ -102,5 +105,16 @@ function relationToSql(eb: EB, model: ResolvedModel, alias: string, key: string,
     eb.selectFrom(`${target.names.table} as ${sub}`)
       .select(sql.lit(1).as('one'))
       .where((s: EB) => s.and([join, whereToSql(s, target, sub, inner, scope)])),
+  );
+}
+
+/** A followed model-and-id pair (src/kernel/data/rules.ts) as EXISTS over the named model's table. */
+function followToSql(eb: EB, alias: string, node: FollowNode, scope: WhereScope): Cond {
+  const target = scope.registry.model(node.model);
+  const sub = `t${scope.next.n++}`;
+  return eb.exists(
+    eb.selectFrom(`${target.names.table} as ${sub}`)
+      .select(sql.lit(1).as('one'))
+      .where((s: EB) => s.and([s(s.ref(`${sub}.record_uuid`), '=', s.ref(`${alias}.${node.field}`)), whereToSql(s, target, sub, node.where, scope)])),
   );
 }
