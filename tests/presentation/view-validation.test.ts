@@ -398,6 +398,9 @@ describe('view registry over app data files', () => {
   it('every shipped view of every app compiles', () => {
     const ids = new ViewRegistry(registry).list().map((v) => v.view_id);
     expect(ids).toEqual([
+      'ai.prompt.template.form', 'ai.prompt.template.list', 'ai.provider.config.form', 'ai.provider.config.list',
+      'ai.provider.routing.form', 'ai.provider.routing.list', 'ai.skill.pack.form', 'ai.skill.pack.list',
+      'ai.usage.log.list', 'ai.user.quota.form', 'ai.user.quota.list', 'ai.write.provenance.form', 'ai.write.provenance.list',
       'crm.lead.form', 'crm.lead.funnel', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
       'ir.connector.form', 'ir.connector.list',
       'ir.module.form', 'ir.module.list',
