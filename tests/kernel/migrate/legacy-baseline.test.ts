@@ -63,8 +63,11 @@ describe.each(PROVIDERS)('a tenant of the single shared chain on %s', (provider)
     await legacyTenant('old', legacy, rows);
     const applied = await tenants.upgrade('old');
     const plan = (await repoTenantOptions(provider)).plan;
-    // every chain of the repository has only its initial migration today: all are baselined
-    expect(applied).toEqual(plan.migrations.map((m) => `${m.name} (baseline)`));
+    // each app's initial migration is baselined (its tables exist); the later ones of a chain run
+    const initials = new Set((await plan.initials()).map((i) => i.migration.name));
+    expect(initials.size).toBeGreaterThan(3);
+    const later = plan.migrations.filter((m) => !initials.has(m.name)).map((m) => m.name);
+    expect(applied).toEqual([...plan.migrations.filter((m) => initials.has(m.name)).map((m) => `${m.name} (baseline)`), ...later]);
     expect(await tenants.upgrade('old')).toEqual([]);
   });
 
@@ -72,7 +75,10 @@ describe.each(PROVIDERS)('a tenant of the single shared chain on %s', (provider)
     await legacyTenant('older', legacy.slice(0, -1), rows);
     const applied = await tenants.upgrade('older');
     expect(applied[0]).toBe(legacy.at(-1)!.name);
-    expect(applied.slice(1).every((n) => n.endsWith(' (baseline)'))).toBe(true);
+    const plan = (await repoTenantOptions(provider)).plan;
+    const initials = (await plan.initials()).length;
+    expect(applied.slice(1, 1 + initials).every((n) => n.endsWith(' (baseline)'))).toBe(true);
+    expect(applied.slice(1 + initials).some((n) => n.endsWith(' (baseline)'))).toBe(false);
   });
 
   it("a kernel opens the moved tenant and reads and writes its old rows", async () => {
