@@ -188,6 +188,14 @@ describe('confirm and undo rules', () => {
     expect(prov.undone_at).toBeTruthy();
     expect(prov.before.name).toBe(before.name);
     expect(prov.after.name).toBe('Changed by AI');
+    // the change and its undo are on the record's chatter: who confirmed, old → new, the provenance link
+    const messages = (await t.request('GET', `/api/data/ir.message?limit=10&order=dbid%20asc&filter=${encodeURIComponent(JSON.stringify([['res_model', '=', 'res.organization'], ['res_id', '=', org]]))}`, { token: me })).body.items as Array<Record<string, string>>;
+    const ai = messages.filter((m) => m.link === `/-/action-ai.action_provenance/${done.body.provenance_id}`);
+    expect(ai.map((m) => m.subject)).toEqual(['Changed by the AI assistant', 'AI change undone']);
+    expect(ai[0].body).toContain(`name: ${before.name} → Changed by AI`);
+    expect(ai[0].body).toMatch(new RegExp(`^restorer-\\d+ confirmed update_record \\([a-z_.]+\\) proposed in conversation ${conv}\\.`));
+    expect(ai[1].body).toMatch(/undid the change of update_record/);
+    expect(ai.every((m) => m.message_type === 'notification')).toBe(true);
   });
 
   it('the per-user daily cap refuses the next confirm and writes nothing', async () => {

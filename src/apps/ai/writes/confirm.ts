@@ -61,6 +61,14 @@ export async function confirmWrite(env: Env, conversationId: string, token: stri
       before: before ?? undefined, after: after ?? undefined, day,
     },
   });
+  const targetId = typeof after?.id === 'string' ? after.id : typeof args.id === 'string' ? args.id : null;
+  if (model && targetId) {
+    const changes = operation === 'update' ? Object.keys((args.values ?? {}) as Rec).map((k) => `${k}: ${show(before?.[k])} → ${show(after?.[k])}`) : [];
+    await postOnRecord(env, model, targetId, id, operation === 'create' ? 'Created by the AI assistant' : 'Changed by the AI assistant', [
+      `${await nameOf(env, user)} confirmed ${tool} (${command}) proposed in conversation ${String(row.conversation_id ?? '—')}.`,
+      ...changes,
+    ]);
+  }
   return { status: 'executed', provenance_id: id, proposal_id: row.record_uuid, tool, operation, record: after };
 }
 
@@ -119,7 +127,43 @@ export async function undoWrite(env: Env, conversationId: string, provenanceId: 
   } else {
     throw new BadRequest('this AI write cannot be undone', undefined, 'AI_UNDO_UNSUPPORTED');
   }
+  // a deleted record has no chatter left to post on
+  if (p.operation === 'update') {
+    await postOnRecord(env, model, String(p.target_id), String(p.record_uuid), 'AI change undone', [
+      `${await nameOf(env, user)} undid the change of ${String(p.tool)} (${String(p.command)}); the previous values are back.`,
+    ]);
+  }
   return { status: 'undone', provenance_id: p.record_uuid, operation: p.operation, record: result };
+}
+
+/** A value as a person reads it in a chatter line: text as is, null as —, the rest as JSON. */
+function show(v: unknown): string {
+  if (v === null || v === undefined || v === '') return '—';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+async function nameOf(env: Env, userId: string): Promise<string> {
+  const u = await env.sudo().dispatch<{ name?: string }>('fw.read_one', { model: 'res.user', id: userId, fields: ['name'] }).catch(() => null);
+  return u?.name ?? 'A user';
+}
+
+/**
+ * A notification on the changed record's chatter, in the write's transaction (issue 32 item 10):
+ * who confirmed (or undid) which tool's change, in which conversation, the fields old → new, and
+ * a link to the provenance row (the AI administration's "Changes made by AI").
+ */
+async function postOnRecord(env: Env, model: string, id: string, provenanceId: string, subject: string, lines: string[]): Promise<void> {
+  try {
+    await env.dispatch('ir.message.post', {
+      res_model: model, res_id: id, subject, body: lines.join('\n'), message_type: 'notification',
+      link: `/-/action-ai.action_provenance/${provenanceId}`,
+    });
+  } catch (err) {
+    // a record the confirming person cannot read once written (its rules moved it out of their
+    // scope) gets no message; the write and its provenance stand. A 404 ran no failed SQL, so
+    // the transaction goes on
+    if (!(err instanceof FwError && err.status === 404)) throw err;
+  }
 }
 
 async function argumentsOf(env: Env, proposalId: string): Promise<Rec | null> {
