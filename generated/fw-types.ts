@@ -1413,6 +1413,7 @@ export interface Commands {
         operation: string;
         model: string | null;
         record_id: string | null;
+        record_name: string | null;
         changes: Array<{
           field: string;
           before: unknown;
@@ -1494,6 +1495,7 @@ export interface Commands {
         operation: string;
         model: string | null;
         record_id: string | null;
+        record_name: string | null;
         changes: Array<{
           field: string;
           before: unknown;

@@ -173,6 +173,10 @@ describe('assistant (AI on)', () => {
     await page.getByTestId('ai-send').click();
     const card = page.getByTestId('ai-proposal').filter({ hasText: 'Longland of the long names' });
     await card.waitFor({ timeout: 15_000 });
+    // the card names the record it changes (its name as it is now); countries have no form in the
+    // client, so the name is plain text (a model with a form action gets a link to the record)
+    expect(await card.getByTestId('ai-proposal-target').innerText()).toBe('Change to Country: Longland');
+    expect(await card.getByTestId('ai-proposal-record').evaluate((el) => el.tagName)).toBe('STRONG');
     const changes = card.getByTestId('ai-proposal-change');
     expect(await changes.evaluateAll((els) => els.map((e) => e.getAttribute('data-field')))).toEqual(['code', 'code3', 'name', 'numeric']);
     expect(await changes.filter({ has: page.locator('dt', { hasText: /^code$/ }) }).locator('dd').innerText()).toMatch(/^XQ\s*→\s*(becomes\s*)?XZ\s*\(not in your request\)$/);

@@ -25,6 +25,7 @@ export const AiPendingConfirmation = o.object('AiPendingConfirmation', {
   operation: o.string({ description: 'create or update of a record, or other' }),
   model: n(o.string({ description: 'Model of the record written (create, update)' })),
   record_id: n(o.id({ description: 'Record updated (update)' })),
+  record_name: n(o.string({ description: 'Name of the record updated (update), as you may read it' })),
   changes: o.list(o.object('AiProposedChange', {
     field: o.string(),
     before: n(o.json({ description: 'Current value (update; absent when you may not read it)' })),

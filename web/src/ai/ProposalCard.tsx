@@ -1,7 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { Button } from 'react-aria-components';
-import { useModels } from '../app/meta.ts';
+import { Link, useParams } from '@tanstack/react-router';
+import { useBootstrap, useModels } from '../app/meta.ts';
+import { formActionOf } from '../app/nav.ts';
+import { actionSegment } from '../app/search-params.ts';
 import { useT } from '../i18n/index.tsx';
 import { aiErrorMessage } from './errors.ts';
 import { confirm, dismiss, undo, type Proposal } from './session.ts';
@@ -17,6 +20,11 @@ export function ProposalCard({ conversation, proposal: p }: { conversation: stri
   const qc = useQueryClient();
   const title = useId();
   const models = useModels();
+  const boot = useBootstrap();
+  const { org } = useParams({ strict: false }) as { org?: string };
+  // the record an update changes, named and linked to its form when the client has one
+  const target = p.operation === 'update' && p.model && p.record_id && org ? formActionOf(boot.actions, p.model) : undefined;
+  const recordName = p.record_name ?? p.record_id ?? '';
   const expiresAt = new Date(p.expires_at).getTime();
   const [now, setNow] = useState(Date.now());
   const waiting = p.state === 'pending' || p.state === 'confirming';
@@ -34,8 +42,14 @@ export function ProposalCard({ conversation, proposal: p }: { conversation: stri
         <h4 id={title}>{t('ai.proposal.title')}</h4>
         <span className="mono small muted">{p.tool}</span>
       </div>
-      {p.operation !== 'other' && p.model && (
-        <p>{t(p.operation === 'update' ? 'ai.proposal.update' : 'ai.proposal.create', { model: models.get(p.model)?.description ?? p.model })}</p>
+      {p.operation === 'create' && p.model && <p>{t('ai.proposal.create', { model: models.get(p.model)?.description ?? p.model })}</p>}
+      {p.operation === 'update' && p.model && (
+        <p data-testid="ai-proposal-target">
+          {t('ai.proposal.update', { model: models.get(p.model)?.description ?? p.model })}{' '}
+          {target && org && p.record_id
+            ? <Link to="/$org/$action/$record" params={{ org, action: actionSegment(target.key), record: p.record_id }} search={{}} data-testid="ai-proposal-record">{recordName}</Link>
+            : <strong data-testid="ai-proposal-record">{recordName}</strong>}
+        </p>
       )}
       {/* every change the write makes, never cut: the person confirms exactly what they see */}
       <dl className="ai-values" data-testid="ai-proposal-values">

@@ -42,7 +42,7 @@ export const SendDocument = graphql(`
       messages { id sequence role content tool_calls tool_call_id tool_name flags }
       answer stopped
       usage { input_tokens output_tokens usd calls }
-      pending_confirmations { proposal_id token expires_at tool operation model record_id summary changes { field before after requested } }
+      pending_confirmations { proposal_id token expires_at tool operation model record_id record_name summary changes { field before after requested } }
     }
   }
 `);

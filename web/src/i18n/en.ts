@@ -190,7 +190,7 @@ export const en = {
   'ai.tool.result': 'Result',
   'ai.proposal.title': 'Proposed change',
   'ai.proposal.create': 'New record: {model}',
-  'ai.proposal.update': 'Change to a record: {model}',
+  'ai.proposal.update': 'Change to {model}:',
   'ai.proposal.becomes': ' becomes ',
   'ai.proposal.unrequested': '(not in your request)',
   'ai.proposal.expires': 'Confirm within {minutes, plural, one {# minute} other {# minutes}} (until {time}).',

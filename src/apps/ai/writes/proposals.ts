@@ -21,6 +21,8 @@ export interface Proposal {
   operation: 'create' | 'update' | 'other';
   model: string | null;
   record_id: string | null;
+  /** The updated record's name (its model's record_name) as the caller reads it; null for a create or a record they may not read. */
+  record_name: string | null;
   /** Every field the write sets (or, for another proposer, every argument), in field order, never cut. */
   changes: ProposedChange[];
   /** The same as text: the tool, the target and one line per change. Never cut. */
@@ -68,7 +70,7 @@ export async function propose(env: Env, b: ToolBinding, args: Record<string, unk
   return { status: 'confirmation_required', proposal_id: id, token, expires_at: expires.toISOString(), tool: b.tool.name, ...target, summary };
 }
 
-type Target = Pick<Proposal, 'operation' | 'model' | 'record_id' | 'changes'>;
+type Target = Pick<Proposal, 'operation' | 'model' | 'record_id' | 'record_name' | 'changes'>;
 
 /**
  * What the write will change, in full: the person confirms exactly what they were shown. A cut
@@ -80,7 +82,7 @@ async function targetOf(env: Env, args: Record<string, unknown>, asked: string |
   const mark = (c: ProposedChange): ProposedChange => (asked === undefined ? c : { ...c, requested: mentions(asked, c.field, c.after) });
   const values = args.values;
   if (typeof args.model !== 'string' || !values || typeof values !== 'object' || Array.isArray(values)) {
-    return { operation: 'other', model: null, record_id: null, changes: Object.keys(args).sort().map((field) => mark({ field, after: args[field] })) };
+    return { operation: 'other', model: null, record_id: null, record_name: null, changes: Object.keys(args).sort().map((field) => mark({ field, after: args[field] })) };
   }
   const id = typeof args.id === 'string' ? args.id : null;
   let current: Record<string, unknown> | null = null;
@@ -98,7 +100,10 @@ async function targetOf(env: Env, args: Record<string, unknown>, asked: string |
     const after = (values as Record<string, unknown>)[field];
     return mark(current && field in current ? { field, before: current[field], after } : { field, after });
   });
-  return { operation: id ? 'update' : 'create', model: args.model, record_id: id, changes };
+  const nameField = env.registry.models.get(args.model)?.recordName;
+  const named = current && nameField ? current[nameField] : null;
+  const record_name = named === null || named === undefined || named === '' ? null : String(named);
+  return { operation: id ? 'update' : 'create', model: args.model, record_id: id, record_name, changes };
 }
 
 /**
@@ -142,7 +147,7 @@ function mentions(asked: string, field: string, value: unknown): boolean {
 const shown = (v: unknown) => (v === undefined ? '?' : JSON.stringify(v));
 
 function summarise(tool: string, t: Target): string {
-  const head = t.operation === 'other' ? `${tool}:` : `${tool}: ${t.operation} ${t.model}${t.record_id ? ` ${t.record_id}` : ''}`;
+  const head = t.operation === 'other' ? `${tool}:` : `${tool}: ${t.operation} ${t.model}${t.record_name ? ` "${t.record_name}"` : ''}${t.record_id ? ` ${t.record_id}` : ''}`;
   const lines = t.changes.map((c) => `${t.operation === 'update' ? `- ${c.field}: ${shown(c.before)} → ${shown(c.after)}` : `- ${c.field}: ${shown(c.after)}`}${c.requested === false ? ' (not in your request)' : ''}`);
   return [head, ...lines].join('\n');
 }
