@@ -133,5 +133,8 @@ describe('res.user.groups', () => {
     const after = await start(admin);
     expect(after.status, JSON.stringify(after.body)).toBe(200);
     expect(after.body).toEqual({ audited: true });
+    // the client decides what to show from the same names (the recorder's Promote button needs qa)
+    const boot = await ts.request('GET', '/api/presentation/bootstrap', { token: admin });
+    expect(boot.body.user.holds).toEqual(expect.arrayContaining(['admin', 'base.admin', 'qa', 'qa.tester']));
   });
 });

@@ -1,4 +1,4 @@
-import { canAccess, holdsAny, isAdmin } from '../../kernel/access.js';
+import { canAccess, holdsAny, isAdmin, namesOf } from '../../kernel/access.js';
 import type { Env, Principal } from '../../kernel/env.js';
 import type { Registry } from '../../kernel/registry/registry.js';
 import { webNames } from '../../kernel/modules/web-manifest.js';
@@ -80,7 +80,7 @@ export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec
     else nodes.get(m.parent as string)?.children.push(node); // a hidden parent hides its subtree
   }
   return {
-    user: user ? { id: user.id, name: user.name, email: user.email, role: user.role } : null,
+    user: user ? { id: user.id, name: user.name, email: user.email, role: user.role, holds: [...namesOf(principal)] } : null,
     tenant_id: env.tenant,
     currency: presentationSettings(env.settings).CURRENCY,
     // a top-level entry may open an action itself (Documents has no sub-menus)

@@ -122,7 +122,10 @@ const BootstrapMenu = o.object('BootstrapMenu', {
 const ModelGraphqlNames = o.object('ModelGraphqlNames', Object.fromEntries(GRAPHQL_NAMES.map((n) => [n, str])), { description: 'GraphQL names of a model (from the registry; never derive them)' });
 
 export const Bootstrap = o.object('Bootstrap', {
-  user: o.nullable(o.object('BootstrapUser', { id: o.id(), name: str, email: str, role: str })),
+  user: o.nullable(o.object('BootstrapUser', {
+    id: o.id(), name: str, email: str, role: str,
+    holds: o.list(str, { description: 'Every group and role name you hold (your role, your groups and what they imply): what the client shows or hides by' }),
+  })),
   tenant_id: str,
   currency: o.string({ description: 'ISO 4217 code money is shown in unless a view names another (setting CURRENCY)' }),
   apps: o.list(o.object('BootstrapApp', {

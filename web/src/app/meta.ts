@@ -14,7 +14,7 @@ export const BootstrapDocument = graphql(`
     presentationBootstrap {
       tenant_id
       currency
-      user { id name email role }
+      user { id name email role holds }
       apps { key name icon category sequence action menus { id key name icon category sequence action parent_key } }
       actions { key id name model_key view_type domain page views { type view_id } }
       active_apps { name web { widgets views pages } }

@@ -17,7 +17,9 @@ export function RecorderButton() {
   const t = useT();
   const boot = useBootstrap();
   const me = useMe();
-  const allowed = boot.models.some((m) => m.key === 'qa.recording') && (me.role === 'admin' || me.role === 'qa');
+  // what the user holds, groups included: an admin given qa.tester records and promotes too
+  const holds = boot.user?.holds ?? [me.role];
+  const allowed = boot.models.some((m) => m.key === 'qa.recording') && (holds.includes('admin') || holds.includes('qa'));
   const [open, setOpen] = useState(() => allowed && !!activeRecordingId());
   const live = useSyncExternalStore(subscribeStored, isLive);
   useEffect(() => {
@@ -34,7 +36,7 @@ export function RecorderButton() {
       </Button>
       {open && (
         <Suspense fallback={null}>
-          <RecorderBar onHide={() => setOpen(false)} canPromote={me.role === 'qa'} />
+          <RecorderBar onHide={() => setOpen(false)} canPromote={holds.includes('qa')} />
         </Suspense>
       )}
     </>
