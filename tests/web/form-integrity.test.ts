@@ -71,6 +71,17 @@ async function firstId(model: string): Promise<string | null> {
 async function recordFor(t: FormTarget): Promise<string | null> {
   let id = await firstId(t.model);
   if (!id && t.model === 'crm.lead') id = (await createLead(env, { name: 'Integrity lead' })).id;
+  // the AI administration's models start empty: one record each, as an administrator would make it
+  const seeds: Record<string, () => Promise<Record<string, unknown>>> = {
+    'ai.provider.config': async () => ({ provider: 'provider_a', base_url: 'http://127.0.0.1:9/v1', model: 'integrity-model' }),
+    'ai.provider.routing': async () => ({ name: 'Integrity route', provider: 'provider_a' }),
+    'ai.user.quota': async () => ({ user_id: (await env.api('GET', '/api/auth/me')).body.id, daily_usd: 1 }),
+  };
+  if (!id && seeds[t.model]) {
+    const made = await env.api('POST', `/api/data/${t.model}`, await seeds[t.model]());
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    id = made.body.id as string;
+  }
   if (!id) return null;
   const before = await getRecord(env, t.model, id);
   const fill: Record<string, string> = {};
