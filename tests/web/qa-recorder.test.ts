@@ -100,6 +100,8 @@ describe('QA recorder', () => {
     await bar(admin).getByLabel('Use case key').fill('Not A Key');
     await bar(admin).getByRole('button', { name: 'Start recording' }).click();
     await expect.poll(() => bar(admin).innerText()).toContain('A use case key is lower-case letters');
+    // recording is real work in this tenant, said before it starts; replays use the sandbox
+    expect(await bar(admin).getByTestId('qa-start-writes-here').innerText()).toBe('What you create, change or upload while recording is saved for real in tenant default. Replays run in the sandbox tenant, never here.');
     const violations = await axeSerious(admin, '[data-testid="qa-recorder"]');
     expect(violations, describeViolations(violations)).toEqual([]);
     await shot(admin, 'qa-recorder-start', { dark: true, themeByAttribute: true });

@@ -234,6 +234,7 @@ export const en = {
   'qa.loading': 'Loading the recording…',
   'qa.hide': 'Hide the recorder',
   'qa.start.title': 'New recording',
+  'qa.start.writes_here': 'What you create, change or upload while recording is saved for real in tenant {tenant}. Replays run in the sandbox tenant, never here.',
   'qa.usecase_key': 'Use case key',
   'qa.usecase_key.invalid': 'A use case key is lower-case letters, digits, ".", "_" and "-", starting with a letter or digit.',
   'qa.module': 'Module',

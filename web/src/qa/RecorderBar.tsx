@@ -3,6 +3,7 @@ import { useEffect, useId, useState, useSyncExternalStore, type FormEvent, type 
 import { request } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 import { errorMessage } from '../app/errors.ts';
+import { useBootstrap } from '../app/meta.ts';
 import { en, type MessageId } from '../i18n/en.ts';
 import { useT } from '../i18n/index.tsx';
 import { ActiveAppsDocument } from './api.ts';
@@ -69,6 +70,7 @@ function StartForm({ onHide, busy }: { onHide: () => void; busy: boolean }) {
   const t = useT();
   const id = useId();
   const apps = useQuery({ queryKey: ['qa', 'active-apps'], queryFn: () => request(ActiveAppsDocument), staleTime: Infinity });
+  const tenant = useBootstrap().tenant_id;
   const modules = (apps.data?.presentationBootstrap?.active_apps ?? []).map((a) => a.name).filter((n) => n !== 'qa');
   const [key, setKey] = useState('');
   const [module, setModule] = useState('');
@@ -99,6 +101,8 @@ function StartForm({ onHide, busy }: { onHide: () => void; busy: boolean }) {
           autoComplete="off" data-testid="qa-name" />
       </div>
       {keyInvalid && <p className="qa-field-error" id={`${id}-key-err`}>{t('qa.usecase_key.invalid')}</p>}
+      {/* recording is not a rehearsal: what the person does now is saved in this tenant (issue 32 item 4) */}
+      <p className="qa-line muted small" data-testid="qa-start-writes-here">{t('qa.start.writes_here', { tenant })}</p>
       <div className="qa-actions">
         <button type="submit" className="btn btn-primary" disabled={busy || !chosen} data-testid="qa-start">
           <span className="qa-dot" aria-hidden="true" />{t('qa.start')}
