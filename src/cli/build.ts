@@ -16,14 +16,13 @@ export function registerBuild(program: Command): void {
 }
 
 export async function buildWeb(opts: { codegen?: boolean } = {}): Promise<void> {
-  const fs = await import('node:fs');
   const path = await import('node:path');
   const { projectLayout } = await import('../kernel/modules/loader.js');
   const layout = projectLayout();
-  if (opts.codegen !== false && fs.existsSync(path.join(layout.root, 'codegen.ts'))) {
-    progress('[1/2] typed GraphQL documents (codegen.ts)');
+  if (opts.codegen !== false) {
     const { runCodegen } = await import('../kernel/generate/codegen.js');
-    await runCodegen(layout.root, layout.fwRoot);
+    // a project without codegen.ts has no typed documents of its own: nothing to run
+    if (await runCodegen(layout.root, layout.fwRoot)) progress('[1/2] typed GraphQL documents written (codegen.ts)');
   }
   progress('[2/2] bundling the client');
   // web/vite.config.ts reads the project from FW_PROJECT_ROOT when it loads
