@@ -32,8 +32,7 @@ export const SETTINGS_S3_BACKEND = 'object_store_a';
 
 const s3s = new Map<string, S3Backend>();
 /** The `s3` default backend of the STORAGE_S3_* settings, one client per bucket and endpoint in the process. */
-export function settingsS3Backend(settings: Settings): S3Backend {
-  const s = storageSettings(settings);
+function settingsS3Backend(s: ReturnType<typeof storageSettings>): S3Backend {
   if (!s.STORAGE_S3_BUCKET || !s.STORAGE_S3_ACCESS_KEY_ID || !s.STORAGE_S3_SECRET_ACCESS_KEY) {
     // a document written while the setting was on, read after it was turned off
     throw new StorageError({ backend_key: 's3:settings', key: '', operation: 'connect' },
@@ -59,8 +58,9 @@ export function settingsS3Backend(settings: Settings): S3Backend {
 
 /** The backend of uploads without a storage connector: STORAGE_DEFAULT_BACKEND_KIND. */
 function settingsTarget(env: Env): UploadTarget {
-  return storageSettings(env.settings).STORAGE_DEFAULT_BACKEND_KIND === 's3'
-    ? { backend: settingsS3Backend(env.settings), connector_id: null, storage_backend: SETTINGS_S3_BACKEND }
+  const s = storageSettings(env.settings);
+  return s.STORAGE_DEFAULT_BACKEND_KIND === 's3'
+    ? { backend: settingsS3Backend(s), connector_id: null, storage_backend: SETTINGS_S3_BACKEND }
     : { backend: localBackend(env), connector_id: null, storage_backend: 'local' };
 }
 
@@ -82,5 +82,5 @@ export async function uploadTarget(env: Env, organizationId: string | null): Pro
  */
 export async function backendFor(env: Env, connectorId: string | null, storageBackend: string): Promise<StorageBackend> {
   if (connectorId) return storageBackendOfConnector(env, connectorId);
-  return storageBackend === SETTINGS_S3_BACKEND ? settingsS3Backend(env.settings) : localBackend(env);
+  return storageBackend === SETTINGS_S3_BACKEND ? settingsS3Backend(storageSettings(env.settings)) : localBackend(env);
 }
