@@ -1172,6 +1172,25 @@ export type ResUserUpdate = {
   organization?: string | null;
 };
 
+/** Organization membership (`res.user.membership`, app base) as the API returns it. */
+export type ResUserMembershipRecord = {
+  id: string;
+  dbid: number;
+  created_at_utc: string;
+  updated_at_utc: string;
+  revision: number;
+  user: string;
+  organization: string;
+};
+export type ResUserMembershipCreate = {
+  user: string;
+  organization: string;
+};
+export type ResUserMembershipUpdate = {
+  user?: string;
+  organization?: string;
+};
+
 /** Document (`storage.document`, app storage) as the API returns it. */
 export type StorageDocumentRecord = {
   id: string;
@@ -1322,6 +1341,7 @@ export interface Models {
   "res.country": { record: ResCountryRecord; create: ResCountryCreate; update: ResCountryUpdate };
   "res.organization": { record: ResOrganizationRecord; create: ResOrganizationCreate; update: ResOrganizationUpdate };
   "res.user": { record: ResUserRecord; create: ResUserCreate; update: ResUserUpdate };
+  "res.user.membership": { record: ResUserMembershipRecord; create: ResUserMembershipCreate; update: ResUserMembershipUpdate };
   "storage.document": { record: StorageDocumentRecord; create: StorageDocumentCreate; update: StorageDocumentUpdate };
   "storage.document_version": { record: StorageDocumentVersionRecord; create: StorageDocumentVersionCreate; update: StorageDocumentVersionUpdate };
   "storage.folder": { record: StorageFolderRecord; create: StorageFolderCreate; update: StorageFolderUpdate };
@@ -1632,6 +1652,12 @@ export interface Commands {
         name: string;
         code: string | null;
       } | null;
+      default_organization: string | null;
+      organizations: Array<{
+        id: string;
+        name: string;
+        code: string | null;
+      }>;
     };
   };
   "auth.refresh": {

@@ -15,6 +15,8 @@ export default defineModel({
   },
   access: {
     roles: { admin: 'crud', '*': 'r' },
-    rules: [{ ops: ['read'], domain: [['record_uuid', '=', '$principal.organization_id']] }],
+    // every organization the user belongs to, so a Reference may name any of them (moving a
+    // record to an organization the user does not belong to is 422 INVALID_REFERENCE)
+    rules: [{ ops: ['read'], domain: [['record_uuid', 'in', '$principal.organization_ids']] }],
   },
 });

@@ -14,11 +14,13 @@ export default defineModel({
     is_active: f.boolean({ default: true, description: 'Active' }),
     role: f.enum(['admin', 'user', 'qa'], { default: 'user', description: 'Role' }),
     groups: f.json({ description: 'Additional groups', help: 'Groups beyond the role; each brings the groups it implies' }),
-    organization: f.reference('res.organization', { on_delete: 'set null' }),
+    organization: f.reference('res.organization', { on_delete: 'set null', description: 'Default organization' }),
+    memberships: f.one2many('res.user.membership', 'user', { description: 'Other organizations' }),
   },
   access: {
     roles: { admin: 'crud', '*': 'r' },
     fields: { role: { write: ['admin'] }, groups: { write: ['admin'] }, is_active: { write: ['admin'] } },
-    rules: [{ ops: ['read'], domain: [['organization', '=', '$principal.organization_id']] }],
+    // the users of the organization the caller works in: those for whom it is the default and its members
+    rules: [{ ops: ['read'], domain: ['|', ['organization', '=', '$principal.organization_id'], ['memberships', 'any', [['organization', '=', '$principal.organization_id']]]] }],
   },
 });

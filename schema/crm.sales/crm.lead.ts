@@ -14,12 +14,18 @@ export default defineModel({
     probability: f.float({ description: 'Win probability (0–1)' }),
     notes: f.text(),
     closed_at: f.datetime(),
-    organization: f.reference('res.organization', { on_delete: 'cascade' }),
+    // a new lead belongs to the organization its creator works in unless they name another of theirs
+    organization: f.reference('res.organization', { on_delete: 'cascade', default_principal: 'organization_id' }),
     country: f.reference('res.country'),
     salesperson: f.reference('res.user'),
   },
   access: {
     roles: { admin: 'crud', user: 'cru' },
-    rules: [{ domain: [['organization', '=', '$principal.organization_id']] }],
+    // read in the organization the user works in; written in any organization they belong to, so a
+    // lead can be moved to another of theirs, never to one they do not belong to
+    rules: [
+      { ops: ['read'], domain: [['organization', '=', '$principal.organization_id']] },
+      { ops: ['create', 'update', 'delete'], domain: [['organization', 'in', '$principal.organization_ids']] },
+    ],
   },
 });

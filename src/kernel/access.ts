@@ -76,6 +76,8 @@ export function principalPlaceholder(principal: Principal): (name: string) => un
   return (name) => {
     if (!name.startsWith('principal.')) return undefined;
     const key = name.slice('principal.'.length) as keyof Principal;
+    // a principal built without the list (a test's, an app's) belongs to its one organization
+    if (key === 'organization_ids' && !principal.organization_ids) return principal.organization_id ? [principal.organization_id] : [];
     return key in principal ? (principal[key] ?? null) : undefined;
   };
 }

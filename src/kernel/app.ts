@@ -195,7 +195,12 @@ export type SeedFn = (env: Env) => Promise<void>;
 
 /** Turns a bearer token into a principal, or throws a TokenError. Provided by one app (auth). */
 export interface Authenticator {
-  authenticate(token: string): Promise<Principal>;
+  /**
+   * `organization` is the one the request asks to work in (id or workspace slug); the principal's
+   * `organization_id` is it when the user belongs to it, else 403 ORGANIZATION_NOT_ALLOWED.
+   * Without it, the user's default organization.
+   */
+  authenticate(token: string, options?: { organization?: string | null }): Promise<Principal>;
   /**
    * For long-lived streams (graphql-ws connections, server-sent events), which authenticate once:
    * calls `onEnd` once, with the reason, when the session behind `token` ends (logout,

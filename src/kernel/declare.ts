@@ -51,6 +51,12 @@ export interface ReferenceField extends FieldBase {
    * storage.document). Without it the field reads and writes as a plain record id.
    */
   if_loaded?: boolean;
+  /**
+   * On create, a value the caller leaves out is the calling user's current organization or the
+   * user themself (`$principal.organization_id` / `$principal.user_id`), as Odoo's
+   * `default=lambda self: self.env.company`. The system principal has neither: the field stays empty.
+   */
+  default_principal?: 'organization_id' | 'user_id';
 }
 export interface One2ManyField extends FieldBase { type: 'one2many'; target: string; inverse: string }
 

@@ -19,7 +19,14 @@ export interface Principal {
    * groups and all they imply. Filled by the session check and by dispatch; access compares names.
    */
   names?: readonly string[];
+  /**
+   * The organization the caller works in for this request (`$principal.organization_id`): the one
+   * the request names (`X-Fw-Organization`, docs/security.md#organizations) if the user belongs to
+   * it, else the user's default organization.
+   */
   organization_id?: string | null;
+  /** Every organization the user belongs to (`$principal.organization_ids`): the default one and the memberships. */
+  organization_ids?: readonly string[];
   /** Session id of the access token, when the principal came from one. */
   sid?: string;
   /** The calling client as the transport saw it (HTTP), for sessions and throttling. */
@@ -27,11 +34,11 @@ export interface Principal {
 }
 
 export function systemPrincipal(tenant: string): Principal {
-  return { kind: 'system', user_id: null, tenant_id: tenant, role: 'system', organization_id: null };
+  return { kind: 'system', user_id: null, tenant_id: tenant, role: 'system', organization_id: null, organization_ids: [] };
 }
 
 export function anonymousPrincipal(tenant: string): Principal {
-  return { kind: 'anonymous', user_id: null, tenant_id: tenant, role: 'anonymous', organization_id: null };
+  return { kind: 'anonymous', user_id: null, tenant_id: tenant, role: 'anonymous', organization_id: null, organization_ids: [] };
 }
 
 /** An event as handlers see it; `payload` and `tenant_id` are the spec's envelope. */

@@ -103,6 +103,16 @@ export class AccessDenied extends FwError {
 }
 
 /**
+ * A request naming an organization (`X-Fw-Organization`) the user does not belong to, or one that
+ * does not exist: one answer for both.
+ */
+export class OrganizationNotAllowed extends FwError {
+  constructor(asked: string) {
+    super('ORGANIZATION_NOT_ALLOWED', 403, `you do not belong to the organization "${asked.slice(0, 100)}"`, { organization: asked.slice(0, 100) });
+  }
+}
+
+/**
  * A request a page of another site could have sent without the browser asking first (a "simple"
  * cross-origin POST: form or text body, no custom header), refused before it runs.
  */

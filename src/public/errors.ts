@@ -6,7 +6,7 @@
  */
 export {
   AccessDenied, AuthenticationFailed, AuthenticationRequired, BadRequest, BootError, Conflict, CsrfRefused, DatabaseBusy,
-  ExpiredTokenError, FwError, InvalidTokenError, NotAcceptable, NotFound, PayloadTooLarge, StaleRevision, Throttled,
+  ExpiredTokenError, FwError, InvalidTokenError, NotAcceptable, NotFound, OrganizationNotAllowed, PayloadTooLarge, StaleRevision, Throttled,
   TokenError, UndeclaredEffect, UniqueViolation, ValidationError,
 } from '../kernel/errors.js';
 export type { ErrorBody } from '../kernel/errors.js';

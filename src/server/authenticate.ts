@@ -21,6 +21,15 @@ export function requestTenant(req: FastifyRequest, kernel: KernelHandle): string
   return checkTenantKey(typeof h === 'string' && h ? h : kernel.settings.DEFAULT_TENANT);
 }
 
+/**
+ * The organization a request asks to work in (`X-Fw-Organization`: an id or a workspace slug),
+ * or null for the user's default one. docs/security.md#organizations.
+ */
+export function requestOrganization(req: FastifyRequest): string | null {
+  const h = req.headers['x-fw-organization'];
+  return typeof h === 'string' && h.trim() ? h.trim() : null;
+}
+
 /** The authenticator of the active app that provides one; one instance per kernel. */
 const authenticators = new WeakMap<KernelHandle, Authenticator | null>();
 export function authenticatorOf(kernel: KernelHandle): Authenticator | null {
@@ -54,7 +63,7 @@ export function installAuth(server: FastifyInstance, kernel: Kernel): void {
     if (!token) throw new AuthenticationRequired('a bearer access token is required');
     const auth = authenticatorOf(kernel);
     if (!auth) throw new AuthenticationRequired('no authentication app is active');
-    req.principal = { ...(await auth.authenticate(token)), client };
+    req.principal = { ...(await auth.authenticate(token, { organization: requestOrganization(req) })), client };
     // an event stream (a GraphQL subscription over SSE) outlives the check above: it is cut when
     // its session ends, like graphql-ws connections (graphql/ws.ts) and the presentation app's
     // event stream; ordinary requests are short and need no watch

@@ -186,6 +186,7 @@ describe('model commands and auth', () => {
     expect(data.me).toEqual({
       id: expect.any(String), name: 'Administrator', email: ADMIN_EMAIL, tenant_id: 'default', role: 'admin', is_active: true,
       organization: { id: expect.any(String), name: 'Default Organization', code: expect.any(String) },
+      default_organization: rest.organization.id, organizations: [rest.organization],
     });
     const introspect = await gqlOk(ts, '{ __schema { queryType { fields { name type { name kind } } } } }', {}, { token });
     const me = introspect.__schema.queryType.fields.find((f: { name: string }) => f.name === 'me');

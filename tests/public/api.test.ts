@@ -153,6 +153,7 @@ describe('docs/app-api.md', () => {
     InvalidTokenError: () => new publicErrors.InvalidTokenError(),
     AccessDenied: () => new publicErrors.AccessDenied('m'),
     CsrfRefused: () => new publicErrors.CsrfRefused('m'),
+    OrganizationNotAllowed: () => new publicErrors.OrganizationNotAllowed('acme'),
     NotAcceptable: () => new publicErrors.NotAcceptable('m'),
     PayloadTooLarge: () => new publicErrors.PayloadTooLarge('m'),
     Throttled: () => new publicErrors.Throttled('m', 3),

@@ -57,6 +57,7 @@ const AuthTokens = o.object('AuthTokens', {
   expires_in: o.int({ description: 'Seconds until the access token expires' }),
 }, { description: 'An access token and the refresh token of the same session' });
 const LogoutResult = o.object('LogoutResult', { revoked: o.boolean() });
+const MeOrganization = o.object('MeOrganization', { id: o.id(), name: o.string(), code: o.nullable(o.string()) });
 const Me = o.object('Me', {
   id: o.id(),
   name: o.string(),
@@ -64,7 +65,9 @@ const Me = o.object('Me', {
   tenant_id: o.string(),
   role: o.string(),
   is_active: o.boolean(),
-  organization: o.nullable(o.object('MeOrganization', { id: o.id(), name: o.string(), code: o.nullable(o.string()) })),
+  organization: { ...MeOrganization, nullable: true, description: 'The organization this request works in (X-Fw-Organization, else the default one)' },
+  default_organization: o.id({ nullable: true, description: 'The user\'s default organization' }),
+  organizations: o.list(MeOrganization, { description: 'Every organization the user belongs to, the default one first' }),
 }, { description: 'The calling user' });
 
 const users = (env: Env) => delegateOf(env.db, env.registry.model('res.user'));
@@ -175,10 +178,14 @@ const commands: CommandDecl[] = [
     async handler(env) {
       if (!env.principal.user_id) throw new BadRequest('this principal is not a user', undefined, 'NO_USER');
       const u = await env.dispatch<Record<string, unknown>>('fw.read_one', { model: 'res.user', id: env.principal.user_id });
-      const org = u.organization
-        ? await env.sudo().dispatch<Record<string, unknown>>('fw.read_one', { model: 'res.organization', id: u.organization, fields: ['name', 'code'] })
-        : null;
-      return { id: u.id, name: u.name, email: u.email, tenant_id: env.tenant, role: u.role, is_active: u.is_active, organization: org };
+      const ids = env.principal.organization_ids ?? [];
+      const found = ids.length
+        ? (await env.sudo().dispatch<{ items: Record<string, unknown>[] }>('fw.search', { model: 'res.organization', domain: [['record_uuid', 'in', [...ids]]], fields: ['name', 'code'] })).items
+        : [];
+      const organizations = ids.map((id) => found.find((o) => o.id === id)).filter((o): o is Record<string, unknown> => !!o)
+        .map((o) => ({ id: o.id, name: o.name, code: o.code ?? null }));
+      const organization = organizations.find((o) => o.id === env.principal.organization_id) ?? null;
+      return { id: u.id, name: u.name, email: u.email, tenant_id: env.tenant, role: u.role, is_active: u.is_active, organization, default_organization: u.organization ?? null, organizations };
     },
   },
   {
@@ -217,6 +224,15 @@ const hooks: HookDecl[] = [
       }
     },
   },
+  // a membership given or taken applies at the user's next request on every instance, as a role change does
+  ...(['create', 'update', 'delete'] as const).map((op): HookDecl => ({
+    point: `post.res.user.membership.${op}`,
+    async handler(ctx) {
+      const { sessions } = await svc(ctx.env);
+      const users = new Set([ctx.before?.user, ctx.after?.user].filter((u): u is string => typeof u === 'string'));
+      for (const id of users) ctx.env.afterCommit(() => sessions.forgetUser(ctx.env.tenant, id));
+    },
+  })),
   {
     // a stolen access token, or a session left open on a shared screen, must not be enough to
     // take the account over: changing your own password proves the current one. The guesses go
@@ -337,7 +353,7 @@ export const app = defineApp({
   authenticator(kernel) {
     const ready = authServices(kernel);
     return {
-      authenticate: async (token) => (await ready).sessions.authenticate(token),
+      authenticate: async (token, options) => (await ready).sessions.authenticate(token, options),
       watch(token, principal, onEnd) {
         // the services are ready by now (the token was just authenticated with them)
         let stop: (() => void) | null = null;

@@ -4,7 +4,7 @@ import { AuthenticationRequired, BootError } from '../../kernel/errors.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import { DEV_INSTANCE } from '../../kernel/dev/instance.js';
 import { defineSettings } from '../../kernel/settings.js';
-import { authenticatorOf, bearerToken } from '../../server/authenticate.js';
+import { authenticatorOf, bearerToken, requestOrganization } from '../../server/authenticate.js';
 import { exemptFromIdleTimeout } from '../../server/timeouts.js';
 import '../../server/types.js';
 
@@ -63,7 +63,9 @@ export function eventStreamRoute(server: FastifyInstance, kernel: KernelHandle):
     const token = bearerToken(req) ?? (req.query as { access_token?: string }).access_token;
     const auth = authenticatorOf(kernel);
     if (!token || !auth) throw new AuthenticationRequired('a bearer access token (header or access_token parameter) is required');
-    const principal = await auth.authenticate(token);
+    // an EventSource cannot send headers: the organization comes as a parameter, like the token
+    const org = (req.query as { organization?: string }).organization ?? requestOrganization(req);
+    const principal = await auth.authenticate(token, { organization: typeof org === 'string' ? org : null });
     const tenant = principal.tenant_id;
     await listen(tenant);
 

@@ -203,6 +203,20 @@ async function checkReferences(env: Env, model: ResolvedModel, values: Record<st
   }
 }
 
+/**
+ * References declared `default_principal` that the caller left out: the caller's current
+ * organization or the caller. Not checked as written references: they are the caller's own.
+ */
+function principalDefaults(env: Env, model: ResolvedModel, given: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of model.fields.values()) {
+    if (!field.defaultPrincipal || given[field.name] !== undefined) continue;
+    const value = env.principal[field.defaultPrincipal];
+    if (value) out[field.name] = value;
+  }
+  return out;
+}
+
 /** 422 INVALID_REFERENCE, the same whether the record is missing or out of the caller's reach. */
 export const invalidReference = (model: ResolvedModel, field: string, id: string) =>
   new ValidationError(`${model.key}: ${field} ${id} does not exist`, { model: model.key, field, id }, 'INVALID_REFERENCE');
@@ -307,10 +321,11 @@ export const crudCommands: CommandDecl[] = [
     description: 'Create a record: { model, values }',
     async handler(env, payload) {
       const model = targetModel(env, payload, 'create');
-      const values = (payload.values ?? {}) as Record<string, unknown>;
+      const given = (payload.values ?? {}) as Record<string, unknown>;
       // user input is validated strictly first; pre hooks (trusted code) may then add fields
-      checkUserValues(env, model, values);
-      await checkReferences(env, model, values);
+      checkUserValues(env, model, given);
+      await checkReferences(env, model, given);
+      const values = { ...principalDefaults(env, model, given), ...given };
       const ctx = { env, model: model.key, op: 'create', payload: { ...values } };
       await runPreHooks(ctx);
       const data = toWriteData(model, ctx.payload, 'create', { allowReadonly: true });

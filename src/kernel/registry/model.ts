@@ -29,6 +29,8 @@ export interface ResolvedField {
   onDelete?: OnDelete;
   inverse?: string;
   ifLoaded?: boolean;
+  /** Reference filled on create from the caller when left out (ReferenceField.default_principal). */
+  defaultPrincipal?: 'organization_id' | 'user_id';
   default?: unknown;
   min?: number;
   max?: number;
@@ -136,6 +138,7 @@ export function resolveField(model: string, name: string, decl: FieldDecl): Reso
       }
       field.onDelete = onDelete;
       field.ifLoaded = decl.if_loaded ?? false;
+      if (decl.default_principal) field.defaultPrincipal = decl.default_principal;
       field.index = true;
       break;
     }

@@ -112,7 +112,7 @@ export function corsOptions(origins: readonly string[]): (request: Request) => f
     if (!origin || !allowed.has(origin)) return false;
     return {
       origin: [origin], credentials: false, methods: ['GET', 'POST'], maxAge: 600,
-      allowedHeaders: ['authorization', 'content-type', 'accept', 'x-tenant', ...CSRF_HEADERS],
+      allowedHeaders: ['authorization', 'content-type', 'accept', 'x-tenant', 'x-fw-organization', ...CSRF_HEADERS],
     };
   };
 }

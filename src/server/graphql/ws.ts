@@ -37,7 +37,9 @@ export function graphqlWebSocket(server: FastifyInstance, kernel: Kernel, yoga: 
       const auth = authenticatorOf(kernel);
       if (!token || !auth) return false;
       try {
-        const principal = await auth.authenticate(token);
+        // the organization the client works in, as the X-Fw-Organization header says over HTTP
+        const org = ctx.connectionParams?.organization;
+        const principal = await auth.authenticate(token, { organization: typeof org === 'string' ? org : null });
         principals.set(ctx.extra, principal);
         // the token is checked here once; the connection then lives as long as its session: a
         // logout, revocation, deactivation, expiry or a change of role or organization closes it

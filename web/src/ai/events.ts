@@ -1,5 +1,6 @@
 import type { Client } from 'graphql-ws';
 import { accessToken } from '../api/client.ts';
+import { organizationParams } from '../api/organization.ts';
 import { EventsDocument, type AiEvent } from './api.ts';
 
 /**
@@ -22,7 +23,7 @@ function getClient(): Promise<Client> {
     lazyCloseTimeout: 5_000,
     retryAttempts: 5,
     // the token is checked at connect: every (re)connect takes a fresh one
-    connectionParams: async () => ({ authorization: `Bearer ${await accessToken()}` }),
+    connectionParams: async () => ({ authorization: `Bearer ${await accessToken()}`, ...organizationParams() }),
     on: {
       connected: () => { connected = true; waiters.forEach((w) => w()); waiters.clear(); },
       closed: () => { connected = false; },

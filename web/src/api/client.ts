@@ -1,6 +1,7 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { authCall, readTokens, refreshOnce, tokensFrom, writeTokens, type Tokens } from '../auth/session.ts';
 import { ApiError, NETWORK_ERROR, TOKEN_CODES, fromResponse } from './errors.ts';
+import { currentOrganization, organizationHeaders } from './organization.ts';
 
 /**
  * The one door to the server: POST /graphql with this tab's bearer token. A missing, expired or
@@ -21,6 +22,8 @@ export async function request<R, V extends Record<string, unknown> = Record<stri
   try {
     return await send(doc, variables, tokens);
   } catch (err) {
+    // the URL names a workspace the user does not (or no longer) belong to: their default one
+    if (err instanceof ApiError && err.code === 'ORGANIZATION_NOT_ALLOWED' && currentOrganization()) location.replace('/');
     if (!(err instanceof ApiError) || !tokens || !TOKEN_CODES.has(err.code)) throw err;
     const next = await refresh(tokens);
     if (!next) throw err;
@@ -89,6 +92,7 @@ async function send<R, V>(doc: Doc<R, V>, variables: V | undefined, tokens: Toke
         'content-type': 'application/json',
         accept: 'application/graphql-response+json, application/json',
         ...(tokens ? { authorization: `Bearer ${tokens.access_token}` } : {}),
+        ...organizationHeaders(),
       },
       body: JSON.stringify({ query: String(doc), variables }),
     });

@@ -1,5 +1,6 @@
 import { accessToken } from './client.ts';
 import { ApiError, NETWORK_ERROR } from './errors.ts';
+import { organizationHeaders } from './organization.ts';
 
 /**
  * Binary transfers are the one exception to GraphQL-only: an upload streams the file as the
@@ -13,6 +14,7 @@ export async function uploadFile(path: string, file: File, query: Record<string,
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `${path}?${qs}`);
     if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
+    for (const [name, value] of Object.entries(organizationHeaders())) xhr.setRequestHeader(name, value);
     xhr.setRequestHeader('content-type', file.type || 'application/octet-stream');
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress?.(e.loaded / e.total);
     xhr.onerror = () => reject(new ApiError(NETWORK_ERROR, 'network error', 0));
@@ -29,7 +31,7 @@ export async function uploadFile(path: string, file: File, query: Record<string,
 /** A GET of one of our binary routes with the bearer token (downloads, authorised images). */
 export async function fetchWithToken(path: string): Promise<Response> {
   const token = await accessToken();
-  return fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  return fetch(path, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...organizationHeaders() } });
 }
 
 export async function downloadFile(path: string, fallbackName: string): Promise<void> {

@@ -65,8 +65,9 @@ function ShellFrame() {
       </nav>
       <div className="main-col">
         <header className="topbar">
-          <NavDrawer apps={apps} current={current} slug={slug} name={me.name} email={me.email} />
+          <NavDrawer apps={apps} current={current} slug={slug} name={me.name} email={me.email} org={me.organization} orgs={me.organizations} />
           <div className="topbar-title">{current?.name ?? ''}</div>
+          <div className="wide-only"><OrganizationSwitcher current={me.organization} organizations={me.organizations} /></div>
           <RecorderButton />
           <AssistantButton />
           <div className="wide-only"><ThemeToggle /></div>
@@ -132,7 +133,9 @@ function NavTree({ apps, current, slug }: { apps: App[]; current: App | undefine
  * the top bar's menu button: apps and menus, the theme and the account (CSS hides the button on
  * wider screens). Following a link closes it; Escape and a tap outside too (react-aria's modal).
  */
-function NavDrawer({ apps, current, slug, name, email }: { apps: App[]; current: App | undefined; slug: string; name: string; email: string }) {
+function NavDrawer({ apps, current, slug, name, email, org, orgs }: {
+  apps: App[]; current: App | undefined; slug: string; name: string; email: string; org: Org | null | undefined; orgs: readonly Org[];
+}) {
   const t = useT();
   const [open, setOpen] = useState(false);
   const href = useRouterState({ select: (s) => s.location.href });
@@ -150,6 +153,7 @@ function NavDrawer({ apps, current, slug, name, email }: { apps: App[]; current:
             </nav>
             <div className="drawer-account">
               <div className="drawer-user"><strong>{name}</strong><span className="muted small">{email}</span></div>
+              <OrganizationSwitcher current={org} organizations={orgs} testId="drawer-org-switcher" />
               <ThemeToggle testId="drawer-theme-toggle" />
               <Button className="btn" data-testid="drawer-logout" onPress={() => void signOut()}>{t('shell.logout')}</Button>
             </div>
@@ -172,6 +176,35 @@ function ThemeToggle({ testId = 'theme-toggle' }: { testId?: string }) {
     <Button className="btn btn-ghost" data-testid={testId} onPress={() => { setTheme(next); set(next); }}>
       {t(next === 'dark' ? 'shell.theme.dark' : 'shell.theme.light')}
     </Button>
+  );
+}
+
+type Org = { id: string; name: string; code?: string | null };
+
+/**
+ * The organizations the user belongs to, when more than one: choosing another opens its
+ * workspace (`/<slug>`), a page load, so every cache and the live connection start in it
+ * (docs/security.md#organizations). A user of one organization sees nothing here.
+ */
+function OrganizationSwitcher({ current, organizations, testId = 'org-switcher' }: { current: Org | null | undefined; organizations: readonly Org[]; testId?: string }) {
+  const t = useT();
+  if (organizations.length < 2) return null;
+  const name = current?.name ?? '';
+  return (
+    <MenuTrigger>
+      <Button className="btn btn-ghost org-button" aria-label={t('shell.organization.switch', { name })} data-testid={testId}>{name} <span aria-hidden="true">▾</span></Button>
+      <Popover className="popover">
+        <Menu className="menu" aria-label={t('shell.organization')} selectionMode="single" selectedKeys={current ? [current.id] : []}
+          onAction={(key) => {
+            const org = organizations.find((o) => o.id === key);
+            if (org && org.id !== current?.id) window.location.assign(`/${encodeURIComponent(orgSlug(org))}`);
+          }}>
+          {organizations.map((o) => (
+            <MenuItem key={o.id} id={o.id} className="menu-item" data-testid={`org-${orgSlug(o)}`}>{o.name}</MenuItem>
+          ))}
+        </Menu>
+      </Popover>
+    </MenuTrigger>
   );
 }
 

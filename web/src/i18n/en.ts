@@ -17,6 +17,8 @@ export const en = {
   'shell.theme.light': 'Light theme',
   'shell.apps': 'Apps',
   'shell.user': 'Account',
+  'shell.organization': 'Organization',
+  'shell.organization.switch': 'Switch organization (now {name})',
   'shell.home': 'Home',
   'shell.skip': 'Skip to content',
   'shell.menu': 'Menu',

@@ -1,5 +1,6 @@
 import type { Client } from 'graphql-ws';
 import { accessToken } from '../api/client.ts';
+import { currentOrganization, organizationParams } from '../api/organization.ts';
 import { changedDocument, type ModelInfo } from '../model/records.ts';
 
 /**
@@ -24,7 +25,9 @@ type Msg =
   /** a tab asks the leader to reconnect now instead of at its next retry */
   | { t: 'reconnect' };
 
-const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('fw.live');
+// tabs of one organization share a socket; a tab in another organization needs its own scope
+const scope = currentOrganization() ?? '-';
+const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(`fw.live.${scope}`);
 const changeListeners = new Map<string, Set<(c: Change) => void>>();
 const reloadListeners = new Set<(r: ReloadMessage) => void>();
 const resyncListeners = new Set<() => void>();
@@ -81,7 +84,7 @@ async function becomeLeader(): Promise<void> {
     retryAttempts: Infinity,
     shouldRetry: () => true,
     // the token is checked at connect: every (re)connect takes a fresh one
-    connectionParams: async () => ({ authorization: `Bearer ${await accessToken()}` }),
+    connectionParams: async () => ({ authorization: `Bearer ${await accessToken()}`, ...organizationParams() }),
     // a lost connection is retried within seconds, not after graphql-ws's growing back-off
     retryWait: (retries) => new Promise((r) => setTimeout(r, Math.min(500 * 2 ** retries, 5000))),
     on: {
@@ -124,7 +127,7 @@ export function startLive(): void {
   channel?.addEventListener('message', (e: MessageEvent<Msg>) => onMessage(e.data));
   channel?.postMessage({ t: 'status?' } satisfies Msg);
   if (navigator.locks) {
-    void navigator.locks.request('fw.live.leader', () => becomeLeader().then(() => new Promise<never>(() => {})));
+    void navigator.locks.request(`fw.live.leader.${scope}`, () => becomeLeader().then(() => new Promise<never>(() => {})));
   } else {
     void becomeLeader(); // no Web Locks (insecure context): every tab connects itself
   }

@@ -5,7 +5,7 @@ import { UAParser } from 'ua-parser-js';
 import { delegateOf } from '../../../kernel/data/delegate.js';
 import { checkTenantKey } from '../../../kernel/db/tenants.js';
 import { systemPrincipal, type DbClient, type Env, type Principal } from '../../../kernel/env.js';
-import { FwError, InvalidTokenError } from '../../../kernel/errors.js';
+import { FwError, InvalidTokenError, OrganizationNotAllowed } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { authSettings } from '../settings.js';
 import type { AccessClaims, JwtService } from './jwt.js';
@@ -20,7 +20,31 @@ export interface TokenPair {
 export interface SessionUser { id: string; role: string }
 type UserLoader = (id: string) => Promise<{ role: string; is_active: boolean } | null>;
 
-interface CachedSession { userId: string; role: string; groups: readonly string[]; names: readonly string[]; organizationId: string | null }
+/** An organization a user belongs to, by id and by its workspace slug (`res.organization.code`). */
+interface Membership { id: string; code: string | null }
+interface CachedSession {
+  userId: string; role: string; groups: readonly string[]; names: readonly string[];
+  /** The user's default organization. */
+  organizationId: string | null;
+  /** The default organization first, then the memberships. */
+  organizations: readonly Membership[];
+}
+
+/** What a request asks of its session: the organization to work in (`X-Fw-Organization`), by id or slug. */
+export interface AuthenticateOptions { organization?: string | null }
+
+/**
+ * The organization a request works in: the one it names, if the user belongs to it, else the
+ * default. Naming one the user does not belong to (or that does not exist) is 403
+ * ORGANIZATION_NOT_ALLOWED, the same answer for both, so the header is no existence oracle.
+ */
+function currentOrganization(s: CachedSession, asked: string | null | undefined): string | null {
+  if (asked === undefined || asked === null || asked === '') return s.organizationId;
+  const key = asked.toLowerCase();
+  const found = s.organizations.find((o) => o.id === key || o.code === key);
+  if (!found) throw new OrganizationNotAllowed(asked);
+  return found.id;
+}
 
 /**
  * The channel on which every process's session service hears what another one revoked or
@@ -328,13 +352,17 @@ export class SessionService {
       userId: principal.user_id,
       // only called while watched: stop() clears the timer and leaves this.watchers as it sets `done`
       check: () => {
-        this.authenticate(token).then((now) => {
+        // asked for the organization the stream works in: losing that membership ends the stream
+        this.authenticate(token, { organization: principal.organization_id }).then((now) => {
           const same = now.role === principal.role && now.organization_id === principal.organization_id
+            && (now.organization_ids ?? []).join(',') === (principal.organization_ids ?? []).join(',')
             && (now.names ?? []).join(',') === (principal.names ?? now.names ?? []).join(',');
           if (!same) end('the user\'s role, groups or organization changed');
         }, (err: unknown) => {
+          // the organization the stream works in is no longer the user's: a change like any other
+          if (err instanceof OrganizationNotAllowed) end('the user\'s role, groups or organization changed');
           // a refused token ends the stream; anything else (a database hiccup) waits for the next check
-          if (err instanceof FwError) end(err.message);
+          else if (err instanceof FwError) end(err.message);
         });
       },
     };
@@ -352,7 +380,7 @@ export class SessionService {
   }
 
   /** Bearer token → principal: signature and expiry, then a live session and an active user. */
-  async authenticate(token: string): Promise<Principal> {
+  async authenticate(token: string, options: AuthenticateOptions = {}): Promise<Principal> {
     let claims = this.verified.get(token);
     if (!claims || claims.exp * 1000 <= Date.now()) {
       claims = await this.jwt.decode(token);
@@ -386,9 +414,28 @@ export class SessionService {
       const role = user.role as string;
       // a group no active app declares any more (an app uninstalled) is simply not held
       const groups = Array.isArray(user.groups) ? (user.groups as unknown[]).filter((g): g is string => typeof g === 'string' && this.kernel.registry.groups.byName.has(g)) : [];
-      s = { userId: claims.sub, role, groups, names: this.kernel.registry.groups.namesOf(role, groups), organizationId: (user.organization as string | null) ?? null };
+      const organizationId = (user.organization as string | null) ?? null;
+      s = { userId: claims.sub, role, groups, names: this.kernel.registry.groups.namesOf(role, groups), organizationId, organizations: await this.organizationsOf(tenant, claims.sub, organizationId) };
       if (!this.recheck.has(`s:${tenant}:${claims.sid}`) && !this.recheck.has(`u:${tenant}:${claims.sub}`)) this.cache.set(key, s);
     }
-    return { kind: 'user', user_id: s.userId, tenant_id: tenant, role: s.role, groups: s.groups, names: s.names, organization_id: s.organizationId, sid: claims.sid };
+    return {
+      kind: 'user', user_id: s.userId, tenant_id: tenant, role: s.role, groups: s.groups, names: s.names,
+      organization_id: currentOrganization(s, options.organization), organization_ids: s.organizations.map((o) => o.id), sid: claims.sid,
+    };
+  }
+
+  /** The organizations a user belongs to: the default one, then the memberships (without repeats). */
+  private async organizationsOf(tenant: string, userId: string, defaultId: string | null): Promise<Membership[]> {
+    const system = systemPrincipal(tenant);
+    const dispatch = this.kernel.dispatch.bind(this.kernel);
+    // a tenant whose apps predate memberships (or run without base's model) has only the default
+    const memberships = this.kernel.registry.models.has('res.user.membership')
+      ? (await dispatch<{ items: Record<string, unknown>[] }>('fw.search', { model: 'res.user.membership', domain: [['user', '=', userId]], fields: ['organization'] }, system)).items
+      : [];
+    const ids = [...new Set([defaultId, ...memberships.map((m) => m.organization as string | null)].filter((id): id is string => !!id))];
+    if (!ids.length) return [];
+    const orgs = (await dispatch<{ items: Record<string, unknown>[] }>('fw.search', { model: 'res.organization', domain: [['record_uuid', 'in', ids]], fields: ['code'] }, system)).items;
+    const code = new Map(orgs.map((o) => [o.id as string, (o.code as string | null) ?? null]));
+    return ids.filter((id) => code.has(id)).map((id) => ({ id, code: code.get(id) ?? null }));
   }
 }
