@@ -25,8 +25,12 @@ const LEASE_S = 2;
 const SWEEP_MS = 250;
 /** What the issue asks of a revocation on another instance. */
 const REVOKED_WITHIN_MS = 1_000;
-/** Scheduling and the drain itself on a shared, loaded CI machine, on top of a bound. */
-const SLACK_MS = 2_000;
+/**
+ * Scheduling and the drain itself on a shared, loaded CI machine, on top of a bound (a drain of
+ * 15 deliveries took 1.5 s at a load average of 12 on 2 vCPU). Without the sweep nothing would be
+ * delivered at all until an unrelated write: the 30 s give-up is far from any of these bounds.
+ */
+const SLACK_MS = 4_000;
 
 let s3: S3Sink | undefined;
 let c: Cluster | undefined;
