@@ -71,6 +71,9 @@ export function cluster(shared: Record<string, string> = {}): Cluster {
   const keys = { JWT_SECRET_KEY: crypto.randomBytes(32).toString('base64url'), CONNECTOR_SECRET_KEY: crypto.randomBytes(32).toString('base64url') };
   const instances: Instance[] = [];
   const clients: pg.Client[] = [];
+  // a test worker that exits without running afterAll (killed, timed out) takes the servers along
+  const killAll = () => { for (const i of instances) if (!i.gone()) i.child.kill('SIGKILL'); };
+  process.once('exit', killAll);
 
   async function start(name: string, env: Record<string, string> = {}): Promise<Instance> {
     const port = await freePort();
@@ -145,6 +148,7 @@ export function cluster(shared: Record<string, string> = {}): Cluster {
       return c;
     },
     async stop() {
+      process.off('exit', killAll);
       await Promise.all(instances.map((i) => i.kill9()));
       for (const c of clients) await c.end().catch(() => undefined);
       const admin = new pg.Client({ connectionString: PG_URL });
