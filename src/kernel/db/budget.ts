@@ -13,6 +13,9 @@ import { DatabaseBusy } from '../errors.js';
  *    timeout, a tenant closed, a connection the server ended);
  * 3. after `waitMs`, the connect fails with DatabaseBusy (503 DATABASE_BUSY, Retry-After).
  *
+ * A request whose tenant pool is itself full (PG_POOL_MAX connections busy) waits at most `waitMs`
+ * for one of them as well, then fails the same way (reason `pool_full`).
+ *
  * A connection held by a request or a transaction is never taken away. The budget counts
  * connections from the moment one is asked of the server until it has ended.
  */
@@ -71,7 +74,49 @@ export class ConnectionBudget {
         return run;
       }
     }
-    pool = new pg.Pool({ ...config, Client: BudgetedClient as unknown as new () => pg.ClientBase });
+    /**
+     * A request finding every connection of its tenant's pool (PG_POOL_MAX) busy waits in
+     * pg-pool's queue, which has no bound of its own: that wait is bounded by `waitMs` as the
+     * budget's is, so one busy tenant is answered DATABASE_BUSY too instead of piling requests up.
+     */
+    class BudgetedPool extends pg.Pool {
+      override connect(): Promise<pg.PoolClient>;
+      override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+      override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
+        const internals = this as unknown as { _idle?: unknown[]; _isFull?: () => boolean; _pendingQueue?: Array<{ callback: unknown }> };
+        const queued = !this.ending && internals._idle?.length === 0 && internals._isFull?.() === true;
+        if (!queued) return callback ? super.connect(callback) : super.connect();
+        const waited = new Promise<pg.PoolClient>((resolve, reject) => {
+          let timedOut = false;
+          const onClient = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => {
+            clearTimeout(timer);
+            if (timedOut) {
+              // handed over after the wait was given up (the queue entry could not be removed)
+              if (!err && client) done();
+              return;
+            }
+            if (err || !client) reject(err ?? new Error('pg-pool gave no client'));
+            else resolve(client);
+          };
+          const timer = setTimeout(() => {
+            timedOut = true;
+            const queue = internals._pendingQueue;
+            const i = queue?.findIndex((item) => item.callback === onClient) ?? -1;
+            if (i >= 0) queue!.splice(i, 1);
+            reject(new DatabaseBusy(
+              `no connection of this tenant's pool freed within ${budget.waitMs} ms (PG_POOL_MAX=${config.max ?? 10}, all in use); try again shortly`,
+              Math.max(1, Math.ceil(budget.waitMs / 1000)),
+              { reason: 'pool_full', pool_max: config.max ?? 10, waited_ms: budget.waitMs },
+            ));
+          }, budget.waitMs);
+          timer.unref?.();
+          super.connect(onClient);
+        });
+        if (!callback) return waited;
+        waited.then((client) => callback(undefined, client, (release) => client.release(release as boolean | Error | undefined)), (err: Error) => callback(err, undefined, () => {}));
+      }
+    }
+    pool = new BudgetedPool({ ...config, Client: BudgetedClient as unknown as new () => pg.ClientBase });
     const p = pool;
     this.pools.set(p, Date.now());
     p.on('acquire', () => this.pools.set(p, Date.now()));

@@ -129,6 +129,34 @@ describe('PostgreSQL connection budget of a process', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
 
+  it("a request on a tenant whose own pool (PG_POOL_MAX) is all busy waits PG_CONNECTION_WAIT_MS too, not until a connection frees, then is answered 503 DATABASE_BUSY (reason pool_full); the next succeeds", async () => {
+    const adminA = (await ts.loginAdmin(A)).access_token;
+    // both of A's pool connections held: the pool is full before the budget is asked anything
+    const a1 = await holdConnection(ts.kernel, A);
+    const a2 = await holdConnection(ts.kernel, A);
+    try {
+      const started = Date.now();
+      const res = await Promise.race([
+        ts.request('GET', '/api/data/res.organization?limit=3', { token: adminA, headers: { 'x-tenant': A } }),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still waiting for a connection of the full pool after 3 s')), 3_000)),
+      ]);
+      expectError(res, 503, 'DATABASE_BUSY');
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.body.error.details).toMatchObject({ reason: 'pool_full', retry_after_seconds: 1 });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+      // a write, through Prisma's driver adapter
+      const write = await ts.request('POST', '/api/data/res.organization', { token: adminA, body: { name: 'Pool Full Org' }, headers: { 'x-tenant': A } });
+      expectError(write, 503, 'DATABASE_BUSY');
+      expect(write.headers['retry-after']).toBe('1');
+    } finally {
+      a1.release();
+      a2.release();
+      await Promise.all([a1.done, a2.done]);
+    }
+    const ok = await ts.request('GET', '/api/data/res.organization?limit=3', { token: adminA, headers: { 'x-tenant': A } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  });
+
   it('the same exhaustion answers GraphQL with HTTP 503, errors[0].extensions.code DATABASE_BUSY and Retry-After; the next query succeeds', async () => {
     const gql = () => ts.request('POST', '/graphql', {
       token, body: { query: '{ resUsers(limit: 1) { id } }' },
