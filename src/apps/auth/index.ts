@@ -19,7 +19,7 @@ import { authSettings } from './settings.js';
 
 interface AuthServices { sessions: SessionService; throttle: LoginThrottle; dummyHash: Promise<string> }
 
-/** One set of services per booted kernel (the session cache and throttle counters are per process). */
+/** One set of services per booted kernel (the session cache is per process; the throttle's counters are in Redis when there is one). */
 const services = new WeakMap<KernelHandle, Promise<AuthServices>>();
 export function authServices(kernel: KernelHandle): Promise<AuthServices> {
   let s = services.get(kernel);
@@ -31,7 +31,8 @@ export function authServices(kernel: KernelHandle): Promise<AuthServices> {
       await sessions.listen();
       return {
         sessions,
-        throttle: new LoginThrottle(kernel.settings),
+        // shared by every process over Redis when there is one (closed with the kernel's pub/sub)
+        throttle: new LoginThrottle(kernel.settings, concreteKernel(kernel).pubsub.store),
         // unknown emails are checked against this so they cost the same bcrypt time as known ones
         dummyHash: hashPassword('fw-timing-equaliser', kernel.settings.BCRYPT_COST),
       };

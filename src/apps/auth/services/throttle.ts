@@ -1,4 +1,5 @@
-import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
 import { Throttled } from '../../../kernel/errors.js';
 import type { Settings } from '../../../kernel/settings.js';
 import { authSettings } from '../settings.js';
@@ -26,22 +27,31 @@ export const MAX_DELAY_MS = 3000;
  *   there must cost them a bounded delay, never their login.
  *
  * Only wrong credentials count: an attempt that ends in a server error (a database that cannot be
- * read) gives back what it reserved. Counters live in this process.
+ * read) gives back what it reserved.
+ *
+ * With Redis (REDIS_URL) the counters live there, shared by every process of the deployment, so
+ * N instances behind a load balancer do not give a guesser N times the attempts; each counter has
+ * an in-process twin that takes over while Redis cannot be reached (rate-limiter-flexible's
+ * insurance limiter), so an outage never lifts the limits. Without Redis they live in this process.
  */
 export class LoginThrottle {
-  private readonly pair: RateLimiterMemory;
-  private readonly account: RateLimiterMemory;
-  private readonly address: RateLimiterMemory;
+  private readonly pair: RateLimiterAbstract;
+  private readonly account: RateLimiterAbstract;
+  private readonly address: RateLimiterAbstract;
   private readonly accountSlowAfter: number;
   private readonly addressSlowAfter: number;
 
-  constructor(settings: Settings) {
+  constructor(settings: Settings, store?: Redis) {
     const s = authSettings(settings);
     const duration = s.LOGIN_FAILURE_WINDOW_SECONDS;
-    this.pair = new RateLimiterMemory({ points: s.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP, duration, blockDuration: s.LOGIN_BLOCK_SECONDS });
+    const limiter = (name: string, opts: { points: number; duration: number; blockDuration?: number }): RateLimiterAbstract => {
+      const memory = new RateLimiterMemory(opts);
+      return store ? new RateLimiterRedis({ ...opts, storeClient: store, keyPrefix: `fw:_auth:login:${name}`, insuranceLimiter: memory }) : memory;
+    };
+    this.pair = limiter('pair', { points: s.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP, duration, blockDuration: s.LOGIN_BLOCK_SECONDS });
     // counted with penalty(), which never rejects: these two only slow attempts down
-    this.account = new RateLimiterMemory({ points: 1, duration });
-    this.address = new RateLimiterMemory({ points: 1, duration });
+    this.account = limiter('account', { points: 1, duration });
+    this.address = limiter('address', { points: 1, duration });
     this.accountSlowAfter = s.LOGIN_SLOWDOWN_AFTER;
     this.addressSlowAfter = s.LOGIN_IP_SLOWDOWN_AFTER;
   }

@@ -18,6 +18,7 @@ export function createRedisPubSub(url: string): PubSub {
     for (const h of set) h(message);
   });
   return {
+    store: pub,
     async publish(channel, message) {
       await pub.publish(channel, JSON.stringify(message));
     },
