@@ -23,37 +23,14 @@
  * end B's records are all still there (A's deletes did not reach them).
  */
 import crypto from 'node:crypto';
-import {
-  buildClientSchema, getIntrospectionQuery, getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType,
-  isObjectType, isScalarType, type GraphQLField, type GraphQLInputType, type GraphQLObjectType, type GraphQLOutputType, type GraphQLSchema,
-} from 'graphql';
+import { buildClientSchema, getIntrospectionQuery, isNonNullType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modelNames } from '../../src/kernel/registry/names.ts';
 import { listen, readSseBlocks, sleep, wsClient, wsSubscribe } from '../helpers/api.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type Provider, type Res, type TestServer } from '../helpers/server.ts';
+import { argValue, graphqlProbes, restProbes, selection } from './matrix.ts';
 
 const PROVIDERS: Provider[] = ['sqlite', 'postgresql'];
 const MODULES = 'base,auth,presentation,connectors,storage';
-
-interface Route { method: string; url: string }
-
-/** Every route of a built Fastify server, from its route tree (`printRoutes({ commonPrefix: false })`). */
-export function routesOf(tree: string): Route[] {
-  const out: Route[] = [];
-  const stack: string[] = [];
-  for (const line of tree.split('\n')) {
-    const m = /^([│├└─ ]*)(\S.*?) \(([A-Z, ]+)\)\s*$/.exec(line);
-    if (!m) continue;
-    const depth = m[1].length / 4 - 1; // the root line is `└── / (…)`
-    const parent = depth === 0 ? '' : stack[depth - 1];
-    const seg = m[2];
-    const full = depth === 0 ? seg : parent.endsWith('/') || seg.startsWith('/') ? parent + seg : `${parent}/${seg}`;
-    stack[depth] = full;
-    stack.length = depth + 1;
-    for (const method of m[3].split(',').map((s) => s.trim())) out.push({ method, url: full });
-  }
-  return out;
-}
 
 describe.each(PROVIDERS)('tenant isolation matrix on %s', (provider) => {
   let t: TestServer;
@@ -154,105 +131,44 @@ describe.each(PROVIDERS)('tenant isolation matrix on %s', (provider) => {
 
   it('REST: every route × every model × B\'s ids, with A\'s token, leaks nothing of B', async () => {
     await t.server.ready();
-    const routes = routesOf(t.server.printRoutes({ commonPrefix: false }))
-      .filter((r) => !['HEAD', 'OPTIONS'].includes(r.method) && r.url !== '*' && r.url !== '/*');
-    expect(routes.length).toBeGreaterThan(20);
-    const models = [...t.kernel.registry.models.values()];
-    const commands = [...t.kernel.registry.commands.keys()];
     const views = (await asA('GET', '/api/presentation/views')).body as Array<{ id?: string; view_id?: string; xml_id?: string }> | undefined;
     const viewIds = Array.isArray(views) ? views.map((v) => v.id ?? v.view_id ?? v.xml_id).filter(Boolean) as string[] : ['x'];
     const types = (await asA('GET', '/api/connectors/types')).body as Array<{ provider_type: string }>;
-
-    /** the model a route without `:model` serves, for its `:id` */
-    const routeModel = (url: string): string | undefined => {
-      if (url.startsWith('/api/connectors')) return 'ir.connector';
-      if (url.startsWith('/api/storage')) return 'storage.document';
-      const res = /^\/api\/res\/(\w+)/.exec(url);
-      if (res) return `res.${res[1]}`;
-      return undefined;
-    };
-    let size = 0;
+    const probes = restProbes(t, {
+      viewIds, providerTypes: types.map((x) => x.provider_type), idOf,
+      // an OAuth state and a refresh token naming B
+      query: (id) => `&state=${encodeURIComponent(`${id}:${B}.x`)}&code=x`,
+      body: () => ({ refresh_token: `${B}.x` }),
+    });
+    expect(probes.length).toBeGreaterThan(20);
     let control = 0;
-    for (const r of routes) {
-      if (r.url === '/api/auth/logout') continue; // ends A's own session only; covered by asA's re-login anyway
-      const expand: Array<Record<string, string>> = [{}];
-      const params = [...r.url.matchAll(/:(\w+)/g)].map((m) => m[1]);
-      let variants: Array<Record<string, string>> = expand;
-      for (const p of params) {
-        const next: Array<Record<string, string>> = [];
-        for (const v of variants) {
-          const model = v.model ?? routeModel(r.url);
-          let values: string[];
-          switch (p) {
-            case 'model': values = models.map((m) => m.key); break;
-            case 'id': values = [model ? idOf(model) : crypto.randomUUID()]; break;
-            case 'command': values = commands.filter((c) => model && c.startsWith(`${model}.`)).map((c) => c.slice(model!.length + 1)); break;
-            case 'name': values = commands; break;
-            case 'n': values = ['1', '2']; break;
-            case 'view_id': values = viewIds; break;
-            case 'provider_type': values = types.map((x) => x.provider_type); break;
-            default: values = ['x'];
-          }
-          for (const val of values) next.push({ ...v, [p]: val });
-        }
-        variants = next;
-      }
-      for (const v of variants) {
-        const model = v.model ?? routeModel(r.url) ?? (v.name && t.kernel.registry.commands.get(v.name)?.model);
-        const bId = model ? idOf(model as string) : crypto.randomUUID();
-        let url = r.url.replace(/:(\w+)/g, (_, p: string) => encodeURIComponent(v[p]));
-        if (r.method === 'GET' && !params.includes('id')) {
-          const filter = encodeURIComponent(JSON.stringify([['id', '=', bId]]));
-          url += `?filter=${filter}&version_number=1&state=${encodeURIComponent(`${bId}:${B}.x`)}&code=x`;
-        }
-        const body = r.method === 'GET' || r.method === 'DELETE' ? undefined
-          : { id: bId, model, filter: [['id', '=', bId]], domain: [['id', '=', bId]], groupby: ['record_uuid'], refresh_token: `${B}.x` };
-        const label = `${r.method} ${url}`;
-        if (r.url === '/api/presentation/events') continue; // a stream: checked below
-        check(label, await asA(r.method, url, body));
-        size++;
-        if (r.method === 'GET') {
-          // the control: the same read with B's own token does find B's data (the matrix has teeth)
-          const own = await t.request('GET', url, { token: tokenB });
-          if (own.status === 200 && leaked(JSON.stringify(own.body))) control++;
-        }
+    for (const p of probes) {
+      check(p.label, await asA(p.method, p.url, p.body));
+      if (p.read) {
+        // the control: the same read with B's own token does find B's data (the matrix has teeth)
+        const own = await t.request('GET', p.url, { token: tokenB });
+        if (own.status === 200 && leaked(JSON.stringify(own.body))) control++;
       }
     }
-    console.log(`[durability] ${provider}: REST matrix ${size} requests over ${routes.length} route×method entries, ${models.length} models, ${commands.length} commands; control: ${control} of the reads find B's data with B's token`);
-    expect(control).toBeGreaterThan(models.length);
+    console.log(`[durability] ${provider}: REST matrix ${probes.length} requests, ${t.kernel.registry.models.size} models, ${t.kernel.registry.commands.size} commands; control: ${control} of the reads find B's data with B's token`);
+    expect(control).toBeGreaterThan(t.kernel.registry.models.size);
     expect(leaks).toEqual([]);
   }, 600_000);
 
   it('GraphQL: every query and mutation with B\'s ids leaks nothing of B', async () => {
     const intro = await asA('POST', '/graphql', { query: getIntrospectionQuery() });
     expect(intro.status).toBe(200);
-    const schema = buildClientSchema(intro.body.data);
-    const models = [...t.kernel.registry.models.keys()].map((k) => ({ key: k, n: modelNames(k) }))
-      .sort((a, b) => b.n.one.length - a.n.one.length);
-    const modelOfField = (name: string) => models.find((m) => name.startsWith(m.n.one))?.key;
-    let size = 0;
     let control = 0;
-    for (const [kind, root] of [['query', schema.getQueryType()], ['mutation', schema.getMutationType()]] as const) {
-      if (!root) continue;
-      for (const field of Object.values(root.getFields())) {
-        if (field.name === 'logout') continue;
-        const bId = idOf(modelOfField(field.name) ?? '');
-        const args = field.args.map((a) => {
-          const v = argValue(schema, a.name, a.type, bId, isNonNullType(a.type));
-          return v === undefined ? null : `${a.name}: ${v}`;
-        }).filter(Boolean);
-        const sel = selection(field.type, 3);
-        const q = `${kind} { ${field.name}${args.length ? `(${args.join(', ')})` : ''}${sel ? ` ${sel}` : ''} }`;
-        const res = await asA('POST', '/graphql', { query: q });
-        check(`graphql ${q}`, res, JSON.stringify(res.body?.data ?? null));
-        size++;
-        if (kind === 'query') {
-          const own = await t.request('POST', '/graphql', { token: tokenB, body: { query: q } });
-          if (leaked(JSON.stringify(own.body?.data ?? null))) control++;
-        }
+    const probes = graphqlProbes(t, buildClientSchema(intro.body.data), idOf);
+    for (const { kind, query } of probes) {
+      const res = await asA('POST', '/graphql', { query });
+      check(`graphql ${query}`, res, JSON.stringify(res.body?.data ?? null));
+      if (kind === 'query') {
+        const own = await t.request('POST', '/graphql', { token: tokenB, body: { query } });
+        if (leaked(JSON.stringify(own.body?.data ?? null))) control++;
       }
     }
-    console.log(`[durability] ${provider}: GraphQL matrix ${size} operations; control: ${control} queries find B's data with B's token`);
+    console.log(`[durability] ${provider}: GraphQL matrix ${probes.length} operations; control: ${control} queries find B's data with B's token`);
     expect(control).toBeGreaterThan(10);
     expect(leaks).toEqual([]);
   }, 300_000);
@@ -335,51 +251,3 @@ describe.each(PROVIDERS)('tenant isolation matrix on %s', (provider) => {
     expect(leaks).toEqual([]);
   });
 });
-
-/** A GraphQL literal for an argument: B's id for ids, a where on B's id, required ones by type. */
-function argValue(schema: GraphQLSchema, name: string, type: GraphQLInputType, bId: string, required: boolean, depth = 0): string | undefined {
-  const named = getNamedType(type);
-  // B's id where the operation looks a record up; other ids get a fresh UUID, so that a create in A
-  // never stores B's id as a value (A's own data would then contain it: a false leak)
-  const idArg = name === 'id' || name === 'ids';
-  if (idArg || named.name === 'ID') {
-    const v = idArg ? bId : crypto.randomUUID();
-    return isListType(isNonNullType(type) ? type.ofType : type) ? `["${v}"]` : `"${v}"`;
-  }
-  if (name === 'where' && isInputObjectType(named) && named.getFields().id) return `{ id: { eq: "${bId}" } }`;
-  if (!required || depth > 3) return undefined;
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) return '[]';
-  if (isScalarType(named)) {
-    if (named.name === 'Int' || named.name === 'Float') return '1';
-    if (named.name === 'Boolean') return 'false';
-    if (named.name === 'JSON') return '{}';
-    return '"probe"';
-  }
-  if (isEnumType(named)) return named.getValues()[0]?.name;
-  if (isInputObjectType(named)) {
-    const parts = Object.values(named.getFields()).map((f) => {
-      const v = argValue(schema, f.name, f.type, bId, isNonNullType(f.type), depth + 1);
-      return v === undefined ? null : `${f.name}: ${v}`;
-    }).filter(Boolean);
-    return `{ ${parts.join(', ')} }`;
-  }
-  return undefined;
-}
-
-/** Every argument-free scalar of an output type, objects followed `depth` levels. */
-function selection(type: GraphQLOutputType, depth: number): string {
-  const named = getNamedType(type);
-  if (!isObjectType(named)) return '';
-  const parts: string[] = ['__typename'];
-  for (const f of Object.values((named as GraphQLObjectType).getFields()) as Array<GraphQLField<unknown, unknown>>) {
-    if (f.args.some((a) => isNonNullType(a.type))) continue;
-    const n = getNamedType(f.type);
-    if (isScalarType(n) || isEnumType(n)) parts.push(f.name);
-    else if (depth > 0 && isObjectType(n)) {
-      const s = selection(f.type, depth - 1);
-      if (s) parts.push(`${f.name} ${s}`);
-    }
-  }
-  return `{ ${parts.join(' ')} }`;
-}

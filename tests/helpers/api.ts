@@ -135,12 +135,15 @@ export class Inbox<T = any> {
   }
 }
 
-/** A graphql-ws client against `base` (http URL); the token travels in connectionParams. */
-export function wsClient(base: string, token?: string): Client {
+/**
+ * A graphql-ws client against `base` (http URL); the token travels in connectionParams, with
+ * `params` (e.g. the `organization` the connection works in).
+ */
+export function wsClient(base: string, token?: string, params: Record<string, string> = {}): Client {
   return createClient({
     url: `${base.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
-    connectionParams: token ? { authorization: `Bearer ${token}` } : undefined,
+    connectionParams: token ? { authorization: `Bearer ${token}`, ...params } : undefined,
     retryAttempts: 0,
     lazy: true,
   });
