@@ -75,7 +75,8 @@ export function parseMapping(raw: unknown, headers: string[], fields: TransferFi
 
 export interface ImportOptions { mapping: unknown; key: string | null | undefined; dryRun: boolean; batchSize: number }
 
-interface Pending { line: number; id?: string; values: Record<string, unknown>; keyValue?: string }
+/** A row on its way: `bad` are its fields whose cell was refused (left out, so the dry run still checks the rest). */
+interface Pending { line: number; id?: string; values: Record<string, unknown>; keyValue?: string; bad: Set<string> }
 
 export async function runImport(kernel: KernelHandle, principal: Principal, model: ResolvedModel, table: Table, opts: ImportOptions): Promise<ImportReport> {
   const fields = importableFields(model, principal);
@@ -92,20 +93,21 @@ export async function runImport(kernel: KernelHandle, principal: Principal, mode
   // 1. cells → values (References still as text)
   const pending: Pending[] = [];
   for (const row of table.rows) {
-    const p: Pending = { line: row.line, values: {} };
-    let ok = true;
+    const p: Pending = { line: row.line, values: {}, bad: new Set() };
     mapping.forEach((f, i) => {
       if (!f) return;
       const c = convertCell(f, row.cells[i] ?? null);
       if (!c.ok) {
-        ok = false;
-        errors.push({ line: row.line, column: table.headers[i], field: f.name, code: 'IMPORT_INVALID_VALUE', message: `${table.headers[i]}: ${c.message}` });
+        p.bad.add(f.name);
+        errors.push({ line: row.line, column: table.headers[i], field: f.name, code: 'IMPORT_INVALID_VALUE', message: c.message });
       } else if (f.name === 'id') {
         if (c.value) p.id = String(c.value).toLowerCase();
       } else p.values[f.name] = c.value;
     });
     if (key && p.values[key] !== null && p.values[key] !== undefined) p.keyValue = String(p.values[key]);
-    if (ok) pending.push(p);
+    // an id that is not one refuses the row: it cannot be told whether it creates or updates
+    if (p.bad.has('id')) continue;
+    pending.push(p);
   }
 
   // 2. References: a uuid is taken as the id; any other text is looked up by record name
@@ -122,7 +124,8 @@ export async function runImport(kernel: KernelHandle, principal: Principal, mode
       const ids = found.get(v) ?? [];
       if (ids.length === 1) p.values[f.name] = ids[0];
       else {
-        refused.add(p);
+        p.bad.add(f.name);
+        delete p.values[f.name];
         errors.push({
           line: p.line, column: columnOf(f.name), field: f.name,
           code: ids.length ? 'IMPORT_REFERENCE_AMBIGUOUS' : 'IMPORT_REFERENCE_NOT_FOUND',
@@ -158,17 +161,26 @@ export async function runImport(kernel: KernelHandle, principal: Principal, mode
   const withDefaults = (p: Pending) => (p.id ? p.values
     : Object.fromEntries(Object.entries(p.values).filter(([k, v]) => v !== null || model.fields.get(k)?.default === undefined)));
   const rows: ImportRow[] = pending.filter((p) => !refused.has(p)).map((p) => ({ line: p.line, ...(p.id ? { id: p.id } : {}), values: withDefaults(p) }));
+  // what the bus says about a field whose cell was already refused (it was left out: "required") is not news
+  const badAt = new Map(pending.map((p) => [p.line, p.bad]));
+  const news = (e: RowError) => !(e.field && badAt.get(e.line)?.has(e.field));
   const report: ImportReport = { dry_run: opts.dryRun, rows: table.rows.length, created: 0, updated: 0, errors, committed: false };
   // a real run writes nothing when a cell is already known to be wrong
   if (!opts.dryRun && errors.length) return sortErrors(report);
 
   // 4. the bus, a batch at a time
   for (let i = 0; i < rows.length; i += opts.batchSize) {
-    const r = await kernel.dispatch<BatchResult>('fw.import_batch', { model: model.key, rows: rows.slice(i, i + opts.batchSize), dry_run: opts.dryRun }, principal);
-    report.errors.push(...r.errors.map((e) => (e.field ? { ...e, column: columnOf(e.field) } : e)));
+    const batch = rows.slice(i, i + opts.batchSize);
+    const r = await kernel.dispatch<BatchResult>('fw.import_batch', { model: model.key, rows: batch, dry_run: opts.dryRun }, principal);
+    report.errors.push(...r.errors.filter(news).map((e) => (e.field ? { ...e, column: columnOf(e.field) } : e)));
     if (opts.dryRun || r.committed) {
-      report.created += r.created;
-      report.updated += r.updated;
+      // a row counts when nothing was wrong with it: neither a cell nor the bus refused it
+      const failed = new Set(r.errors.map((e) => e.line));
+      for (const row of batch) {
+        if (failed.has(row.line) || badAt.get(row.line)?.size) continue;
+        if (row.id) report.updated += 1;
+        else report.created += 1;
+      }
     }
     if (!opts.dryRun && !r.committed) return sortErrors(report);
   }
