@@ -5,6 +5,7 @@ import { exportFields, exportRecords, type ExportProgress, type TransferFormat }
 import { errorMessage } from '../../app/errors.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
+import { useTransferT } from './transfer-messages.ts';
 import type { Where } from '../../model/domain.ts';
 import type { FieldInfo } from '../../model/records.ts';
 
@@ -27,6 +28,7 @@ export interface ExportDialogProps {
 
 export default function ExportDialog({ model, modelLabel, columns, where, order, selectedIds, total, onClose }: ExportDialogProps) {
   const t = useT();
+  const tt = useTransferT();
   const [format, setFormat] = useState<TransferFormat>('csv');
   const [scope, setScope] = useState<'selected' | 'all'>(selectedIds?.length ? 'selected' : 'all');
   const [which, setWhich] = useState<'visible' | 'chosen'>('visible');
@@ -49,7 +51,7 @@ export default function ExportDialog({ model, modelLabel, columns, where, order,
         format, fields: names, order,
         ...(scope === 'selected' && selectedIds ? { ids: selectedIds } : { where }),
       }, setProgress, abort.current.signal);
-      toast(t('export.done', { count }));
+      toast(tt('export.done', { count }));
       onClose();
     } catch (err) {
       if (abort.current?.signal.aborted) return;
@@ -62,23 +64,23 @@ export default function ExportDialog({ model, modelLabel, columns, where, order,
   return (
     <Modal isOpen onOpenChange={(open) => { if (!open) onClose(); }} isDismissable={!progress} className="modal">
       <Dialog className="dialog transfer-dialog" data-testid="export-dialog">
-        <Heading slot="title">{t('export.title', { model: modelLabel })}</Heading>
+        <Heading slot="title">{tt('export.title', { model: modelLabel })}</Heading>
         <fieldset className="choice" disabled={!!progress}>
-          <legend>{t('export.format')}</legend>
+          <legend>{tt('export.format')}</legend>
           <label><input type="radio" name="format" checked={format === 'csv'} onChange={() => setFormat('csv')} data-testid="export-format-csv" /> CSV</label>
-          <label><input type="radio" name="format" checked={format === 'xlsx'} onChange={() => setFormat('xlsx')} data-testid="export-format-xlsx" /> {t('export.xlsx')}</label>
+          <label><input type="radio" name="format" checked={format === 'xlsx'} onChange={() => setFormat('xlsx')} data-testid="export-format-xlsx" /> {tt('export.xlsx')}</label>
         </fieldset>
         <fieldset className="choice" disabled={!!progress}>
-          <legend>{t('export.records')}</legend>
+          <legend>{tt('export.records')}</legend>
           {!!selectedIds?.length && (
-            <label><input type="radio" name="scope" checked={scope === 'selected'} onChange={() => setScope('selected')} data-testid="export-scope-selected" /> {t('export.selected', { count: selectedIds.length })}</label>
+            <label><input type="radio" name="scope" checked={scope === 'selected'} onChange={() => setScope('selected')} data-testid="export-scope-selected" /> {tt('export.selected', { count: selectedIds.length })}</label>
           )}
-          <label><input type="radio" name="scope" checked={scope === 'all'} onChange={() => setScope('all')} data-testid="export-scope-all" /> {t('export.all', { count: total })}</label>
+          <label><input type="radio" name="scope" checked={scope === 'all'} onChange={() => setScope('all')} data-testid="export-scope-all" /> {tt('export.all', { count: total })}</label>
         </fieldset>
         <fieldset className="choice" disabled={!!progress}>
-          <legend>{t('export.columns')}</legend>
-          <label><input type="radio" name="columns" checked={which === 'visible'} onChange={() => setWhich('visible')} data-testid="export-columns-visible" /> {t('export.visible', { count: visible.length })}</label>
-          <label><input type="radio" name="columns" checked={which === 'chosen'} onChange={() => setWhich('chosen')} data-testid="export-columns-chosen" /> {t('export.choose')}</label>
+          <legend>{tt('export.columns')}</legend>
+          <label><input type="radio" name="columns" checked={which === 'visible'} onChange={() => setWhich('visible')} data-testid="export-columns-visible" /> {tt('export.visible', { count: visible.length })}</label>
+          <label><input type="radio" name="columns" checked={which === 'chosen'} onChange={() => setWhich('chosen')} data-testid="export-columns-chosen" /> {tt('export.choose')}</label>
           {which === 'chosen' && (
             <div className="field-choices" data-testid="export-field-choices">
               {(fields.data ?? []).map((f) => (
@@ -93,15 +95,15 @@ export default function ExportDialog({ model, modelLabel, columns, where, order,
         </fieldset>
         {progress && (
           <div className="transfer-progress" data-testid="export-progress">
-            <progress max={1} value={fraction ?? undefined} aria-label={t('export.progress_label')} />
+            <progress max={1} value={fraction ?? undefined} aria-label={tt('export.progress_label')} />
             <span className="muted">
-              {progress.rows !== null ? t('export.progress_rows', { rows: progress.rows, total: progress.total }) : t('export.progress_bytes', { kb: Math.round(progress.bytes / 1024) })}
+              {progress.rows !== null ? tt('export.progress_rows', { rows: progress.rows, total: progress.total }) : tt('export.progress_bytes', { kb: Math.round(progress.bytes / 1024) })}
             </span>
           </div>
         )}
         <div className="dialog-actions">
           <Button className="btn" onPress={() => { abort.current?.abort(); onClose(); }} data-testid="export-cancel">{t('common.cancel')}</Button>
-          <Button className="btn btn-primary" onPress={() => void run()} isDisabled={!!progress || names.length === 0} data-testid="export-run">{t('export.run')}</Button>
+          <Button className="btn btn-primary" onPress={() => void run()} isDisabled={!!progress || names.length === 0} data-testid="export-run">{tt('export.run')}</Button>
         </div>
       </Dialog>
     </Modal>

@@ -5,6 +5,7 @@ import { inspectImport, runImport, type ImportReport, type Inspection } from '..
 import { errorMessage } from '../../app/errors.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
+import { useTransferT } from './transfer-messages.ts';
 
 /**
  * Import into a list's model: choose a CSV or XLSX file, check the column → field mapping (the
@@ -23,6 +24,7 @@ const ACCEPT = ['.csv', '.xlsx', 'text/csv', 'application/vnd.openxmlformats-off
 
 export default function ImportDialog({ model, modelLabel, onClose, onImported }: ImportDialogProps) {
   const t = useT();
+  const tt = useTransferT();
   const [file, setFile] = useState<File | null>(null);
   const [inspection, setInspection] = useState<Inspection | null>(null);
   const [mapping, setMapping] = useState<Array<string | null>>([]);
@@ -55,7 +57,7 @@ export default function ImportDialog({ model, modelLabel, onClose, onImported }:
       const r = await runImport(model, file, mapping, key, dryRun, setBusy);
       setReport(r);
       if (!dryRun) {
-        toast(t('import.done', { created: r.created, updated: r.updated }));
+        toast(tt('import.done', { created: r.created, updated: r.updated }));
         onImported();
         onClose();
       }
@@ -77,34 +79,34 @@ export default function ImportDialog({ model, modelLabel, onClose, onImported }:
   return (
     <Modal isOpen onOpenChange={(open) => { if (!open) onClose(); }} isDismissable={busy === null} className="modal modal-wide">
       <Dialog className="dialog transfer-dialog" data-testid="import-dialog">
-        <Heading slot="title">{t('import.title', { model: modelLabel })}</Heading>
+        <Heading slot="title">{tt('import.title', { model: modelLabel })}</Heading>
         <div className="import-file">
           <FileTrigger acceptedFileTypes={ACCEPT} onSelect={(files) => void choose(files)}>
-            <Button className="btn" isDisabled={busy !== null} data-testid="import-choose">{file ? t('import.other_file') : t('import.choose')}</Button>
+            <Button className="btn" isDisabled={busy !== null} data-testid="import-choose">{file ? tt('import.other_file') : tt('import.choose')}</Button>
           </FileTrigger>
           {file && inspection && (
-            <span className="muted" data-testid="import-file-name">{t('import.file', { name: file.name, rows: inspection.rows })}</span>
+            <span className="muted" data-testid="import-file-name">{tt('import.file', { name: file.name, rows: inspection.rows })}</span>
           )}
         </div>
-        {!inspection && <p className="muted">{t('import.hint')}</p>}
+        {!inspection && <p className="muted">{tt('import.hint')}</p>}
         {inspection && (
           <>
             <div className="table-scroll import-mapping">
               <table className="records">
-                <caption className="sr-only">{t('import.mapping')}</caption>
+                <caption className="sr-only">{tt('import.mapping')}</caption>
                 <thead>
-                  <tr><th scope="col">{t('import.column')}</th><th scope="col" className="sample">{t('import.sample')}</th><th scope="col">{t('import.field')}</th></tr>
+                  <tr><th scope="col">{tt('import.column')}</th><th scope="col" className="sample">{tt('import.sample')}</th><th scope="col">{tt('import.field')}</th></tr>
                 </thead>
                 <tbody>
                   {inspection.columns.map((c, i) => (
                     <tr key={c.index} data-testid="import-column">
-                      <th scope="row">{c.header || t('import.untitled', { n: i + 1 })}</th>
+                      <th scope="row">{c.header || tt('import.untitled', { n: i + 1 })}</th>
                       <td className="muted sample">{inspection.sample[0]?.[i] ?? ''}</td>
                       <td>
-                        <select className="input" aria-label={t('import.field_for', { column: c.header || String(i + 1) })} value={mapping[i] ?? ''}
+                        <select className="input" aria-label={tt('import.field_for', { column: c.header || String(i + 1) })} value={mapping[i] ?? ''}
                           data-testid={`import-map-${i}`}
                           onChange={(e) => { const next = [...mapping]; next[i] = e.target.value || null; setMapping(next); setReport(null); }}>
-                          <option value="">{t('import.skip')}</option>
+                          <option value="">{tt('import.skip')}</option>
                           {inspection.fields.map((f) => (
                             <option key={f.name} value={f.name} disabled={mapping.includes(f.name) && mapping[i] !== f.name}>{f.label}</option>
                           ))}
@@ -116,27 +118,27 @@ export default function ImportDialog({ model, modelLabel, onClose, onImported }:
               </table>
             </div>
             <label className="import-key">
-              {t('import.key')}{' '}
+              {tt('import.key')}{' '}
               <select className="input" value={key ?? ''} data-testid="import-key" onChange={(e) => { setKey(e.target.value || null); setReport(null); }}>
-                <option value="">{t('import.key_none')}</option>
+                <option value="">{tt('import.key_none')}</option>
                 {mapped.filter((m) => m !== 'id').map((m) => <option key={m} value={m}>{fieldLabel(m)}</option>)}
               </select>
             </label>
-            {missing.length > 0 && <p className="muted" data-testid="import-missing">{t('import.missing', { fields: missing.map((f) => f.label).join(', ') })}</p>}
+            {missing.length > 0 && <p className="muted" data-testid="import-missing">{tt('import.missing', { fields: missing.map((f) => f.label).join(', ') })}</p>}
           </>
         )}
-        {busy !== null && <progress className="transfer-progress" max={1} value={busy} aria-label={t('import.uploading')} data-testid="import-progress" />}
+        {busy !== null && <progress className="transfer-progress" max={1} value={busy} aria-label={tt('import.uploading')} data-testid="import-progress" />}
         {report && (
           <div className="import-report" data-testid="import-report" role="status">
             <p>
-              {report.dry_run ? t('import.dry_summary', { created: report.created, updated: report.updated, errors: report.errors.length })
-                : t('import.failed_summary', { written: report.created + report.updated, errors: report.errors.length })}
+              {report.dry_run ? tt('import.dry_summary', { created: report.created, updated: report.updated, errors: report.errors.length })
+                : tt('import.failed_summary', { written: report.created + report.updated, errors: report.errors.length })}
             </p>
             {report.errors.length > 0 && (
               <div className="table-scroll import-errors">
                 <table className="records">
-                  <caption className="sr-only">{t('import.errors')}</caption>
-                  <thead><tr><th scope="col">{t('import.line')}</th><th scope="col">{t('import.column')}</th><th scope="col">{t('import.problem')}</th></tr></thead>
+                  <caption className="sr-only">{tt('import.errors')}</caption>
+                  <thead><tr><th scope="col">{tt('import.line')}</th><th scope="col">{tt('import.column')}</th><th scope="col">{tt('import.problem')}</th></tr></thead>
                   <tbody>
                     {report.errors.map((e, i) => (
                       <tr key={i} data-testid="import-error">
@@ -151,8 +153,8 @@ export default function ImportDialog({ model, modelLabel, onClose, onImported }:
         )}
         <div className="dialog-actions">
           <Button className="btn" onPress={onClose} isDisabled={busy !== null} data-testid="import-cancel">{t('common.cancel')}</Button>
-          <Button className="btn" onPress={() => void go(true)} isDisabled={!inspection || busy !== null || !mapped.length} data-testid="import-test">{t('import.test')}</Button>
-          <Button className="btn btn-primary" onPress={() => void go(false)} isDisabled={!inspection || busy !== null || !mapped.length || !!report?.errors.length} data-testid="import-run">{t('import.run')}</Button>
+          <Button className="btn" onPress={() => void go(true)} isDisabled={!inspection || busy !== null || !mapped.length} data-testid="import-test">{tt('import.test')}</Button>
+          <Button className="btn btn-primary" onPress={() => void go(false)} isDisabled={!inspection || busy !== null || !mapped.length || !!report?.errors.length} data-testid="import-run">{tt('import.run')}</Button>
         </div>
       </Dialog>
     </Modal>
