@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canAccess } from '../../kernel/access.js';
-import { AccessDenied, BadRequest, ValidationError } from '../../kernel/errors.js';
+import { AccessDenied, BadRequest, FwError, ValidationError } from '../../kernel/errors.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import type { ResolvedModel } from '../../kernel/registry/model.js';
 import { contentDisposition } from '../content-disposition.js';
@@ -45,6 +45,19 @@ function jsonParam(q: Query, name: string, code: string): unknown {
   }
 }
 
+/**
+ * GraphQL checks a `where` against its input type before `whereToDomain` sees it; here it is raw
+ * JSON, so a shape that type would refuse (`{ "AND": 5 }`) is refused the same way, not a 500.
+ */
+function whereOf(kernel: KernelHandle, model: ResolvedModel, where: Rec): unknown[] {
+  try {
+    return whereToDomain(kernel.registry, model, where);
+  } catch (err) {
+    if (err instanceof FwError) throw err;
+    throw new BadRequest(`where is not a ${model.key} where input: ${(err as Error).message}`, undefined, 'INVALID_FILTER');
+  }
+}
+
 /** The export's records: the filter (domain), the GraphQL `where` the web client holds, and chosen ids, all ANDed. */
 function exportDomain(kernel: KernelHandle, model: ResolvedModel, o: Rec): unknown[] | undefined {
   const parts: unknown[] = [];
@@ -54,7 +67,7 @@ function exportDomain(kernel: KernelHandle, model: ResolvedModel, o: Rec): unkno
   }
   if (o.where !== undefined && o.where !== null) {
     if (typeof o.where !== 'object' || Array.isArray(o.where)) throw new BadRequest('where must be an object (a GraphQL where input)', undefined, 'INVALID_FILTER');
-    parts.push(...whereToDomain(kernel.registry, model, o.where as Rec));
+    parts.push(...whereOf(kernel, model, o.where as Rec));
   }
   if (o.ids !== undefined && o.ids !== null) {
     if (!Array.isArray(o.ids) || o.ids.some((id) => typeof id !== 'string' || !UUID.test(id))) {

@@ -145,6 +145,9 @@ describe('refusals', () => {
     expectError(await post('/api/export/crm.lead', { order: 'nope asc' }), 400, 'INVALID_ORDER');
     expectError(await post('/api/export/crm.lead', { ids: ['not-a-uuid'] }), 400, 'INVALID_FILTER');
     expectError(await post('/api/export/crm.lead', { where: { nope: { eq: 1 } } }), 400, 'INVALID_FILTER');
+    // a shape GraphQL's input type would refuse before it ran
+    expectError(await post('/api/export/crm.lead', { where: { AND: 5 } }), 400, 'INVALID_FILTER');
+    expectError(await post('/api/export/crm.lead', { where: { name: 'x' } }), 400, 'INVALID_FILTER');
   });
   it('a model the role may not read is 403 ACCESS_DENIED; an unknown one 404 UNKNOWN_MODEL', async () => {
     expectError(await post('/api/export/ir.event', {}, acmeUser), 403, 'ACCESS_DENIED');

@@ -26,13 +26,13 @@ export function I18nProvider({ children }: { children: ReactNode }) {
 }
 
 /**
- * react-intl's errors, as its default handler prints them (development only), except a message
- * missing from the catalogue that carries its own English default: the dialogs loaded on demand
- * keep their texts beside them (web/src/views/list/transfer-messages.ts), not in the initial bundle.
+ * react-intl's errors are printed (a broken message is a bug), except a message missing from the
+ * catalogue that carries its own English default: the dialogs loaded on demand keep their texts
+ * beside them (web/src/views/list/transfer-messages.ts), not in the initial bundle.
  */
 function reportIntlError(err: { code: string; descriptor?: { defaultMessage?: unknown } }): void {
   if (err.code === 'MISSING_TRANSLATION' && err.descriptor?.defaultMessage) return;
-  if (import.meta.env.DEV) console.error(err);
+  console.error(err);
 }
 
 /** `t('list.pager', { from, to, total })`: the only way components produce text. */
