@@ -181,9 +181,10 @@ export async function transferRoutes(server: FastifyInstance, kernel: KernelHand
       const report = await runImport(kernel, req.principal, m, table, {
         mapping, key: q.key, dryRun: q.dry_run === 'true', batchSize: kernel.settings.IMPORT_BATCH_SIZE,
       });
-      if (!report.dry_run && !report.committed) {
-        throw new ValidationError(`the import stopped: ${report.errors.length} row error(s); ${report.created + report.updated} row(s) were written before it`,
-          { ...report }, 'IMPORT_FAILED');
+      // a refusal changes nothing: 422 only when nothing was written; a run that stopped after
+      // writing some batches answers 200 with `committed: false`, saying what it wrote
+      if (!report.dry_run && !report.committed && report.created + report.updated === 0) {
+        throw new ValidationError(`the import wrote nothing: ${report.errors.length} row error(s)`, { ...report }, 'IMPORT_FAILED');
       }
       return report;
     });

@@ -56,17 +56,17 @@ export default function ImportDialog({ model, modelLabel, onClose, onImported }:
     try {
       const r = await runImport(model, file, mapping, key, dryRun, setBusy);
       setReport(r);
-      if (!dryRun) {
+      if (!dryRun) onImported();
+      // a real run that stopped after writing some batches stays open, its report showing why
+      if (!dryRun && r.committed) {
         toast(tt('import.done', { created: r.created, updated: r.updated }));
-        onImported();
         onClose();
       }
     } catch (err) {
-      // a real run that stopped answers with the same report as a dry run
+      // a real run that wrote nothing is refused with the same report as a dry run
       const details = err instanceof ApiError && err.code === 'IMPORT_FAILED' ? err.details : undefined;
       if (details && Array.isArray(details.errors)) {
-        setReport({ dry_run: false, rows: Number(details.rows), created: Number(details.created), updated: Number(details.updated), errors: details.errors as ImportReport['errors'], committed: false });
-        if (Number(details.created) + Number(details.updated) > 0) onImported();
+        setReport({ dry_run: false, rows: Number(details.rows), created: 0, updated: 0, errors: details.errors as ImportReport['errors'], committed: false });
       } else toast(errorMessage(t, err), 'error');
     } finally {
       setBusy(null);
