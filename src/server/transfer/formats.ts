@@ -62,6 +62,9 @@ function readCsv(buf: Buffer): { headers: string[]; rows: TableRow[] } {
     throw invalidFile('the file is neither an XLSX workbook nor UTF-8 CSV text');
   }
   if (text.includes('\u0000')) throw invalidFile('the file is neither an XLSX workbook nor UTF-8 CSV text (it holds NUL characters)');
+  // one kind of line break: csv-parse counts a CRLF inside a quoted cell as two lines, which
+  // would put every later row's line number one off
+  text = text.replace(/\r\n/g, '\n');
   // the line each record ends on (csv-parse counts lines as it reads); it starts that many lines
   // earlier as its quoted cells hold line breaks
   const ends: number[] = [];
