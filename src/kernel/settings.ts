@@ -43,7 +43,7 @@ export const SETTINGS = {
   EVENT_LEASE_SECONDS: { kind: 'int', default: '60', min: 1, max: 86400, doc: 'How long a worker holds the event deliveries it claimed: a delivery still unfinished after this (its worker died or hangs) is claimed again by any worker. Longer than the slowest handler, or a slow delivery runs twice. 1 to 86400.' },
   API_DEFAULT_PAGE_SIZE: { kind: 'int', default: '50', doc: 'Records a list returns when the request gives no `limit`.' },
   API_MAX_PAGE_SIZE: { kind: 'int', default: '500', doc: 'Largest `limit` a list accepts; more is refused with 400 PAGE_TOO_LARGE.' },
-  EXPORT_PAGE_SIZE: { kind: 'int', default: '2000', min: 1, max: 100000, doc: 'Records an export (`/api/export/<model>`) reads per query while it streams; only one page is held in memory. 1 to 100000.' },
+  EXPORT_PAGE_SIZE: { kind: 'int', default: '2000', min: 1, max: 100000, doc: 'Records an export (`/api/export/<model>`) reads per query while it streams (after the ids of every match, read once); only one page of records is held in memory. 1 to 100000.' },
   IMPORT_MAX_BYTES: { kind: 'int', default: String(20 * 1024 * 1024), min: 1024, doc: 'Largest file `/api/import/<model>` takes (20 MiB); more is refused with 413 PAYLOAD_TOO_LARGE.' },
   IMPORT_MAX_ROWS: { kind: 'int', default: '100000', min: 1, doc: 'Most data rows one import takes; more is refused with 413 IMPORT_TOO_MANY_ROWS (split the file).' },
   IMPORT_BATCH_SIZE: { kind: 'int', default: '500', min: 1, max: 1000, doc: 'Rows of an import written per transaction (`fw.import_batch`). 1 to 1000.' },
