@@ -117,6 +117,21 @@ describe('commit and re-import', () => {
     expect(res.body.errors).toEqual([expect.objectContaining({ line: 3, code: 'IMPORT_DUPLICATE_KEY', column: 'Email' })]);
   });
 
+  it('a key value two existing records hold is refused (IMPORT_KEY_AMBIGUOUS) rather than guessed', async () => {
+    for (const n of ['Twin lead 1', 'Twin lead 2']) await ts.request('POST', '/api/data/crm.lead', { token: admin, body: { name: n, email: 'twin@x.test' } });
+    const res = await upload('/api/import/crm.lead', 'Name,Email\nWhich one,twin@x.test\n', { query: { key: 'email', dry_run: 'true' } });
+    expect(res.body.errors).toEqual([expect.objectContaining({ line: 2, code: 'IMPORT_KEY_AMBIGUOUS', column: 'Email' })]);
+  });
+
+  it('a model with an xml_id (the external id seed data upserts by) is matched on it by default', async () => {
+    const inspect = await upload('/api/import/ir.action/inspect', 'External id (seed key),Display name,Target model key\ncrm.action_leads,Leads (imported),crm.lead\nimp.action_new,New action,crm.lead\n');
+    expect(inspect.body.key).toBe('xml_id');
+    const res = await upload('/api/import/ir.action', 'External id (seed key),Display name,Target model key\ncrm.action_leads,Leads (imported),crm.lead\nimp.action_new,New action,crm.lead\n');
+    expect(res.body).toMatchObject({ created: 1, updated: 1, committed: true });
+    const actions = (await ts.request('GET', `/api/data/ir.action?filter=${encodeURIComponent(JSON.stringify([['xml_id', 'in', ['crm.action_leads', 'imp.action_new']]]))}&order=xml_id%20asc`, { token: admin })).body.items;
+    expect(actions.map((a: Record<string, string>) => [a.xml_id, a.name])).toEqual([['crm.action_leads', 'Leads (imported)'], ['imp.action_new', 'New action']]);
+  });
+
   it('an exported file with its ID column imports back as updates (round trip)', async () => {
     const exported = await ts.server.inject({ method: 'GET', url: `/api/export/crm.lead?fields=id,name,expected_revenue&filter=${encodeURIComponent(JSON.stringify([['email', '=', 'imp-b@x.test']]))}`, headers: { authorization: `Bearer ${admin}` } });
     const edited = exported.body.replace(',200', ',250');
