@@ -78,7 +78,7 @@ function readCsv(buf: Buffer): { headers: string[]; rows: TableRow[] } {
       },
     });
   } catch (err) {
-    if (err instanceof CsvError) throw invalidFile(`the CSV cannot be read: ${err.message}`, { line: (err as CsvError & { lines?: number }).lines });
+    if (err instanceof CsvError) throw invalidFile(`the CSV cannot be read: ${err.message}`, { line: err.lines });
     throw err;
   }
   const breaks = (record: string[]) => record.reduce((n, c) => n + (c.match(/\n/g)?.length ?? 0), 0);
@@ -104,7 +104,8 @@ function xlsxValue(v: ExcelJS.CellValue): Cell {
 async function readXlsx(buf: Buffer): Promise<{ headers: string[]; rows: TableRow[] }> {
   const wb = new ExcelJS.Workbook();
   try {
-    await wb.xlsx.load(buf as unknown as ExcelJS.Buffer);
+    // ExcelJS declares an ArrayBuffer (it reads one through JSZip): the bytes copied into one
+    await wb.xlsx.load(new Uint8Array(buf).buffer);
   } catch (err) {
     throw invalidFile(`the XLSX workbook cannot be read: ${(err as Error).message}`);
   }

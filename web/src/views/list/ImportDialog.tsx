@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Button, Dialog, FileTrigger, Heading, Modal } from 'react-aria-components';
 import { ApiError } from '../../api/errors.ts';
-import { inspectImport, runImport, type ImportReport, type Inspection } from '../../api/transfer.ts';
+import { inspectImport, runImport, type ImportReport, type Inspection, type RowError } from '../../api/transfer.ts';
 import { errorMessage } from '../../app/errors.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
@@ -18,6 +18,12 @@ export interface ImportDialogProps {
   onClose: () => void;
   /** after rows were written */
   onImported: () => void;
+}
+
+/** An entry of a report's `errors` (the server's RowError), checked rather than assumed. */
+function isRowError(e: unknown): e is RowError {
+  return typeof e === 'object' && e !== null && 'line' in e && typeof e.line === 'number' && 'code' in e && typeof e.code === 'string'
+    && 'message' in e && typeof e.message === 'string';
 }
 
 const ACCEPT = ['.csv', '.xlsx', 'text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'];
@@ -66,7 +72,7 @@ export default function ImportDialog({ model, modelLabel, onClose, onImported }:
       // a real run that wrote nothing is refused with the same report as a dry run
       const details = err instanceof ApiError && err.code === 'IMPORT_FAILED' ? err.details : undefined;
       if (details && Array.isArray(details.errors)) {
-        setReport({ dry_run: false, rows: Number(details.rows), created: 0, updated: 0, errors: details.errors as ImportReport['errors'], committed: false });
+        setReport({ dry_run: false, rows: Number(details.rows), created: 0, updated: 0, errors: details.errors.filter(isRowError), committed: false });
       } else toast(errorMessage(t, err), 'error');
     } finally {
       setBusy(null);
