@@ -1730,6 +1730,10 @@ export interface Commands {
     payload: Record<string, unknown>;
     result: unknown;
   };
+  "fw.import_batch": {
+    payload: Record<string, unknown>;
+    result: unknown;
+  };
   "fw.read_group": {
     payload: Record<string, unknown>;
     result: unknown;

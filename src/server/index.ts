@@ -9,6 +9,7 @@ import { serverTimeouts } from './timeouts.js';
 import { graphqlRoutes } from './graphql/index.js';
 import { openApiRoute, type RouteEntry } from './openapi.js';
 import { dataRoutes } from './routes/data.js';
+import { transferRoutes } from './routes/transfer.js';
 import { installSecurityHeaders, setBaselineHeaders } from './security.js';
 import { resolveWebClientDir, webClientRoutes } from './web-client.js';
 import './types.js';
@@ -53,6 +54,7 @@ export async function buildServer(kernel: Kernel, opts: BuildServerOptions = {})
   const limits = { defaultLimit: kernel.settings.API_DEFAULT_PAGE_SIZE, maxLimit: kernel.settings.API_MAX_PAGE_SIZE };
   openApiRoute(server, kernel, limits, routes);
   dataRoutes(server, kernel, limits);
+  await transferRoutes(server, kernel);
 
   for (const app of kernel.registry.apps) {
     if (app.module.routes) await app.module.routes(server, { kernel });

@@ -3,6 +3,7 @@ import type { RouteContext } from '../../kernel/app.js';
 import { BadRequest, ValidationError } from '../../kernel/errors.js';
 import type { RootDbClient } from '../../kernel/env.js';
 import { concreteKernel, type Kernel } from '../../kernel/kernel.js';
+import { contentDisposition } from '../../server/content-disposition.js';
 import { listPayload } from '../../server/routes/data.js';
 import '../../server/types.js';
 import { ResponseClosed } from './backends/errors.js';
@@ -10,16 +11,13 @@ import type { OpenContent } from './backends/types.js';
 import { findVersion, openVersion } from './documents.js';
 import { uploadLimit } from './settings.js';
 
+// kept here too: the storage tests and app code import it from the storage routes
+export { contentDisposition };
+
 type Rec = Record<string, unknown>;
 /** What PUT /api/storage/documents/{id} may change; `folder` moves the document (null = top level). */
 const EDITABLE = ['name', 'description', 'tags', 'folder'];
 type Q = Record<string, string | undefined>;
-
-/** RFC 6266: an ASCII fallback plus the exact UTF-8 name. */
-export function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
-}
 
 /** One `bytes=a-b` range (or suffix `bytes=-n`); null when absent, 'invalid' when unsatisfiable. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'invalid' {

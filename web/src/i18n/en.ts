@@ -69,6 +69,8 @@ export const en = {
   'list.confirm_delete': '{count, plural, one {Delete this record?} other {Delete these # records?}}',
   'list.deleted': '{count, plural, one {Record deleted.} other {# records deleted.}}',
   'list.columns': 'Columns',
+  'list.export': 'Export',
+  'list.import': 'Import',
   'list.sort_by': 'Sort by {label}',
   'list.group_count': '{count, plural, one {# record} other {# records}}',
   'list.group_none': 'None',

@@ -22,7 +22,17 @@ export function I18nProvider({ children }: { children: ReactNode }) {
   const locale = navigator.language || 'en';
   const extra = useSyncExternalStore(subscribe, () => appMessages);
   const messages = useMemo(() => ({ ...en, ...extra }), [extra]);
-  return <IntlProvider locale={locale} defaultLocale="en" messages={messages}>{children}</IntlProvider>;
+  return <IntlProvider locale={locale} defaultLocale="en" messages={messages} onError={reportIntlError}>{children}</IntlProvider>;
+}
+
+/**
+ * react-intl's errors are printed (a broken message is a bug), except a message missing from the
+ * catalogue that carries its own English default: the dialogs loaded on demand keep their texts
+ * beside them (web/src/views/list/transfer-messages.ts), not in the initial bundle.
+ */
+function reportIntlError(err: { code: string; descriptor?: { defaultMessage?: unknown } }): void {
+  if (err.code === 'MISSING_TRANSLATION' && err.descriptor?.defaultMessage) return;
+  console.error(err);
 }
 
 /** `t('list.pager', { from, to, total })`: the only way components produce text. */

@@ -1,5 +1,5 @@
 import { useNavigate } from '@tanstack/react-router';
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Button, Dialog, Heading, Modal } from 'react-aria-components';
 import { request } from '../../api/client.ts';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
@@ -18,6 +18,10 @@ import { ColumnPicker, useColumnVisibility } from './columns.tsx';
 import { GroupedList } from './GroupedList.tsx';
 import { Pager } from './Pager.tsx';
 import { RecordTable } from './RecordTable.tsx';
+
+// opened rarely: their own chunks, loaded when asked for
+const ExportDialog = lazy(() => import('./ExportDialog.tsx'));
+const ImportDialog = lazy(() => import('./ImportDialog.tsx'));
 
 /**
  * What is selected: some records by id, or every record matching the search (`all`, acted on by
@@ -53,6 +57,7 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
   // the ids of the current page, once "select all" asked for them
   const [pageIds, setPageIds] = useState<string[] | null>(null);
   const [confirm, setConfirm] = useState(false);
+  const [transfer, setTransfer] = useState<'export' | 'import' | null>(null);
   const invalidate = useInvalidateModel();
   // models whose update input has is_active can be archived (read from the schema)
   const archivable = !!useInputFields(m.names.updateInput, can.update)?.some((f) => f.name === 'is_active');
@@ -125,6 +130,12 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
   return (
     <div className="view view-list">
       <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="list" canCreate={can.create && anyWritable(fields)}>
+        {(total.data ?? 0) > 0 && (
+          <Button className="btn" onPress={() => setTransfer('export')} data-testid="export-open">{t('list.export')}</Button>
+        )}
+        {(can.create || can.update) && anyWritable(fields) && (
+          <Button className="btn" onPress={() => setTransfer('import')} data-testid="import-open">{t('list.import')}</Button>
+        )}
         {count > 0 && (can.delete || archivable) && (
           <>
             <span className="muted" data-testid="selected-count">{t('list.selected', { count })}</span>
@@ -167,6 +178,15 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
           pageSelected={pageSelected || chosen.all || selecting} onSelectPage={(on) => void selectPage(on)}
         />
       )}
+      <Suspense fallback={null}>
+        {transfer === 'export' && (
+          <ExportDialog model={m.key} modelLabel={plan.title} columns={columns} where={where} order={order}
+            selectedIds={chosen.all ? null : [...selected]} total={total.data ?? 0} onClose={() => setTransfer(null)} />
+        )}
+        {transfer === 'import' && (
+          <ImportDialog model={m.key} modelLabel={plan.title} onClose={() => setTransfer(null)} onImported={() => void invalidate(m.key)} />
+        )}
+      </Suspense>
       <Modal isOpen={confirm} onOpenChange={setConfirm} isDismissable className="modal">
         <Dialog role="alertdialog" className="dialog">
           <Heading slot="title">{t('list.confirm_delete', { count })}</Heading>
