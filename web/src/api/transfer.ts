@@ -1,6 +1,7 @@
 import { accessToken } from './client.ts';
 import { ApiError, fromResponse, NETWORK_ERROR } from './errors.ts';
 import { fetchWithToken, uploadFile } from './files.ts';
+import { organizationHeaders } from './organization.ts';
 
 /**
  * Export and import (the server's /api/export and /api/import routes, docs/api.md): binary
@@ -59,7 +60,7 @@ export async function exportRecords(model: string, req: ExportRequest, onProgres
   try {
     res = await fetch(`/api/export/${encodeURIComponent(model)}`, {
       method: 'POST', signal,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...organizationHeaders() },
       body: JSON.stringify(req),
     });
   } catch (err) {
