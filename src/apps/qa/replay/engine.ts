@@ -230,7 +230,13 @@ async function assertStep(page: Page, step: StepData, a: StepAssertion, budget: 
     const last = r.actual[r.actual.length - 1];
     return { matched: last ? { locator: toLocator(page, candidates[last.candidate]), candidate: last.candidate, chain: last.chain, tried: r.actual.slice(0, -1) } : null, attempts: 1 };
   }
-  const found = await resolveTarget(page, step.target!, budget.left, budget.ms);
+  const found = await resolveTarget(page, step.target!, budget.left, budget.ms).catch((err: unknown) => {
+    // a saved-value check (the recorder's, after a save) waits for the form to show the record read back
+    if (err instanceof StepFailure && candidates.length && candidates.every((c) => c[0]?.by === 'css' && c[0].value.includes('[data-synced]'))) {
+      throw new StepFailure(`the form never showed the saved record (the save failed, or the record was not read back): ${err.message}`, err.tried);
+    }
+    throw err;
+  });
   const el = found.locator;
   const t = Math.max(50, budget.left);
   const check = async (what: string, read: (l: Locator) => Promise<unknown>, ok: (v: unknown) => boolean, show: (v: unknown) => string) => {
@@ -243,7 +249,7 @@ async function assertStep(page: Page, step: StepData, a: StepAssertion, budget: 
     case 'visible': break; // resolveTarget found exactly one visible element
     case 'text': await check(`text ${quoted(norm(String(expected)))}`, async (l) => norm(await l.innerText(timeout())), (v) => v === norm(String(expected)), quoted); break;
     case 'contains_text': await check(`text containing ${quoted(norm(String(expected)))}`, async (l) => norm(await l.innerText(timeout())), (v) => String(v).includes(norm(String(expected))), quoted); break;
-    case 'value': await check(`value ${quoted(String(expected))}`, (l) => l.inputValue(timeout()), (v) => v === String(expected), quoted); break;
+    case 'value': await check(`value ${quoted(String(expected))}`, (l) => l.inputValue(timeout()), (v) => v === String(expected), (v) => (v === '' ? '"" (empty)' : quoted(v))); break;
     case 'checked': {
       const want = truthy(expected);
       await check(want ? 'it checked' : 'it unchecked', (l) => l.isChecked(timeout()), (v) => v === want, (v) => (v ? 'it checked' : 'it unchecked'));
