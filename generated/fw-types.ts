@@ -1874,6 +1874,21 @@ export interface Commands {
     result: unknown;
     model: "qa.usecase";
   };
+  "qa.usecase.step.move_down": {
+    payload: { id: string; [field: string]: unknown };
+    result: unknown;
+    model: "qa.usecase.step";
+  };
+  "qa.usecase.step.move_up": {
+    payload: { id: string; [field: string]: unknown };
+    result: unknown;
+    model: "qa.usecase.step";
+  };
+  "qa.usecase.step.remove": {
+    payload: { id: string; [field: string]: unknown };
+    result: unknown;
+    model: "qa.usecase.step";
+  };
   "res.organization.change_country": {
     payload: {
       id: string;
