@@ -934,6 +934,7 @@ export type QaRunResultRecord = {
   duration_ms: number | null;
   failed_step: number | null;
   error: string | null;
+  trace_path: string | null;
 };
 export type QaRunResultCreate = {
   run_id: string;
@@ -947,6 +948,7 @@ export type QaRunResultCreate = {
   duration_ms?: number | null;
   failed_step?: number | null;
   error?: string | null;
+  trace_path?: string | null;
 };
 export type QaRunResultUpdate = {
   run_id?: string;
@@ -960,6 +962,7 @@ export type QaRunResultUpdate = {
   duration_ms?: number | null;
   failed_step?: number | null;
   error?: string | null;
+  trace_path?: string | null;
 };
 
 /** QA run step (`qa.run.step`, app qa) as the API returns it. */

@@ -1,8 +1,8 @@
 /**
  * A use case's frozen steps are editable (issue 32 item 3): a qa user changes a step's locator,
  * value or assertion through the generic update, moves a step up or down and removes one with
- * its commands. Each edit is checked like a recorded step and makes a new version of the use
- * case; positions stay 1…n; other roles may only read.
+ * its commands (so may an admin). Each edit is checked like a recorded step and makes a new
+ * version of the use case; positions stay 1…n; other roles may only read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemPrincipal } from '../../src/kernel/env.ts';
@@ -98,11 +98,18 @@ describe('editing a use case\'s steps', () => {
     expect(summary(await usecase('org.reorder'))).toEqual(['1 click']);
   });
 
-  it('only the qa role edits steps: an admin and a plain user are refused', async () => {
+  it('qa users and admins edit steps; any other role is refused', async () => {
+    await t.createUser(admin, { email: 'plain@example.com', password: 'plain-pass-1234', role: 'user' });
+    const plain = (await t.login('plain@example.com', 'plain-pass-1234')).access_token;
     const uc = await importUsecase('org.edit-roles');
     const fill = uc.steps[1];
-    expectError(await t.request('PATCH', `/api/data/qa.usecase.step/${fill.id}`, { token: admin, body: { caption: 'Name it' } }), 403, 'ACCESS_DENIED');
-    expectError(await t.request('POST', '/api/command/qa.usecase.step.remove', { token: admin, body: { id: fill.id } }), 403, 'ACCESS_DENIED');
+    expectError(await t.request('PATCH', `/api/data/qa.usecase.step/${fill.id}`, { token: plain, body: { caption: 'Name it' } }), 403, 'ACCESS_DENIED');
+    expectError(await t.request('POST', '/api/command/qa.usecase.step.remove', { token: plain, body: { id: fill.id } }), 403, 'ACCESS_DENIED');
     expect((await usecase('org.edit-roles')).version).toBe(1);
+    expect((await t.request('PATCH', `/api/data/qa.usecase.step/${fill.id}`, { token: admin, body: { caption: 'Name it' } })).status).toBe(200);
+    expect((await t.request('POST', '/api/command/qa.usecase.step.move_up', { token: admin, body: { id: fill.id } })).status).toBe(200);
+    const after = await usecase('org.edit-roles');
+    expect(after.version).toBe(3);
+    expect(after.steps[0]).toMatchObject({ kind: 'fill', caption: 'Name it' });
   });
 });

@@ -7,7 +7,8 @@ import { checkStep, refuseDocumentTarget, stepColumns, stepOf } from './steps.js
 
 /**
  * Editing a use case's frozen steps (issue 32 item 3): one bad step no longer means recording
- * everything again. A qa user changes a step's target (its locator candidates), value,
+ * everything again. A qa user or an admin (who may already rename, deactivate or delete the use
+ * case) changes a step's target (its locator candidates), value,
  * assertion, caption, timeout or screenshot policy through the generic update (the step's form
  * in the client), moves it up or down, or removes it (commands, buttons of the step's form).
  *
@@ -67,19 +68,19 @@ async function move(env: Env, id: unknown, by: -1 | 1): Promise<Rec> {
 export const usecaseEditCommands: CommandDecl[] = [
   {
     name: 'qa.usecase.step.move_up',
-    record: true, op: 'update', roles: ['qa'], returns: 'json',
+    record: true, op: 'update', roles: ['qa', 'admin'], returns: 'json',
     description: 'Move a use case step one place earlier (a new version of the use case)',
     handler: (env, p) => move(env, p.id, -1),
   },
   {
     name: 'qa.usecase.step.move_down',
-    record: true, op: 'update', roles: ['qa'], returns: 'json',
+    record: true, op: 'update', roles: ['qa', 'admin'], returns: 'json',
     description: 'Move a use case step one place later (a new version of the use case)',
     handler: (env, p) => move(env, p.id, 1),
   },
   {
     name: 'qa.usecase.step.remove',
-    record: true, op: 'update', roles: ['qa'], returns: 'json',
+    record: true, op: 'update', roles: ['qa', 'admin'], returns: 'json',
     description: 'Remove a step from its use case; the steps after it move up (a new version of the use case)',
     handler: async (env, p) => {
       const row = await stepRow(env, p.id);

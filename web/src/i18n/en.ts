@@ -299,6 +299,7 @@ export const en = {
   'image.missing': 'No image',
   'image.failed': 'The image could not be loaded.',
   'image.open': 'Open full size',
+  'download.button': 'Download {name}',
 } as const;
 
 export type MessageId = keyof typeof en;

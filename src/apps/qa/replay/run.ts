@@ -368,6 +368,10 @@ async function runBrowser(kernel: Kernel, o: { qs: QaSettings; opts: ReplayOptio
     run.status = run.results.some((r) => r.status === 'error') ? 'error' : passed === run.results.length ? 'passed' : 'failed';
   }
   run.duration_ms = Date.now() - started;
+  // each result links the run's trace (its form offers the download)
+  if (run.trace_path) {
+    for (const r of run.results) if (r.result_id) await kernel.dispatch('fw.update', { model: 'qa.run.result', id: r.result_id, values: { trace_path: run.trace_path } }, sys);
+  }
   await kernel.dispatch('fw.update', {
     model: 'qa.run', id: run.id,
     values: {
