@@ -300,6 +300,7 @@ export const en = {
   'image.failed': 'The image could not be loaded.',
   'image.open': 'Open full size',
   'download.button': 'Download {name}',
+  'download.short': 'Download',
 } as const;
 
 export type MessageId = keyof typeof en;

@@ -16,13 +16,16 @@ function DownloadButton({ url, name }: { url: string; name: string }) {
   const t = useT();
   const [busy, setBusy] = useState(false);
   return (
-    <button type="button" className="btn btn-small" disabled={busy} data-testid="download-widget"
-      onClick={() => {
-        setBusy(true);
-        void downloadFile(url, name).catch((err: unknown) => toast(errorMessage(t, err), 'error')).finally(() => setBusy(false));
-      }}>
-      {t('download.button', { name })}
-    </button>
+    <span className="download-widget">
+      <button type="button" className="btn btn-small" disabled={busy} data-testid="download-widget" aria-label={t('download.button', { name })}
+        onClick={() => {
+          setBusy(true);
+          void downloadFile(url, name).catch((err: unknown) => toast(errorMessage(t, err), 'error')).finally(() => setBusy(false));
+        }}>
+        {t('download.short')}
+      </button>
+      {' '}<span className="muted small mono" data-testid="download-name">{name}</span>
+    </span>
   );
 }
 
