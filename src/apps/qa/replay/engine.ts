@@ -42,6 +42,11 @@ export interface StepRunContext {
   defaultTimeoutMs: number;
   /** A pause before and after each step (polished videos); not part of `action_ms`. */
   slowMoMs?: number;
+  /**
+   * "Replay from here": the 1-based step the person wants to see. The steps before it are the
+   * way there: they run (the page needs what they do), without screenshots or pauses.
+   */
+  fromStep?: number;
   hooks?: {
     beforeStep?(index: number, step: StepData): void | Promise<void>;
     afterStep?(index: number, step: StepData, result: StepResult): void | Promise<void>;
@@ -404,7 +409,8 @@ export async function runSteps(page: Page, steps: StepData[], ctx: StepRunContex
       continue;
     }
     await ctx.hooks?.beforeStep?.(i, step);
-    if (ctx.slowMoMs) await sleep(ctx.slowMoMs);
+    const onTheWay = !!ctx.fromStep && i + 1 < ctx.fromStep;
+    if (ctx.slowMoMs && !onTheWay) await sleep(ctx.slowMoMs);
     const budget = new Budget(step.timeout_ms ?? ctx.defaultTimeoutMs);
     const startedAt = new Date().toISOString();
     const t0 = performance.now();
@@ -416,12 +422,14 @@ export async function runSteps(page: Page, steps: StepData[], ctx: StepRunContex
       error = err;
     }
     const actionMs = Math.round((performance.now() - t0) * 10) / 10;
-    if (ctx.slowMoMs) await sleep(ctx.slowMoMs);
+    if (ctx.slowMoMs && !onTheWay) await sleep(ctx.slowMoMs);
     const failure = error instanceof ActionFailure ? error : null;
     const matched = outcome?.matched ?? failure?.matched ?? null;
     const tried = step.target ? (matched?.tried ?? (error instanceof StepFailure ? error.tried : [])) : null;
     const policy = step.screenshot ?? DEFAULT_SCREENSHOT_POLICY;
-    const shot = !ctx.noScreenshots && (policy === 'always' || (policy === 'on_failure' && error)) ? await screenshot(page, ctx, i + 1, step.kind) : null;
+    // on the way to `fromStep`, only a failure is worth a screenshot (the step it was meant to reach is not reached)
+    const wanted = onTheWay ? !!error && policy !== 'never' : policy === 'always' || (policy === 'on_failure' && !!error);
+    const shot = !ctx.noScreenshots && wanted ? await screenshot(page, ctx, i + 1, step.kind) : null;
     const result: StepResult = {
       ...base,
       status: error ? 'failed' : 'passed',
