@@ -251,6 +251,17 @@ describe('QA results in the web client', () => {
     expect(JSON.parse(await admin.getByTestId('input-target').inputValue())).toEqual({ candidates: ORGS_MENU });
     for (const b of ['move_up', 'move_down', 'remove']) await admin.getByTestId(`button-qa.usecase.step.${b}`).waitFor();
     await shot(admin, 'qa-usecase-step-edit', { dark: true, fullPage: true });
+    // an edit in the form and a move from its header: each a new version of the use case
+    const stepId = /([0-9a-f-]{36})$/.exec(admin.url())![1];
+    await admin.getByTestId('input-caption').fill('Open the list of organizations');
+    await admin.getByTestId('form-save').click();
+    await expect.poll(() => admin.getByTestId('toast-info').last().innerText()).toContain('Saved.');
+    await admin.getByTestId('button-qa.usecase.step.move_down').click();
+    const readStep = () => env.kernel.dispatch<Rec>('fw.read_one', { model: 'qa.usecase.step', id: stepId }, sys());
+    await expect.poll(async () => (await readStep()).sequence).toBe(3);
+    const [edited] = await search('qa.usecase', [['key', '=', 'org.list']]);
+    expect(edited.version).toBe(3);
+    expect((await readStep()).caption).toBe('Open the list of organizations');
     expect(await admin.getByTestId('link-usecase_id').textContent()).toBe('Open the organizations');
   }, LONG);
 
