@@ -141,4 +141,30 @@ describe('a replay catches lost data', () => {
     // and the organization was indeed stored without its country, in the sandbox
     expect(log).toContain('✗ 8 assert Country shows France after saving');
   }, 120_000);
+
+  it('recorded on a client whose save loses the Country, the bar says so at once, and the check keeps what the person left', async () => {
+    const page = await env.newPage();
+    await login(page);
+    await page.route('**/graphql', dropCountryOnCreate);
+    await page.goto(ORGS);
+    await page.getByTestId('new-record').waitFor();
+    await page.getByTestId('qa-record-toggle').click();
+    await bar(page).getByLabel('Use case key').fill('org.saved-values-lost');
+    await bar(page).getByLabel('Module').selectOption('base');
+    await bar(page).getByRole('button', { name: 'Start recording' }).click();
+    await expect.poll(() => page.getByTestId('qa-state').textContent()).toBe('Recording');
+    await page.getByTestId('new-record').click();
+    await page.getByTestId('input-name').fill('Gotham');
+    await page.getByTestId('input-country').pressSequentially('Fran');
+    await page.getByRole('option', { name: 'France', exact: true }).click();
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => page.getByTestId('qa-lost').locator('span').textContent()).toBe(
+      'The save lost what you entered: Country shows nothing instead of “France”. The replay will fail on these checks until the save keeps them.');
+    await stored(page, 8);
+    await shot(page, 'qa-saved-values-lost-while-recording', { dark: true, themeByAttribute: true });
+    const id = JSON.parse((await page.evaluate(() => sessionStorage.getItem('fw.qa.recorder')))!).id as string;
+    const steps = (await env.api('GET', `/api/qa/recordings/${id}`)).body.steps as Rec[];
+    expect(steps.at(-1)).toMatchObject({ kind: 'assert', assertion: { kind: 'value', expected: 'France' }, caption: 'Country shows France after saving' });
+    await page.context().close();
+  });
 });

@@ -1,4 +1,4 @@
-import { accessibleName, candidatesFor, isSecretField, roleOf, type Chain } from './locators.ts';
+import { accessibleName, candidatesFor, isSecretField, resolveChain, roleOf, type Chain } from './locators.ts';
 
 /**
  * Implicit checks the recorder adds, so a green replay cannot hide lost data (issue 32):
@@ -113,4 +113,33 @@ export function pickerCheck(option: Element): { check: Check; control: Element }
   if (!text || !candidates.length) return null;
   const label = fieldOf(control)?.label ?? (norm(accessibleName(control)) || 'The picker');
   return { control, check: { kind: 'assert', target: { candidates }, assertion: { kind: 'value', expected: text }, caption: `${label} shows ${clip(text)}` } };
+}
+
+/** A saved-value check whose field showed something else once the saved record was read back. */
+export interface Lost { label: string; expected: string; shown: string }
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Reads the saved form back, as the replay will, once it shows the record read again from the
+ * server (`data-synced`, up to `ms`): the checks whose field shows something else than the person
+ * left there. Lost data is then seen while recording, not only at the first replay.
+ */
+export async function readBack(checks: Check[], ms = 15_000): Promise<Lost[]> {
+  const deadline = Date.now() + ms;
+  while (!document.querySelector(SYNCED_FORM.value)) {
+    if (Date.now() > deadline) return [];
+    await sleep(150);
+  }
+  const lost: Lost[] = [];
+  for (const c of checks) {
+    const el = resolveChain(c.target.candidates[0]!)[0];
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement)) continue;
+    const shown = c.assertion.kind === 'checked' ? String((el as HTMLInputElement).checked) : el.value;
+    const label = c.caption.replace(/ (holds|shows|is) .*$/, '');
+    if (shown !== c.assertion.expected && !(el instanceof HTMLInputElement && el.type === 'number' && Number(shown) === Number(c.assertion.expected))) {
+      lost.push({ label, expected: c.assertion.expected, shown });
+    }
+  }
+  return lost;
 }

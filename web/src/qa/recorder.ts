@@ -1,7 +1,7 @@
 import { request } from '../api/client.ts';
 import { ApiError, NETWORK_ERROR } from '../api/errors.ts';
 import { AppendStepDocument, FinalizeDocument, PromoteDocument, RecordingStateDocument, StartDocument, StepCaptionDocument } from './api.ts';
-import { fieldOf, pickerCheck, savedChecks, savesForm, type Check } from './checks.ts';
+import { fieldOf, pickerCheck, readBack, savedChecks, savesForm, type Check, type Lost } from './checks.ts';
 import { actionable, assertionTarget, candidatesFor, describe, isSecretField, isTextEntry, isVisible, roleOf, selectValue, visibleText, type Chain } from './locators.ts';
 import { pagePath, readStored, writeStored, type Stored, type StoredStep } from './session.ts';
 
@@ -56,13 +56,15 @@ export interface RecorderState {
   picking: boolean;
   picked: Picked | null;
   lastStep: { kind: string; caption: string | null } | null;
+  /** Fields whose saved value, read back after a save, is not what the person left (their checks will fail). */
+  lost: Lost[];
   /** The last error (shown as a sentence); `stuck` when steps wait for a retry. */
   error: unknown;
   stuck: boolean;
   busy: boolean;
 }
 
-const INITIAL: RecorderState = { phase: 'loading', recording: null, paused: false, count: 0, queued: 0, picking: false, picked: null, lastStep: null, error: null, stuck: false, busy: false };
+const INITIAL: RecorderState = { phase: 'loading', recording: null, paused: false, count: 0, queued: 0, picking: false, picked: null, lastStep: null, lost: [], error: null, stuck: false, busy: false };
 
 let state: RecorderState = INITIAL;
 const listeners = new Set<() => void>();
@@ -450,7 +452,15 @@ function checkSaved(form: HTMLFormElement): void {
   flushFill();
   const names = touched.get(form);
   touched.delete(form);
-  if (names?.size) for (const c of savedChecks(form, names)) enqueue(c);
+  if (!names?.size) return;
+  const checks = savedChecks(form, names);
+  for (const c of checks) enqueue(c);
+  // read back as the replay will: lost data shows now, in the bar
+  void readBack(checks).then((lost) => set({ lost }));
+}
+
+export function dismissLost(): void {
+  set({ lost: [] });
 }
 
 /** An option pressed in a picker: its check follows the click on it. */
