@@ -934,6 +934,7 @@ export type QaRunResultRecord = {
   duration_ms: number | null;
   failed_step: number | null;
   error: string | null;
+  trace_path: string | null;
 };
 export type QaRunResultCreate = {
   run_id: string;
@@ -947,6 +948,7 @@ export type QaRunResultCreate = {
   duration_ms?: number | null;
   failed_step?: number | null;
   error?: string | null;
+  trace_path?: string | null;
 };
 export type QaRunResultUpdate = {
   run_id?: string;
@@ -960,6 +962,7 @@ export type QaRunResultUpdate = {
   duration_ms?: number | null;
   failed_step?: number | null;
   error?: string | null;
+  trace_path?: string | null;
 };
 
 /** QA run step (`qa.run.step`, app qa) as the API returns it. */
@@ -1903,6 +1906,21 @@ export interface Commands {
     };
     result: unknown;
     model: "qa.usecase";
+  };
+  "qa.usecase.step.move_down": {
+    payload: { id: string; [field: string]: unknown };
+    result: unknown;
+    model: "qa.usecase.step";
+  };
+  "qa.usecase.step.move_up": {
+    payload: { id: string; [field: string]: unknown };
+    result: unknown;
+    model: "qa.usecase.step";
+  };
+  "qa.usecase.step.remove": {
+    payload: { id: string; [field: string]: unknown };
+    result: unknown;
+    model: "qa.usecase.step";
   };
   "res.organization.change_country": {
     payload: {

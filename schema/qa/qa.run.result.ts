@@ -18,6 +18,7 @@ export default defineModel({
     duration_ms: f.integer(),
     failed_step: f.integer({ description: 'Sequence of the first failed step' }),
     error: f.text(),
+    trace_path: f.char(500, { description: 'The run\'s Playwright trace (relative to QA_E2E_TRACE_DIR): the trace of every use case of the run' }),
     steps: f.one2many('qa.run.step', 'result_id'),
   },
   access: { roles: { admin: 'r', qa: 'r', '*': 'r' } },

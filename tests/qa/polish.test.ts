@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { polishFromCli } from '../../src/apps/qa/polish/cli.ts';
-import { stepSentence } from '../../src/apps/qa/polish/narration.ts';
+import { narrate } from '../../src/apps/qa/polish/intent.ts';
 import { checkStep, type StepData } from '../../src/apps/qa/steps.ts';
 import { systemPrincipal } from '../../src/kernel/env.ts';
 import { Kernel } from '../../src/kernel/kernel.ts';
@@ -31,11 +31,23 @@ const SLOWMO_MS = 200;
 const ORG = 'Acme Polish';
 const START = '/{{org}}/action-base.action_organizations';
 const newButton = { candidates: [[{ by: 'testid', value: 'new-record' }], [{ by: 'role', value: 'link', name: 'New' }]] };
+/**
+ * Without captions but the last: narrated from intent. The search box's accessible name
+ * ("Search Name, Slug for:") and the page's path must not be read out.
+ */
 const PASSING: Rec[] = [
+  { kind: 'navigate', value: { kind: 'literal', value: START } },
+  { kind: 'fill', target: { candidates: [[{ by: 'testid', value: 'search-input' }], [{ by: 'role', value: 'searchbox', name: 'Search Name, Slug for:', exact: true }]] }, value: { kind: 'literal', value: 'Default' } },
+  { kind: 'press', target: { candidates: [[{ by: 'testid', value: 'search-input' }]] }, value: { kind: 'literal', value: 'Enter' } },
   { kind: 'click', target: newButton },
   { kind: 'fill', target: { candidates: [[{ by: 'label', value: 'Name' }], [{ by: 'testid', value: 'input-name' }]] }, value: { kind: 'literal', value: ORG } },
-  { kind: 'click', target: { candidates: [[{ by: 'testid', value: 'form-save' }], [{ by: 'role', value: 'button', name: 'Save' }]] }, caption: 'Save the new organization' },
+  { kind: 'click', target: { candidates: [[{ by: 'testid', value: 'form-save' }], [{ by: 'role', value: 'button', name: 'Save' }]] } },
   { kind: 'assert', target: { candidates: [[{ by: 'testid', value: 'form-title' }]] }, assertion: { kind: 'text', expected: ORG }, caption: 'The form shows its name' },
+];
+/** What the video says for PASSING. */
+const PASSING_SAID = [
+  'Go to the organizations page.', 'Search for Default.', 'Run the search.', 'Start a new organization.', `Fill Name with ${ORG}.`,
+  `Create the organization ${ORG}.`, 'The form shows its name.',
 ];
 const FAILING: Rec[] = [
   { kind: 'click', target: newButton, caption: 'Click New' },
@@ -58,9 +70,25 @@ function frame(video: string, at: number, name: string): { file: string; rgb: [n
   fs.mkdirSync(FRAMES_DIR, { recursive: true });
   const file = path.join(FRAMES_DIR, `${name}.png`);
   execFileSync('ffmpeg', ['-v', 'error', '-y', '-ss', at.toFixed(2), '-i', video, '-frames:v', '1', file]);
-  const px = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-vf', 'scale=1:1:flags=area', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
-  return { file, rgb: [px[0]!, px[1]!, px[2]!] };
+  return { file, rgb: average(file) };
 }
+
+/** The average colour of a PNG, or of a region of it (`crop=w:h:x:y`). */
+function average(file: string, crop?: string): [number, number, number] {
+  const px = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-vf', `${crop ? `${crop},` : ''}scale=1:1:flags=area`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
+  return [px[0]!, px[1]!, px[2]!];
+}
+
+/** The cues of a WebVTT file, in order: when each is shown (seconds) and its text. */
+function timedCues(file: string): Array<{ from: number; to: number; text: string }> {
+  const secs = (t: string) => t.split(':').reduce((n, p) => n * 60 + Number(p), 0);
+  return fs.readFileSync(file, 'utf8').trim().split(/\n\n+/).slice(1).map((c) => {
+    const [times, ...text] = c.split('\n');
+    const [from, to] = times!.split(' --> ');
+    return { from: secs(from!), to: secs(to!), text: text.join(' ') };
+  });
+}
+const cues = (file: string) => timedCues(file).map((c) => c.text);
 
 /** The loudest sample of the audio track in dB (silence is -91 dB). */
 function maxVolume(video: string): number {
@@ -130,14 +158,14 @@ describe('fw e2e polish', () => {
     const passedFile = path.join(videoDir, `${runId}-org.polish.mp4`);
     const failedFile = path.join(videoDir, `${runId}-org.polish.broken.mp4`);
     // progress per step, then one summary line naming both files
-    expect(log).toContain('▶ org.polish — Create an organization (4 steps)');
-    expect(log).toContain('  ✓ 2 Fill Name with Acme Polish.');
+    expect(log).toContain('▶ org.polish — Create an organization (7 steps)');
+    expect(log).toContain('  ✓ 5 Fill Name with Acme Polish.');
     expect(log).toMatch(/ {2}✗ 2 Name the organization\.\n {6}no locator matched/);
     expect(lines[lines.length - 1]).toBe(lines.find((l) => l.startsWith('polish: ')));
     expect(lines[lines.length - 1]).toMatch(new RegExp(`^polish: 2 videos of run ${runId} in \\d+\\.\\d s: ${passedFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(passed\\), .*org\\.polish\\.broken\\.mp4 \\(failed\\)$`));
     const elapsed = (Date.now() - started) / 1000;
 
-    for (const [file, name, steps, ran] of [[passedFile, 'Create an organization', PASSING, 4], [failedFile, 'Create an organization (renamed label)', FAILING, 2]] as const) {
+    for (const [file, name, steps, ran] of [[passedFile, 'Create an organization', PASSING, 7], [failedFile, 'Create an organization (renamed label)', FAILING, 2]] as const) {
       const p = probe(file);
       const video = p.streams.find((s: Rec) => s.codec_type === 'video');
       const audio = p.streams.find((s: Rec) => s.codec_type === 'audio');
@@ -151,20 +179,39 @@ describe('fw e2e polish', () => {
       expect(starts.some((t) => t >= titleEnds - 0.05 && t < titleEnds + 0.15), `title ends at ${titleEnds}, speech starts at ${starts.join(', ')}`).toBe(true);
       // title (≥ 3 s) + each step that ran, at least as long as its sentence + 0.5 s + result (≥ 3 s);
       // at most that plus the real time of the replay
-      const sentences = (steps as Rec[]).slice(0, ran).map((s) => stepSentence(checkStep(s) as StepData));
+      const sentences = narrate((steps as Rec[]).map((s) => checkStep(s) as StepData), START).slice(0, ran);
       const floor = 3 + 3 + sentences.reduce((t, s) => t + spoken(s) + 0.5, 0);
       const d = Number(p.format.duration);
       expect(d, file).toBeGreaterThanOrEqual(floor - 0.1);
       expect(d, file).toBeLessThan(floor + elapsed);
     }
 
+    // what is said, as subtitles next to each video: written for people, no URL, no accessible
+    // name read as it is, and the run's own time (its result took 6 s), not the slowed-down film's
+    const said = cues(passedFile.replace(/\.mp4$/, '.vtt'));
+    expect(said).toEqual(['Create an organization.', ...PASSING_SAID, 'Passed. All 7 steps passed in 6 seconds.']);
+    const saidFailing = cues(failedFile.replace(/\.mp4$/, '.vtt'));
+    expect(saidFailing).toEqual(['Create an organization (renamed label).', 'Click New.', 'Name the organization.', 'Failed at step 2, after 6 seconds.']);
+    for (const line of [...said, ...saidFailing]) {
+      expect(line).not.toMatch(/https?:|www\.|\/\w|\{\{|for:/);
+      expect(line).not.toContain('Search Name');
+    }
+
     // frames to look at: the title card (dark slate), a step with its caption, the result cards
     const title = frame(passedFile, 1.5, 'title-card');
     expect(Math.max(...title.rgb), 'the title card is dark slate').toBeLessThan(90);
-    frame(passedFile, 4.5, 'step-1');
+    const at = (file: string, text: string) => timedCues(file.replace(/\.mp4$/, '.vtt')).find((c) => c.text === text)!;
+    const step = frame(passedFile, at(passedFile, `Fill Name with ${ORG}.`).to - 0.15, 'step-fill-name');
+    // after the save: the toast shows above the caption band, not under it
+    frame(passedFile, at(passedFile, `Create the organization ${ORG}.`).to - 0.15, 'step-created-toast');
+    // the caption is a band under the page, not over it: the bottom 16 % is the band's slate, the
+    // page above it is the client's light background
+    const band = Math.round((RESOLUTION.height * 0.16) / 2) * 2;
+    expect(Math.max(...average(step.file, `crop=${RESOLUTION.width}:${band - 4}:0:${RESOLUTION.height - band + 4}`)), 'the caption band').toBeLessThan(80);
+    expect(Math.min(...average(step.file, `crop=${RESOLUTION.width}:${RESOLUTION.height - band - 4}:0:0`)), 'the page above it').toBeGreaterThan(150);
     const passed = frame(passedFile, seconds(passedFile) - 1, 'result-passed');
     expect(passed.rgb[1], 'the passed card is green').toBeGreaterThan(passed.rgb[0] + 40);
-    frame(failedFile, seconds(failedFile) - 3.6, 'failed-step'); // the failing step's part, before the result card
+    frame(failedFile, at(failedFile, 'Name the organization.').to - 0.15, 'failed-step'); // the failing step's part, before the result card
     const failed = frame(failedFile, seconds(failedFile) - 1, 'result-failed');
     expect(failed.rgb[0], 'the failed card is red').toBeGreaterThan(failed.rgb[1] + 60);
 

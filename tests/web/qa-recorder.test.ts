@@ -67,7 +67,8 @@ const recording = async (id: string, token?: string) => {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { status: string; start_path: string; steps: Array<Record<string, any>> };
 };
-const firstBy = (s: Record<string, any>) => s.target?.candidates?.[0]?.[0]?.by;
+/** How the first candidate finds its element (a saved-value check's starts at the saved form: the segment after it). */
+const firstBy = (s: Record<string, any>) => s.target?.candidates?.[0]?.find((x: { value: string }) => !x.value.includes('[data-synced]'))?.by;
 
 async function startRecording(p: Page, key: string, module: string, name: string): Promise<string> {
   const started = p.waitForResponse((r) => r.url().endsWith('/graphql') && (r.request().postData() ?? '').includes('QaRecordingStart'));
@@ -123,7 +124,8 @@ describe('QA recorder', () => {
     await admin.getByTestId('input-name').fill('Acme Labs');
     await admin.getByTestId('form-save').click();
     await expect.poll(() => admin.getByTestId('form-title').textContent()).toBe('Acme Labs');
-    await stored(admin, 6);
+    // the click on Save, then the check of the Name it saved (read back from the saved form)
+    await stored(admin, 7);
 
     // edit: back to the list, open the row, change the slug, save
     await admin.getByTestId('breadcrumb-action').click();
@@ -133,15 +135,16 @@ describe('QA recorder', () => {
     await admin.getByTestId('input-is_active').uncheck();
     await admin.getByTestId('form-save').click();
     await expect.poll(() => admin.getByTestId('toast-info').last().innerText()).toContain('Saved.');
-    await stored(admin, 11);
+    // Save, then a check of each field changed: the slug and Active
+    await stored(admin, 14);
 
     // a page loaded at another address (typed in the address bar): the bar comes back attached, and it is a navigate step
     await admin.goto(DOCS);
     await bar(admin).waitFor();
-    await stored(admin, 12);
+    await stored(admin, 15);
     await admin.reload(); // a reload of the same page is no step
     await bar(admin).waitFor();
-    await stored(admin, 12);
+    await stored(admin, 15);
 
     // a folder, created in a dialog
     await admin.getByTestId('folder-tree').waitFor();
@@ -149,7 +152,7 @@ describe('QA recorder', () => {
     await admin.getByTestId('folder-name').fill('Reports');
     await admin.getByTestId('folder-create').click();
     await admin.getByTestId('folder-Reports').waitFor();
-    await stored(admin, 15);
+    await stored(admin, 18);
     // upload through the picker: one step, on the button that opened it, with the file's name
     const [chooser] = await Promise.all([admin.waitForEvent('filechooser'), admin.getByTestId('upload-button').click()]);
     await chooser.setFiles({ name: 'report.txt', mimeType: 'text/plain', buffer: Buffer.from('quarterly report') });
@@ -157,11 +160,11 @@ describe('QA recorder', () => {
     const row = admin.getByTestId('document-row').filter({ hasText: 'report.txt' });
     const cell = row.getByRole('cell').first();
     await cell.waitFor();
-    await stored(admin, 16);
+    await stored(admin, 19);
     // a select names the option by its label when its value is a record id
     await row.getByTestId('doc-move').selectOption({ label: 'Reports' });
     await expect.poll(() => admin.getByTestId('toast-info').last().innerText()).toContain('Moved to Reports.');
-    await stored(admin, 17);
+    await stored(admin, 20);
 
     // an assertion: the next click picks the element (the page does not act on it)
     await bar(admin).getByRole('button', { name: 'Add assertion' }).click();
@@ -171,7 +174,7 @@ describe('QA recorder', () => {
     expect(admin.url()).toContain('/action-storage.action_documents');
     await shot(admin, 'qa-recorder-assert', { dark: true, themeByAttribute: true });
     await bar(admin).getByTestId('qa-assert-text').click();
-    await stored(admin, 18);
+    await stored(admin, 21);
     // a caption for that last step
     await bar(admin).getByRole('button', { name: 'Add caption' }).click();
     await bar(admin).getByTestId('qa-caption-input').fill('The uploaded report is listed.');
@@ -184,7 +187,7 @@ describe('QA recorder', () => {
     // the targets recorded on this page resolve, first candidate first, as the replay engine resolves them
     const rec = await recording(recordingId);
     for (const kind of ['upload', 'select', 'assert']) {
-      const step = rec.steps.find((s) => s.kind === kind)!;
+      const step = [...rec.steps].reverse().find((s) => s.kind === kind)!; // the last: the saved-value checks before it are on the organization's form
       const found = await resolveTarget(admin, step.target as StepTarget, 5000);
       expect(found.candidate, `${kind}: ${found.chain}`).toBe(0);
     }
@@ -203,7 +206,7 @@ describe('QA recorder', () => {
     const steps = rec.steps;
     expect(steps.map((s) => s.sequence)).toEqual(steps.map((_, i) => i + 1));
     expect(steps.map((s) => s.kind)).toEqual([
-      'chapter', 'click', 'click', 'click', 'fill', 'click', 'click', 'click', 'fill', 'uncheck', 'click', 'navigate',
+      'chapter', 'click', 'click', 'click', 'fill', 'click', 'assert', 'click', 'click', 'fill', 'uncheck', 'click', 'assert', 'assert', 'navigate',
       'click', 'fill', 'click', 'upload', 'select', 'assert',
     ]);
     expect(steps[0].caption).toBe('Create an organization');
@@ -220,29 +223,37 @@ describe('QA recorder', () => {
     expect(steps[4].target.candidates).toContainEqual([{ by: 'label', value: 'Name' }]);
     expect(steps[4].target.candidates.at(-1)[0].by).toBe('css');
     expect(steps[5].target.candidates).toContainEqual([{ by: 'role', value: 'button', name: 'Save', exact: true }]);
+    // each save is followed by the checks of what the person left in the fields, on the form read back after it
+    const synced = { by: 'css', value: 'form[data-testid="form-view"][data-synced]' };
+    expect(steps[6]).toMatchObject({ kind: 'assert', assertion: { kind: 'value', expected: 'Acme Labs' }, caption: 'Name holds Acme Labs after saving' });
+    expect(first(6)).toEqual([synced, { by: 'testid', value: 'input-name' }]);
+    expect(steps[12]).toMatchObject({ kind: 'assert', assertion: { kind: 'value', expected: 'acme-labs' }, caption: 'Workspace slug holds acme-labs after saving' });
+    expect(first(12)).toEqual([synced, { by: 'testid', value: 'input-code' }]);
+    expect(steps[13]).toMatchObject({ kind: 'assert', assertion: { kind: 'checked', expected: 'false' }, caption: 'Active is not ticked after saving' });
+    expect(first(13)).toEqual([synced, { by: 'testid', value: 'input-is_active' }]);
     // a repeated name is narrowed by its parent: the breadcrumb's "Organizations" link, the list row by its name
-    expect(steps[6].target.candidates).toContainEqual([{ by: 'role', value: 'navigation', name: 'Breadcrumb', exact: true }, { by: 'role', value: 'link', name: 'Organizations', exact: true }]);
-    expect(first(7)).toEqual([{ by: 'role', value: 'row', name: 'Acme Labs', exact: false }]);
-    expect(first(8)).toEqual([{ by: 'testid', value: 'input-code' }]);
-    expect(steps[8].value).toEqual({ kind: 'literal', value: 'acme-labs' });
-    expect(first(9)).toEqual([{ by: 'testid', value: 'input-is_active' }]);
-    expect(steps[9].target.candidates).toContainEqual([{ by: 'role', value: 'checkbox', name: 'Active', exact: true }]);
-    expect(steps[11].value).toEqual({ kind: 'literal', value: '/default/action-storage.action_documents' });
-    expect(steps[11].target ?? null).toBeNull();
-    expect(first(12)).toEqual([{ by: 'testid', value: 'new-folder' }]);
-    expect(first(13)).toEqual([{ by: 'testid', value: 'folder-name' }]);
-    expect(steps[13].target.candidates).toContainEqual([{ by: 'role', value: 'textbox', name: 'Folder name', exact: true }]);
-    expect(first(14)).toEqual([{ by: 'testid', value: 'folder-create' }]);
-    expect(first(15)).toEqual([{ by: 'testid', value: 'upload-button' }]);
-    expect(steps[15].value).toEqual({ kind: 'literal', value: 'report.txt' });
+    expect(steps[7].target.candidates).toContainEqual([{ by: 'role', value: 'navigation', name: 'Breadcrumb', exact: true }, { by: 'role', value: 'link', name: 'Organizations', exact: true }]);
+    expect(first(8)).toEqual([{ by: 'role', value: 'row', name: 'Acme Labs', exact: false }]);
+    expect(first(9)).toEqual([{ by: 'testid', value: 'input-code' }]);
+    expect(steps[9].value).toEqual({ kind: 'literal', value: 'acme-labs' });
+    expect(first(10)).toEqual([{ by: 'testid', value: 'input-is_active' }]);
+    expect(steps[10].target.candidates).toContainEqual([{ by: 'role', value: 'checkbox', name: 'Active', exact: true }]);
+    expect(steps[14].value).toEqual({ kind: 'literal', value: '/default/action-storage.action_documents' });
+    expect(steps[14].target ?? null).toBeNull();
+    expect(first(15)).toEqual([{ by: 'testid', value: 'new-folder' }]);
+    expect(first(16)).toEqual([{ by: 'testid', value: 'folder-name' }]);
+    expect(steps[16].target.candidates).toContainEqual([{ by: 'role', value: 'textbox', name: 'Folder name', exact: true }]);
+    expect(first(17)).toEqual([{ by: 'testid', value: 'folder-create' }]);
+    expect(first(18)).toEqual([{ by: 'testid', value: 'upload-button' }]);
+    expect(steps[18].value).toEqual({ kind: 'literal', value: 'report.txt' });
     // a test id inside a table row is named through its row (rows repeat it)
-    expect(first(16)).toEqual([{ by: 'role', value: 'row', name: 'report.txt', exact: false }, { by: 'testid', value: 'doc-move' }]);
-    expect(steps[16].target.candidates).toContainEqual([{ by: 'role', value: 'combobox', name: 'Move to folder: report.txt', exact: true }]);
-    expect(steps[16].value).toEqual({ kind: 'literal', value: 'Reports' });
+    expect(first(19)).toEqual([{ by: 'role', value: 'row', name: 'report.txt', exact: false }, { by: 'testid', value: 'doc-move' }]);
+    expect(steps[19].target.candidates).toContainEqual([{ by: 'role', value: 'combobox', name: 'Move to folder: report.txt', exact: true }]);
+    expect(steps[19].value).toEqual({ kind: 'literal', value: 'Reports' });
     // a name shared by two cells of the row: the first of them, in the row named after the document
-    expect(first(17)).toEqual([{ by: 'role', value: 'row', name: 'report.txt', exact: false }, { by: 'role', value: 'cell', name: 'report.txt', exact: true }, { by: 'nth', value: '0' }]);
-    expect(steps[17].assertion).toEqual({ kind: 'text', expected: 'report.txt' });
-    expect(steps[17].caption).toBe('The uploaded report is listed.');
+    expect(first(20)).toEqual([{ by: 'role', value: 'row', name: 'report.txt', exact: false }, { by: 'role', value: 'cell', name: 'report.txt', exact: true }, { by: 'nth', value: '0' }]);
+    expect(steps[20].assertion).toEqual({ kind: 'text', expected: 'report.txt' });
+    expect(steps[20].caption).toBe('The uploaded report is listed.');
     expect(steps[5].url).toBe('/default/action-base.action_organizations/new');
     // the recorder sends no policy: every step keeps the default, a screenshot per step in replays
     for (const s of steps) expect(s.screenshot).toBe('always');
@@ -309,7 +320,7 @@ describe('QA recorder', () => {
     await login(qa, { email: QA_EMAIL, password: QA_PASSWORD });
     await qa.goto(`/default?qa_recording=${recordingId}`);
     await expect.poll(() => qa.getByTestId('qa-status').getAttribute('data-status')).toBe('finalised');
-    expect(await qa.getByTestId('qa-status').textContent()).toBe('18 steps recorded for org.create-and-upload.');
+    expect(await qa.getByTestId('qa-status').textContent()).toBe('21 steps recorded for org.create-and-upload.');
     await shot(qa, 'qa-recorder-promote', { dark: true, themeByAttribute: true });
     await bar(qa).getByTestId('qa-promote').click();
     await expect.poll(() => qa.getByTestId('qa-promoted').textContent()).toBe('Promoted: use case org.create-and-upload, version 1.');
@@ -335,7 +346,7 @@ describe('QA recorder', () => {
       (await env.kernel.dispatch<{ items: Array<Record<string, any>> }>('fw.search', { model, domain, order: 'dbid asc', limit: 100 }, sys)).items;
     const [result] = await search('qa.run.result', [['run_id', '=', out.runs[0].id]]);
     const steps = await search('qa.run.step', [['result_id', '=', result.id]]);
-    expect(steps).toHaveLength(18);
+    expect(steps).toHaveLength(21);
     for (const s of steps) {
       expect(s.status, `${s.sequence} ${s.kind}: ${s.error}`).toBe('passed');
       if (s.matched_locator) expect(s.matched_locator.candidate, `${s.sequence} ${s.kind}: ${JSON.stringify(s.tried_locators)}`).toBe(0);

@@ -133,6 +133,13 @@ describe('QA results in the web client', () => {
       expect.stringMatching(/^org\.list\s+base\s+Passed\s+[\d,]+\s+—\s+—$/),
     ]);
     await shot(admin, 'qa-run', { dark: true, fullPage: true });
+    // the run's Playwright trace downloads from its form (fetched with the token: a link could not send it)
+    const trace = admin.getByTestId('field-trace_path').getByTestId('download-widget');
+    expect(await trace.getAttribute('aria-label')).toBe(`Download ${runId}.zip`);
+    expect(await admin.getByTestId('field-trace_path').getByTestId('download-name').textContent()).toBe(`${runId}.zip`);
+    const [file] = await Promise.all([admin.waitForEvent('download'), trace.click()]);
+    expect(file.suggestedFilename()).toBe(`${runId}.zip`);
+    expect(fs.readFileSync((await file.path())!).subarray(0, 2).toString()).toBe('PK');
 
     // the failed result: its steps, each screenshot fetched with the bearer token
     const shots: Array<{ url: string; auth: string | undefined }> = [];
@@ -154,8 +161,10 @@ describe('QA results in the web client', () => {
     }
     expect(shots.length).toBeGreaterThanOrEqual(2);
     for (const s of shots) expect(s.auth).toMatch(/^Bearer .+/);
-    // the run it belongs to is a link
+    // the run it belongs to is a link, and its trace downloads from here too
     expect(await admin.getByTestId('link-run_id').getAttribute('href')).toContain(`/action-qa.action_runs/${runId}`);
+    const [resultTrace] = await Promise.all([admin.waitForEvent('download'), admin.getByTestId('field-trace_path').getByTestId('download-widget').click()]);
+    expect(resultTrace.suggestedFilename()).toBe(`${runId}.zip`);
     const violations = await axeSerious(admin, 'main');
     expect(violations, describeViolations(violations)).toEqual([]);
     await shot(admin, 'qa-result', { dark: true, fullPage: true });
@@ -218,7 +227,7 @@ describe('QA results in the web client', () => {
     await tab.close();
   }, LONG);
 
-  it('a use case shows its frozen steps, read-only lines that open with their locator chains; use cases are not created here', async () => {
+  it('a use case shows its frozen steps, read-only lines that open as an editable step with its locator chains; use cases are not created here', async () => {
     await admin.getByTestId('menu-qa.menu_usecases').click();
     await admin.waitForURL(/\/action-qa\.action_usecases$/);
     await expect.poll(() => rows(admin).count()).toBe(2);
@@ -236,8 +245,23 @@ describe('QA results in the web client', () => {
     // a line opens from the keyboard too
     await lines(admin, 'steps').nth(1).press('Enter');
     await admin.waitForURL(/\/action-qa\.action_usecase_steps\/[0-9a-f-]{36}$/);
-    await admin.getByTestId('form-readonly').waitFor();
-    expect(await jsonField(admin, 'target')).toEqual({ candidates: ORGS_MENU });
+    // a step is edited here (a new version of its use case): its locators, value, assertion; moved or removed from the header
+    await admin.getByTestId('form-save').waitFor();
+    await expect.poll(() => admin.getByTestId('input-target').inputValue()).not.toBe('');
+    expect(JSON.parse(await admin.getByTestId('input-target').inputValue())).toEqual({ candidates: ORGS_MENU });
+    for (const b of ['move_up', 'move_down', 'remove']) await admin.getByTestId(`button-qa.usecase.step.${b}`).waitFor();
+    await shot(admin, 'qa-usecase-step-edit', { dark: true, fullPage: true });
+    // an edit in the form and a move from its header: each a new version of the use case
+    const stepId = /([0-9a-f-]{36})$/.exec(admin.url())![1];
+    await admin.getByTestId('input-caption').fill('Open the list of organizations');
+    await admin.getByTestId('form-save').click();
+    await expect.poll(() => admin.getByTestId('toast-info').last().innerText()).toContain('Saved.');
+    await admin.getByTestId('button-qa.usecase.step.move_down').click();
+    const readStep = () => env.kernel.dispatch<Rec>('fw.read_one', { model: 'qa.usecase.step', id: stepId }, sys());
+    await expect.poll(async () => (await readStep()).sequence).toBe(3);
+    const [edited] = await search('qa.usecase', [['key', '=', 'org.list']]);
+    expect(edited.version).toBe(3);
+    expect((await readStep()).caption).toBe('Open the list of organizations');
     expect(await admin.getByTestId('link-usecase_id').textContent()).toBe('Open the organizations');
   }, LONG);
 

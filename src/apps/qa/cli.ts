@@ -16,8 +16,9 @@ export const E2E_USAGE = `fw e2e — QA automation (ENABLE_QA_AUTOMATION=true; r
   fw e2e record --promote <recording_uuid> --usecase <key> [-t <tenant>]
   fw e2e import --file <script.ts> --usecase <key> [--module <app>] [-t <tenant>]
                                              a Playwright codegen script → a use case (anything else is refused with its line)
-  fw e2e replay --tenant <key> [--usecase <key>]
-                                             replay the tenant's use cases against QA_SANDBOX_TENANT_KEY (reset first)
+  fw e2e replay --tenant <key> [--usecase <key> [--from <n>]]
+                                             replay the tenant's use cases against QA_SANDBOX_TENANT_KEY (reset first);
+                                             --from n: replay from step n (the steps before it run, without screenshots)
   fw e2e polish --run <run_uuid> [-t <tenant>] a narrated MP4 of a run under QA_E2E_VIDEO_DIR
   fw e2e gate --module <app> [--freshness-hours <n>] [-t <tenant>]
                                              exit 0 if every use case of the module passed within the window
@@ -91,7 +92,7 @@ async function e2eMain(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: true,
     options: {
-      usecase: { type: 'string' }, module: { type: 'string' }, name: { type: 'string' }, 'start-path': { type: 'string' },
+      usecase: { type: 'string' }, from: { type: 'string' }, module: { type: 'string' }, name: { type: 'string' }, 'start-path': { type: 'string' },
       finalize: { type: 'string' }, promote: { type: 'string' }, file: { type: 'string' }, run: { type: 'string' },
       'freshness-hours': { type: 'string' }, t: { type: 'string' }, tenant: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
@@ -112,7 +113,8 @@ async function e2eMain(argv: string[]): Promise<number> {
       if (sub === 'replay') {
         if (!values.tenant && !values.t) throw new FwError('USAGE', 400, 'fw e2e replay needs --tenant <key>');
         const { replayFromCli } = await import('./replay/cli.js');
-        return await replayFromCli(kernel, { tenant, usecase: values.usecase ?? null, log: (m) => console.log(m) });
+        const fromStep = values.from === undefined ? null : Number(values.from);
+        return await replayFromCli(kernel, { tenant, usecase: values.usecase ?? null, fromStep, log: (m) => console.log(m) });
       }
       if (!values.run) throw new FwError('USAGE', 400, 'fw e2e polish needs --run <run_uuid>');
       const { polishFromCli } = await import('./polish/cli.js');

@@ -5,6 +5,7 @@ import { recordingCommands, recordingStepHooks } from './recordings.js';
 import { qaRoutes } from './routes.js';
 import { startPathHooks } from './same-origin.js';
 import { checkQaSettings } from './settings.js';
+import { usecaseEditCommands, usecaseEditHooks } from './usecase-edit.js';
 
 /**
  * QA automation. Loaded only with ENABLE_QA_AUTOMATION (src/features/qa.ts); replays also need
@@ -14,8 +15,8 @@ import { checkQaSettings } from './settings.js';
  */
 export const app = defineApp({
   manifest,
-  commands: [...recordingCommands, gateCommand],
-  hooks: [...recordingStepHooks, ...startPathHooks],
+  commands: [...recordingCommands, ...usecaseEditCommands, gateCommand],
+  hooks: [...recordingStepHooks, ...usecaseEditHooks, ...startPathHooks],
   routes: qaRoutes,
   boot: (kernel) => { checkQaSettings(kernel.settings); },
 });

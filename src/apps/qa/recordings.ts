@@ -24,7 +24,7 @@ function checkModule(env: Env, module: unknown): string {
 }
 
 /** A typed password is never stored: a literal filled into a password field becomes a secret. */
-function maskSecrets(step: StepData): StepData {
+export function maskSecrets(step: StepData): StepData {
   if (step.kind !== 'fill' || step.value?.kind !== 'literal') return step;
   const looksSecret = step.target?.candidates.some((chain) => chain.some((s) => /pass(word)?|secret|token|api[-_ ]?key/i.test(`${s.value} ${s.name ?? ''}`)));
   return looksSecret ? { ...step, value: { kind: 'secret', value: 'password' } } : step;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteContext } from '../../kernel/app.js';
 import { BadRequest, NotFound } from '../../kernel/errors.js';
 import { createRecord, listPayload } from '../../server/routes/data.js';
@@ -60,6 +60,17 @@ export function qaRoutes(server: FastifyInstance, { kernel }: RouteContext): voi
     }
     return run('qa.gate', req, { module: q.module, ...(hours !== undefined ? { freshness_hours: hours } : {}) });
   });
+  // a run's Playwright trace (npx playwright show-trace, or trace.playwright.dev), from the trace folder only;
+  // a result names its run's trace
+  const sendTrace = (reply: FastifyReply, owner: Body) => {
+    const root = path.resolve(qaSettings(kernel.settings).QA_E2E_TRACE_DIR);
+    const file = owner.trace_path ? path.resolve(root, String(owner.trace_path)) : null;
+    if (!file || !file.startsWith(root + path.sep) || !fs.existsSync(file)) throw new NotFound('this run kept no trace', { id: owner.id }, 'QA_TRACE_NOT_FOUND');
+    return reply.type('application/zip').header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(path.basename(file))}`)
+      .header('cache-control', 'private, max-age=3600').send(fs.createReadStream(file));
+  };
+  server.get('/api/qa/runs/:id/trace', async (req, reply) => sendTrace(reply, await run('fw.read_one', req, { model: 'qa.run', id: id(req) }) as Body));
+  server.get('/api/qa/run-results/:id/trace', async (req, reply) => sendTrace(reply, await run('fw.read_one', req, { model: 'qa.run.result', id: id(req) }) as Body));
   // the screenshot of a replayed step, served only from the trace folder
   server.get('/api/qa/run-steps/:id/screenshot', async (req, reply) => {
     const step = await run('fw.read_one', req, { model: 'qa.run.step', id: id(req) }) as Body;

@@ -125,3 +125,17 @@ describe('the sidebar', () => {
     ]);
   });
 });
+
+describe('the download widget', () => {
+  const TRACE = 'download:/api/qa/runs/{id}/trace';
+  it('is a Download button naming the file, with the image widget\'s template rules; nothing without a file', () => {
+    expect(displayWidgetFor(f('char', TRACE))).toBe(displayWidgets.byWidget.download);
+    const html = render(f('char', TRACE, { label: 'Trace' }), 'a1b2.zip', { id: 'a1b2' });
+    expect(html).toContain('aria-label="Download a1b2.zip"');
+    expect(html).toContain('>Download</button>');
+    expect(html).toContain('data-testid="download-name">a1b2.zip</span>');
+    expect(render(f('char', TRACE), null, { id: 'a1b2' })).toBe('<span class="muted">—</span>');
+    // another origin is never fetched (the token would leave): no button
+    expect(render(f('char', 'download://evil.example/{id}'), 'x.zip', { id: 'a1b2' })).toBe('<span class="muted">—</span>');
+  });
+});

@@ -274,6 +274,9 @@ export const en = {
   'qa.close': 'Close',
   'qa.retry': 'Retry',
   'qa.dismiss': 'Dismiss',
+  'qa.lost': 'The save lost what you entered: {fields}. The replay will fail on these checks until the save keeps them.',
+  'qa.lost.field': '{label} shows {shown} instead of “{expected}”',
+  'qa.lost.empty': 'nothing',
   'qa.error.stuck': 'Steps are waiting to be sent. {message}',
   'qa.error.QA_RECORDING_NOT_LIVE': 'This recording is finished: it takes no more steps.',
   'qa.error.QA_RECORDING_EMPTY': 'Record at least one step before finishing.',
@@ -303,6 +306,8 @@ export const en = {
   'image.missing': 'No image',
   'image.failed': 'The image could not be loaded.',
   'image.open': 'Open full size',
+  'download.button': 'Download {name}',
+  'download.short': 'Download',
 } as const;
 
 export type MessageId = keyof typeof en;

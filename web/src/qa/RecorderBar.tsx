@@ -43,6 +43,12 @@ export default function RecorderBar({ onHide, canPromote }: { onHide: () => void
       {s.phase === 'setup' && <StartForm onHide={onHide} busy={s.busy} />}
       {s.phase === 'recording' && <Recording s={s} onHide={onHide} />}
       {s.phase === 'finished' && <Finished s={s} canPromote={canPromote} onHide={onHide} />}
+      {s.lost.length > 0 && (
+        <div className="qa-error" role="status" data-testid="qa-lost">
+          <span>{t('qa.lost', { fields: s.lost.map((l) => t('qa.lost.field', { label: l.label, expected: l.expected, shown: l.shown ? `“${l.shown}”` : t('qa.lost.empty') })).join('; ') })}</span>
+          <button type="button" className="btn-icon" aria-label={t('qa.dismiss')} onClick={rec.dismissLost}>×</button>
+        </div>
+      )}
       {s.error != null && (
         <div className="qa-error" role="alert" data-testid="qa-error">
           <span>{s.stuck ? t('qa.error.stuck', { message: qaError(t, s.error) }) : qaError(t, s.error)}</span>

@@ -1,7 +1,8 @@
 import { request } from '../api/client.ts';
 import { ApiError, NETWORK_ERROR } from '../api/errors.ts';
 import { AppendStepDocument, FinalizeDocument, PromoteDocument, RecordingStateDocument, StartDocument, StepCaptionDocument } from './api.ts';
-import { actionable, assertionTarget, candidatesFor, describe, isSecretField, isTextEntry, isVisible, selectValue, visibleText, type Chain } from './locators.ts';
+import { fieldOf, pickerCheck, readBack, savedChecks, savesForm, type Check, type Lost } from './checks.ts';
+import { actionable, assertionTarget, candidatesFor, describe, isSecretField, isTextEntry, isVisible, roleOf, selectValue, visibleText, type Chain } from './locators.ts';
 import { pagePath, readStored, writeStored, type Stored, type StoredStep } from './session.ts';
 
 /**
@@ -17,6 +18,8 @@ import { pagePath, readStored, writeStored, type Stored, type StoredStep } from 
  * | select, checkbox, radio | `select` (the option's value), `check` / `uncheck` |
  * | a file picked | `upload` with the file's name, on the button that opened the picker (that click is not a step of its own) |
  * | back / forward, a page loaded at another address | `navigate` to the path (a page change caused by a recorded action is not a step) |
+ * | Save on a form (or Enter in one of its fields) | the `click` (or `press`), then an `assert` per field changed in that form: the value left there, read back from the saved form (checks.ts) |
+ * | a click on an option of a picker | the `click`, then an `assert` that the picker shows the option |
  *
  * The recorder's own UI (`[data-qa-recorder]`) is never captured. Steps not yet acknowledged
  * are kept in sessionStorage with the sequence they should get, so a reload neither loses nor
@@ -28,7 +31,7 @@ export interface Step {
   kind: 'navigate' | 'click' | 'fill' | 'press' | 'select' | 'check' | 'uncheck' | 'upload' | 'assert' | 'chapter';
   target?: { candidates: Chain[] } | null;
   value?: { kind: 'literal' | 'secret'; value: string } | null;
-  assertion?: { kind: 'visible' | 'text' | 'contains_text'; expected?: string } | null;
+  assertion?: { kind: 'visible' | 'text' | 'contains_text' | 'value' | 'checked'; expected?: string } | null;
   caption?: string | null;
   screenshot?: 'always' | 'on_failure' | 'never';
   url?: string | null;
@@ -53,13 +56,15 @@ export interface RecorderState {
   picking: boolean;
   picked: Picked | null;
   lastStep: { kind: string; caption: string | null } | null;
+  /** Fields whose saved value, read back after a save, is not what the person left (their checks will fail). */
+  lost: Lost[];
   /** The last error (shown as a sentence); `stuck` when steps wait for a retry. */
   error: unknown;
   stuck: boolean;
   busy: boolean;
 }
 
-const INITIAL: RecorderState = { phase: 'loading', recording: null, paused: false, count: 0, queued: 0, picking: false, picked: null, lastStep: null, error: null, stuck: false, busy: false };
+const INITIAL: RecorderState = { phase: 'loading', recording: null, paused: false, count: 0, queued: 0, picking: false, picked: null, lastStep: null, lost: [], error: null, stuck: false, busy: false };
 
 let state: RecorderState = INITIAL;
 const listeners = new Set<() => void>();
@@ -430,6 +435,37 @@ function hold(step: Step): void {
   heldTimer = setTimeout(flushHeld, 0);
 }
 
+// ---------------------------------------------------------------------------------------------
+// implicit checks (checks.ts): the fields a person changed, per form, until the form is saved
+
+const touched = new WeakMap<HTMLFormElement, Set<string>>();
+function touch(el: Element): void {
+  const f = fieldOf(el);
+  if (!f) return;
+  const names = touched.get(f.form) ?? new Set<string>();
+  names.add(f.name);
+  touched.set(f.form, names);
+}
+
+/** After the step that saves `form`: a check per field changed in it, as the person left it. */
+function checkSaved(form: HTMLFormElement): void {
+  flushFill();
+  const names = touched.get(form);
+  touched.delete(form);
+  if (!names?.size) return;
+  const checks = savedChecks(form, names);
+  for (const c of checks) enqueue(c);
+  // read back as the replay will: lost data shows now, in the bar
+  void readBack(checks).then((lost) => set({ lost }));
+}
+
+export function dismissLost(): void {
+  set({ lost: [] });
+}
+
+/** An option pressed in a picker: its check follows the click on it. */
+let picking: { option: Element; check: Check } | null = null;
+
 /** Typing becomes one fill: the field and its candidates from the first keystroke, the value when it is sent. */
 let pendingFill: { el: HTMLInputElement | HTMLTextAreaElement | HTMLElement; target: Step['target']; secret: boolean; url: string } | null = null;
 function flushFill(): void {
@@ -438,6 +474,7 @@ function flushFill(): void {
   pendingFill = null;
   const value = p.secret ? { kind: 'secret', value: 'password' } as const
     : literal('value' in p.el ? String(p.el.value) : p.el.textContent ?? '');
+  touch(p.el);
   enqueue({ kind: 'fill', target: p.target, value, url: p.url });
 }
 
@@ -471,6 +508,20 @@ function onPointerDown(e: PointerEvent): void {
   if (!t || !e.isTrusted || e.button !== 0 || inRecorder(t)) return;
   const el = actionable(t);
   if (!isDocumentEl(el) && !clickIsNotAStep(el)) pressed = { el, target: targetOf(el), at: Date.now() };
+  // read while the list is open: picking closes it
+  const pick = pressed && roleOf(el) === 'option' ? pickerCheck(el) : null;
+  picking = pick ? { option: el, check: pick.check } : null;
+  if (pick) touch(pick.control);
+}
+
+/** A click as a step, followed by its implicit checks (a picked option, a saved form). */
+function holdClick(el: Element, target: Step['target']): void {
+  const form = savesForm(el);
+  const pick = picking && (picking.option === el || el.contains(picking.option) || picking.option.contains(el)) ? picking.check : null;
+  picking = null;
+  hold({ kind: 'click', target });
+  if (pick) enqueue(pick);
+  if (form) checkSaved(form);
 }
 
 function onClick(e: MouseEvent): void {
@@ -480,7 +531,7 @@ function onClick(e: MouseEvent): void {
   pressed = null;
   if (p && e.isTrusted && t !== p.el && t.contains(p.el) && actionable(t) !== p.el && Date.now() - p.at < 5_000 && isDocumentEl(actionable(t))) {
     // the click landed on an ancestor of what was pressed (an overlay opened in between)
-    hold({ kind: 'click', target: p.target });
+    holdClick(p.el, p.target);
     return;
   }
   if (isFileInput(t)) {
@@ -503,14 +554,14 @@ function onClick(e: MouseEvent): void {
   if (keyed && (keyed.el === el || keyed.el.contains(el) || el.contains(keyed.el))) {
     // the key's own click: a step once, with what the key was pressed on
     keyed.clicked = true;
-    if (!clickIsNotAStep(keyed.el)) hold({ kind: 'click', target: keyed.target });
+    if (!clickIsNotAStep(keyed.el)) holdClick(keyed.el, keyed.target);
     keyed = null;
     return;
   }
   if (!e.isTrusted) return;
   if (e.detail === 0 && Date.now() < suppressKeyClickUntil) return;
   if (clickIsNotAStep(el)) return;
-  hold({ kind: 'click', target: targetOf(el) });
+  holdClick(el, targetOf(el));
 }
 
 function onInput(e: Event): void {
@@ -535,8 +586,10 @@ function onChange(e: Event): void {
   }
   // a select or a checkbox changed by script counts too (automation tools dispatch these events)
   if (isCheckable(t)) {
+    touch(t);
     enqueue({ kind: t.type === 'radio' || t.checked ? 'check' : 'uncheck', target: targetOf(t) });
   } else if (t instanceof HTMLSelectElement) {
+    touch(t);
     enqueue({ kind: 'select', target: targetOf(t), value: literal(selectValue(t)) });
   } else if (e.isTrusted && pendingFill?.el === t) {
     flushFill();
@@ -562,6 +615,9 @@ function onKeyDown(e: KeyboardEvent): void {
     flushFill();
     enqueue({ kind: 'press', target: targetOf(t), value: literal('Enter') });
     suppressKeyClickUntil = Date.now() + 500;
+    // Enter in a field of a form (not a picker, where it picks) submits it: a save like the button's
+    const form = t instanceof HTMLInputElement && roleOf(t) !== 'combobox' ? t.form : null;
+    if (form?.matches('[data-testid="form-view"]') && form.querySelector('button[type=submit]')) checkSaved(form);
     return;
   }
   const el = actionable(t);
@@ -575,7 +631,7 @@ function onKeyUp(e: KeyboardEvent): void {
   setTimeout(() => {
     if (keyed === k) keyed = null;
     // React Aria acts on the key without a click event (a menu item may already be gone)
-    if (!k.clicked && attached) hold({ kind: 'click', target: k.target });
+    if (!k.clicked && attached) holdClick(k.el, k.target);
   }, 50);
 }
 

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { FormattedDate, FormattedNumber } from 'react-intl';
 import { displayName, type FieldInfo, type Models } from '../model/records.ts';
 import { currencyFor } from './currency.ts';
+import { download } from './download.tsx';
 import { image } from './image.tsx';
 import { registerWidget, widgetRegistry } from './registry.ts';
 
@@ -84,7 +85,7 @@ const json: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : <code class
 const one2many: DisplayWidget = ({ value }) => (Array.isArray(value) ? String(value.length) : empty);
 
 // fw's display widgets, registered as an app's are (the server's list: src/apps/presentation/views/client-names.ts)
-for (const [name, display] of Object.entries({ badge, date, money, filesize, datetime, image })) registerWidget(name, { display });
+for (const [name, display] of Object.entries({ badge, date, money, filesize, datetime, image, download })) registerWidget(name, { display });
 
 /** The widget named by the view wins (the widget registry); else the field type's; else plain text. */
 export const displayWidgets: { byWidget: Record<string, DisplayWidget>; byType: Record<string, DisplayWidget> } = {

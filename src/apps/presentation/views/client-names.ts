@@ -7,7 +7,7 @@ import type { Registry } from '../../../kernel/registry/registry.js';
  * test holds the client's registrations to these lists, so the server can check views at boot
  * without running client code.
  */
-export const BUILTIN_WIDGETS: readonly string[] = ['badge', 'date', 'datetime', 'money', 'filesize', 'image', 'textarea'];
+export const BUILTIN_WIDGETS: readonly string[] = ['badge', 'date', 'datetime', 'money', 'filesize', 'image', 'download', 'textarea'];
 export const BUILTIN_VIEW_TYPES: readonly string[] = ['list', 'form', 'kanban', 'search'];
 
 /** What a view may name: built-ins plus what the active apps' manifests declare (`web`). */

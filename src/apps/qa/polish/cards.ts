@@ -62,6 +62,7 @@ export interface ResultCard {
   /** Steps that ran and passed, and the use case's step count. */
   passedSteps: number;
   totalSteps: number;
+  /** How long the run took, in its own time: never the slowed-down length of the video. */
   seconds: number;
   /** The failing step: its 1-based number (null: the use case could not run), its sentence and the error. */
   failed?: { number: number | null; sentence: string; error: string } | null;
@@ -84,7 +85,7 @@ export function resultCardHtml(r: ResultCard): string {
         <div class="meta" style="margin-top:4vh">
           <div><b>${esc(clip(r.usecaseName, 120))}</b></div>
           ${r.failed ? `<div>${r.failed.number === null ? '' : `Step ${r.failed.number} of ${r.totalSteps}: `}${esc(clip(r.failed.sentence, 160))}</div>` : ''}
-          <div>${r.passedSteps} of ${r.totalSteps} step${r.totalSteps === 1 ? '' : 's'} passed</div>
+          <div>${r.passedSteps} of ${r.totalSteps} step${r.totalSteps === 1 ? '' : 's'} passed in ${r.seconds.toFixed(1)} s</div>
           ${r.note ? `<div>${esc(r.note)}</div>` : ''}
         </div>
         ${r.failed?.error ? `<div class="error mono">${esc(clip(r.failed.error, 700))}</div>` : ''}
@@ -92,15 +93,26 @@ export function resultCardHtml(r: ResultCard): string {
   return page(body, r.passed ? 'linear-gradient(135deg, #166534 0%, #15803d 100%)' : 'linear-gradient(135deg, #7f1d1d 0%, #b91c1c 100%)');
 }
 
-/** A transparent frame with the step's caption in a band at the bottom: overlaid on the screencast. */
-export function captionHtml(text: string, number: number, total: number): string {
+/**
+ * The caption band's height in pixels for a frame: 16 % of its height, even (yuv420p). The page is
+ * filmed above it (the viewport is the frame less the band), so a caption never covers a toast,
+ * a dialog or the control a step uses.
+ */
+export const bandHeight = (size: Size) => Math.round((size.height * 0.16) / 2) * 2;
+
+/**
+ * A transparent frame with the step's caption in the band at the bottom (`bandHeight`), outside
+ * the page: overlaid on the screencast, which sits above the band.
+ */
+export function captionHtml(text: string, number: number, total: number, size: Size): string {
+  const band = bandHeight(size);
   return `<!doctype html><html><head><meta charset="utf-8"><style>
     html, body { margin: 0; width: 100vw; height: 100vh; background: transparent; font-family: ${FONT}; overflow: hidden; }
-    .band { position: absolute; left: 4vw; right: 4vw; bottom: 4vh; padding: 1.8vh 2.6vh; border-radius: 1.4vh;
-            background: rgba(15, 23, 42, .82); color: #fff; display: flex; gap: 2.2vh; align-items: baseline; }
+    .band { position: absolute; left: 0; right: 0; bottom: 0; height: ${band}px; padding: 0 4vw; box-sizing: border-box;
+            background: #0f172a; color: #fff; display: flex; gap: 2.2vh; align-items: center; }
     .n { font-size: 2.6vh; opacity: .7; white-space: nowrap; font-variant-numeric: tabular-nums; }
-    .t { font-size: 3.6vh; line-height: 1.35; overflow-wrap: anywhere; }
-  </style></head><body><div class="band" data-caption><span class="n">${number}/${total}</span><span class="t">${esc(clip(text, 300))}</span></div></body></html>`;
+    .t { font-size: ${Math.round(band * 0.24)}px; line-height: 1.3; overflow-wrap: anywhere; max-height: ${band - 8}px; overflow: hidden; }
+  </style></head><body><div class="band" data-caption><span class="n">${number}/${total}</span><span class="t">${esc(clip(text, 180))}</span></div></body></html>`;
 }
 
 /** Paints cards with one page of its own context (closed by `close()`). */

@@ -3,96 +3,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { FwError } from '../../../kernel/errors.js';
-import type { LocatorChain, StepData } from '../steps.js';
+import type { StepData } from '../steps.js';
+import { sentenceAt } from './intent.js';
 
 const run = promisify(execFile);
 
 /**
- * What a step's target is called, in words: the first accessible name, label, placeholder, text,
- * title or alt text among its candidates (in their order), else its test id made readable
- * (`new-record` → "new record"), else "the element".
- */
-export function targetName(step: StepData): string | null {
-  const candidates: LocatorChain[] = step.target?.candidates ?? [];
-  if (!candidates.length) return null;
-  for (const chain of candidates) {
-    for (const s of [...chain].reverse()) {
-      if (s.by === 'role' && s.name) return s.name;
-      if (['label', 'placeholder', 'text', 'title', 'alt'].includes(s.by)) return s.value;
-    }
-  }
-  for (const chain of candidates) {
-    const id = [...chain].reverse().find((s) => s.by === 'testid');
-    if (id) return humanize(id.value);
-  }
-  const role = candidates[0]!.find((s) => s.by === 'role');
-  return role ? `the ${role.value}` : 'the element';
-}
-
-/** `list-new` → `list new`, `org_name` → `org name`, `saveButton` → `save button`. */
-function humanize(id: string): string {
-  return id.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_.]+/g, ' ').trim().toLowerCase() || id;
-}
-
-function valueWords(step: StepData): string {
-  const v = step.value;
-  if (!v) return '';
-  if (v.kind === 'secret') return 'the secret';
-  if (v.kind === 'variable') return `the ${humanize(v.value)} value`;
-  // `{{org}}` inside a literal is read as "org"
-  const text = v.value.replace(/\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}/gi, '$1');
-  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
-}
-
-const quoteless = (s: string) => s.replace(/\s+/g, ' ').trim();
-const sentence = (s: string) => {
-  const t = quoteless(s);
-  if (!t) return t;
-  const capital = t[0]!.toUpperCase() + t.slice(1);
-  return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
-};
-
-/**
- * The one sentence narrating a step: its caption when it has one, else a sentence made from the
- * step ("Click Save.", "Fill Name with Acme."). Secrets are never read out.
+ * The one sentence narrating a step on its own: its caption when it has one, else a sentence
+ * made from its intent (intent.ts). A video narrates a use case with `narrate(steps)`, which
+ * also reads the steps before each one ("Create the organization Wayne").
  */
 export function stepSentence(step: StepData): string {
-  if (step.caption && step.caption.trim()) return sentence(step.caption);
-  const what = targetName(step) ?? 'the page';
-  const value = valueWords(step);
-  switch (step.kind) {
-    case 'navigate': return sentence(`Open ${value || 'the page'}`);
-    case 'click': return sentence(`Click ${what}`);
-    case 'fill': return sentence(step.value?.kind === 'secret' ? `Type the secret into ${what}` : value ? `Fill ${what} with ${value}` : `Clear ${what}`);
-    case 'press': return sentence(step.target ? `Press ${value} in ${what}` : `Press ${value}`);
-    case 'select': return sentence(`Select ${value} in ${what}`);
-    case 'check': return sentence(`Check ${what}`);
-    case 'uncheck': return sentence(`Uncheck ${what}`);
-    case 'upload': return sentence(`Upload ${value} to ${what}`);
-    case 'hover': return sentence(`Hover over ${what}`);
-    case 'wait': {
-      const ms = Number(step.value?.value ?? step.timeout_ms ?? 0);
-      return sentence(ms >= 1000 ? `Wait ${+(ms / 1000).toFixed(1)} seconds` : 'Wait a moment');
-    }
-    case 'chapter': return sentence(value || 'Next part');
-    case 'assert': {
-      const a = step.assertion;
-      const expected = a?.expected === undefined ? '' : String(a.expected);
-      switch (a?.kind) {
-        case 'hidden': return sentence(`Check that ${what} is hidden`);
-        case 'text': return sentence(`Check that ${what} reads ${expected}`);
-        case 'contains_text': return sentence(`Check that ${what} contains ${expected}`);
-        case 'value': return sentence(`Check that ${what} holds ${expected}`);
-        case 'url': return sentence(`Check that the address is ${expected}`);
-        case 'count': return sentence(`Check that there are ${expected} of ${what}`);
-        case 'checked': return sentence(`Check that ${what} is checked`);
-        case 'enabled': return sentence(`Check that ${what} is enabled`);
-        case 'disabled': return sentence(`Check that ${what} is disabled`);
-        default: return sentence(`Check that ${what} is visible`);
-      }
-    }
-    default: return sentence(`Do ${String(step.kind)}`);
-  }
+  return sentenceAt([step], 0);
 }
 
 export interface Clip { text: string; file: string; seconds: number }

@@ -11,9 +11,10 @@ import { CHROMIUM_PATH, DEFAULT_FIXTURES_DIR, DEFAULT_STEP_TIMEOUT_MS, startServ
 import { withSandbox as sandboxWith, type SandboxCredentials } from '../replay/sandbox.js';
 import { qaSettings, reportDir, type QaSettings } from '../settings.js';
 import { stepOf, type StepData } from '../steps.js';
-import { CardPainter, captionHtml, resultCardHtml, titleCardHtml, type ResultCard } from './cards.js';
-import { espeakBinary, speak, stepSentence, type Clip } from './narration.js';
-import { composeVideo, findToolchain, FPS, framesOf, ScreencastCapture, type Segment, type Toolchain } from './video.js';
+import { bandHeight, CardPainter, captionHtml, resultCardHtml, titleCardHtml, type ResultCard } from './cards.js';
+import { narrate, speakable } from './intent.js';
+import { espeakBinary, speak, type Clip } from './narration.js';
+import { composeVideo, findToolchain, FPS, framesOf, ScreencastCapture, webVtt, type Segment, type Toolchain } from './video.js';
 
 /**
  * `fw e2e polish --run <run_uuid>`: a narrated MP4 per use case of a run.
@@ -25,9 +26,12 @@ import { composeVideo, findToolchain, FPS, framesOf, ScreencastCapture, type Seg
  *
  *   title card (≥ 3 s: use case, module, run date; its name is spoken)
  *   → one part per step that ran: the screencast from the step's start to the next step's
- *     start, its caption burned in and its sentence spoken; a part lasts at least as long as
- *     its sentence (+ 0.5 s): the step's last frame is held while it is still being spoken
- *   → result card (≥ 3 s): green "Passed", or red "Failed" with the failing step and its error
+ *     start, its caption in a band under the page (the page is filmed at the frame's height
+ *     less the band, so a caption hides nothing) and its sentence spoken (intent.ts: the step's
+ *     caption, else its intent; never a URL); a part lasts at least as long as its sentence
+ *     (+ 0.5 s): the step's last frame is held while it is still being spoken
+ *   → result card (≥ 3 s): green "Passed", or red "Failed" with the failing step and its error,
+ *     with the time the run took (its result's duration, not the slowed-down film's)
  *
  * at QA_VIDEO_RESOLUTION, 25 fps, H.264 (libx264; MPEG-4 part 2 when this ffmpeg has no
  * libx264), yuv420p, AAC, written to `<QA_E2E_VIDEO_DIR>/<run uuid>-<use case key>.mp4`.
@@ -66,6 +70,10 @@ export interface PolishedVideo {
   /** Outcome stored in the run's result. */
   recorded_status: string;
   seconds: number;
+  /** What is spoken (and shown as captions): the title, one sentence per step that ran, the result. */
+  narration: { title: string; steps: string[]; result: string } | null;
+  /** The run's own time as the result card states it (the recorded result's duration), in seconds. */
+  run_seconds: number | null;
   /** Parts of the timeline, in order (title, steps, result), with their length in seconds. */
   timeline: Array<{ part: string; seconds: number }>;
   error: string | null;
@@ -147,13 +155,16 @@ interface Filmed {
 /** Replays one use case on a fresh sandbox with the screencast on. */
 async function film(kernel: Kernel, deps: PolishDeps, o: {
   qs: QaSettings; opts: PolishOptions; browser: Browser; base: string; tools: Toolchain; work: string; runId: string; usecase: { row: Rec; steps: StepData[] };
+  sentences: string[];
 }): Promise<Filmed> {
   const { qs, opts, usecase } = o;
   const key = String(usecase.row.key);
   const out: Filmed = { status: 'passed', error: null, steps: [], starts: usecase.steps.map(() => null), capture: null, seconds: 0 };
   const role = (['admin', 'user', 'qa'].includes(String(usecase.row.replay_role)) ? usecase.row.replay_role : 'admin') as SandboxCredentials['role'];
   const started = Date.now();
-  const context = await o.browser.newContext({ viewport: qs.resolution, deviceScaleFactor: 1, locale: 'en-US', timezoneId: 'UTC', extraHTTPHeaders: { 'x-tenant': qs.QA_SANDBOX_TENANT_KEY } });
+  // the page is filmed above the caption band (cards.ts bandHeight): a caption covers none of it
+  const viewport = { width: qs.resolution.width, height: qs.resolution.height - bandHeight(qs.resolution) };
+  const context = await o.browser.newContext({ viewport, deviceScaleFactor: 1, locale: 'en-US', timezoneId: 'UTC', extraHTTPHeaders: { 'x-tenant': qs.QA_SANDBOX_TENANT_KEY } });
   let capture: ScreencastCapture | null = null;
   try {
     const page = await context.newPage();
@@ -177,7 +188,7 @@ async function film(kernel: Kernel, deps: PolishDeps, o: {
         throw new FwError('QA_START_FAILED', 500, `opening the start page ${start} failed: ${errMsg(err)}`);
       }
       const file = path.join(o.work, 'capture.mkv');
-      capture = await ScreencastCapture.start(page, { ffmpeg: o.tools.ffmpeg, file, size: qs.resolution });
+      capture = await ScreencastCapture.start(page, { ffmpeg: o.tools.ffmpeg, file, size: viewport });
       const cap = capture;
       out.steps = await deps.runSteps(page, usecase.steps, {
         baseUrl: o.base,
@@ -191,9 +202,9 @@ async function film(kernel: Kernel, deps: PolishDeps, o: {
         slowMoMs: qs.QA_VIDEO_SLOWMO_MS,
         hooks: {
           beforeStep: (i) => { out.starts[i] = cap.now(); },
-          afterStep: (_i, step, r) => {
+          afterStep: (i, _step, r) => {
             if (r.status === 'skipped') return;
-            opts.log(`  ${r.status === 'passed' ? '✓' : '✗'} ${r.sequence} ${stepSentence(step)}${r.error ? `\n      ${r.error}` : ''}`);
+            opts.log(`  ${r.status === 'passed' ? '✓' : '✗'} ${r.sequence} ${o.sentences[i]}${r.error ? `\n      ${r.error}` : ''}`);
           },
         },
       });
@@ -218,12 +229,32 @@ async function film(kernel: Kernel, deps: PolishDeps, o: {
   return out;
 }
 
+/**
+ * The time the result card states: how long the use case took in the run being filmed (its
+ * result's `duration_ms`), not the film's slowed-down length. A result without a duration falls
+ * back to what the steps took in this replay (their `action_ms`, without the slow-motion pauses).
+ */
+function realSeconds(result: Rec, filmed: Filmed): number {
+  const ms = Number(result.duration_ms);
+  if (result.duration_ms !== null && result.duration_ms !== undefined && Number.isFinite(ms) && ms >= 0) return ms / 1000;
+  return filmed.steps.reduce((t, s) => t + (s.action_ms ?? 0), 0) / 1000;
+}
+
+/** `12.6 seconds`, `1 second`, `2 minutes 5 seconds`: a length as it is read aloud. */
+export function spokenSeconds(seconds: number): string {
+  const s = Math.round(seconds * 10) / 10;
+  if (s < 60) return `${s} second${s === 1 ? '' : 's'}`;
+  const m = Math.floor(s / 60);
+  const rest = Math.round(s - m * 60);
+  return `${m} minute${m === 1 ? '' : 's'}${rest ? ` ${rest} second${rest === 1 ? '' : 's'}` : ''}`;
+}
+
 /** The timeline of one use case's video (see the module header). */
 function timeline(o: {
   clips: Clip[]; captions: string[]; filmed: Filmed;
   title: { image: string; clip: Clip }; result: { image: string; clip: Clip };
 }): Segment[] {
-  const card = (label: string, image: string, clip: Clip): Segment => ({ kind: 'card', label, image, narration: clip.file, seconds: Math.max(CARD_SECONDS, clip.seconds + SENTENCE_GAP + 0.3) });
+  const card = (label: string, image: string, clip: Clip): Segment => ({ kind: 'card', label, text: clip.text, image, narration: clip.file, seconds: Math.max(CARD_SECONDS, clip.seconds + SENTENCE_GAP + 0.3) });
   const segments: Segment[] = [card('title', o.title.image, o.title.clip)];
   const { filmed } = o;
   if (filmed.capture) {
@@ -231,7 +262,7 @@ function timeline(o: {
     ran.forEach(({ t, i }, n) => {
       const from = n === 0 ? 0 : t; // the first part also shows the start page before the first step
       const to = n + 1 < ran.length ? ran[n + 1]!.t : filmed.capture!.seconds;
-      segments.push({ kind: 'capture', label: `step ${i + 1}`, from, to, caption: o.captions[i]!, narration: o.clips[i]!.file, seconds: Math.max(to - from, o.clips[i]!.seconds + SENTENCE_GAP) });
+      segments.push({ kind: 'capture', label: `step ${i + 1}`, text: o.clips[i]!.text, from, to, caption: o.captions[i]!, narration: o.clips[i]!.file, seconds: Math.max(to - from, o.clips[i]!.seconds + SENTENCE_GAP) });
     });
   }
   segments.push(card('result', o.result.image, o.result.clip));
@@ -270,7 +301,7 @@ export async function polishRun(kernel: Kernel, opts: PolishOptions, deps: Polis
       painter = await CardPainter.open(browser, qs.resolution);
       for (const [n, result] of results.entries()) {
         const key = String(result.usecase_key);
-        const entry: PolishedVideo = { usecase_key: key, file: null, status: 'error', recorded_status: String(result.status), seconds: 0, timeline: [], error: null };
+        const entry: PolishedVideo = { usecase_key: key, file: null, status: 'error', recorded_status: String(result.status), seconds: 0, narration: null, run_seconds: null, timeline: [], error: null };
         videos.push(entry);
         const dir = path.join(work, `uc-${n}`);
         fs.mkdirSync(dir);
@@ -285,40 +316,47 @@ export async function polishRun(kernel: Kernel, opts: PolishOptions, deps: Polis
             opts.log(`  (the run replayed version ${String(result.usecase_version)}; the video shows version ${String(usecase.row.version)}, its steps now)`);
           }
           // narration and overlays first: the replay then only waits for the page
-          const sentences = usecase.steps.map(stepSentence);
+          const sentences = narrate(usecase.steps, String(usecase.row.start_path ?? '') || null);
           const clips: Clip[] = [];
           const captions: string[] = [];
           for (const [i, s] of sentences.entries()) {
             clips.push(await speak(s, dir, `step-${i + 1}`, tools.ffprobe));
-            captions.push(await painter.paint(captionHtml(s, i + 1, total), path.join(dir, `caption-${i + 1}.png`), true));
+            captions.push(await painter.paint(captionHtml(s, i + 1, total, qs.resolution), path.join(dir, `caption-${i + 1}.png`), true));
           }
           const titleImage = await painter.paint(titleCardHtml({
             usecaseName: name, usecaseKey: key, module: String(usecase.row.module), runDate, runId: String(run.id), stepCount: total, browser: String(run.browser ?? 'chromium'),
           }), path.join(dir, 'title.png'));
-          const titleClip = await speak(`${name}.`, dir, 'title', tools.ffprobe);
+          const titleLine = speakable(name);
+          const titleClip = await speak(titleLine, dir, 'title', tools.ffprobe);
 
-          const filmed = await film(kernel, deps, { qs, opts, browser, base, tools, work: dir, runId: String(run.id), usecase });
+          const filmed = await film(kernel, deps, { qs, opts, browser, base, tools, work: dir, runId: String(run.id), usecase, sentences });
+          const runSeconds = realSeconds(result, filmed);
           entry.status = filmed.status;
           const failedStep = filmed.steps.find((s) => s.status === 'failed');
           const passedSteps = filmed.steps.filter((s) => s.status === 'passed').length;
           const note = (result.status === 'passed') === (filmed.status === 'passed') ? null
             : `The recorded run ${String(result.status)}${result.failed_step ? ` at step ${String(result.failed_step)}` : ''}; this replay ${filmed.status}.`;
           const card: ResultCard = {
-            passed: filmed.status === 'passed', usecaseName: name, passedSteps, totalSteps: total, seconds: filmed.seconds, note,
+            passed: filmed.status === 'passed', usecaseName: name, passedSteps, totalSteps: total, seconds: runSeconds, note,
             failed: failedStep
               ? { number: failedStep.sequence, sentence: sentences[failedStep.sequence - 1]!, error: failedStep.error ?? 'failed' }
               : filmed.status === 'error' ? { number: null, sentence: 'The use case could not run.', error: filmed.error ?? 'error' } : null,
           };
           const resultImage = await painter.paint(resultCardHtml(card), path.join(dir, 'result.png'));
-          const resultLine = filmed.status === 'passed' ? `Passed. All ${total} steps passed.`
-            : failedStep ? `Failed at step ${failedStep.sequence}.` : 'The use case could not run.';
+          const took = spokenSeconds(runSeconds);
+          const resultLine = filmed.status === 'passed' ? `Passed. All ${total} steps passed in ${took}.`
+            : failedStep ? `Failed at step ${failedStep.sequence}, after ${took}.` : 'The use case could not run.';
           const resultClip = await speak(resultLine, dir, 'result', tools.ffprobe);
 
           const segments = timeline({ clips, captions, filmed, title: { image: titleImage, clip: titleClip }, result: { image: resultImage, clip: resultClip } });
           const file = path.join(videoDir, `${String(run.id)}-${key.replace(/[^a-z0-9_.-]/gi, '_')}.mp4`);
           opts.log(`  composing ${segments.length} parts…`);
-          entry.seconds = await composeVideo({ tools, size: qs.resolution, capture: filmed.capture?.file ?? '', segments, out: file, work: dir });
+          entry.seconds = await composeVideo({ tools, size: qs.resolution, band: bandHeight(qs.resolution), capture: filmed.capture?.file ?? '', segments, out: file, work: dir });
           entry.file = file;
+          // the narration as subtitles next to the video (`<video>.vtt`)
+          fs.writeFileSync(file.replace(/\.mp4$/, '.vtt'), webVtt(segments));
+          entry.narration = { title: titleLine, steps: filmed.steps.filter((st) => st.status !== 'skipped').map((st) => sentences[st.sequence - 1]!), result: resultLine };
+          entry.run_seconds = runSeconds;
           entry.timeline = segments.map((seg) => ({ part: seg.label ?? seg.kind, seconds: round(framesOf(seg.seconds) / FPS) }));
           entry.error = filmed.status === 'passed' ? null : filmed.error;
           opts.log(`  timeline: ${entry.timeline.map((t) => `${t.part} ${t.seconds.toFixed(2)} s`).join(' · ')}`);

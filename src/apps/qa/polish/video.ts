@@ -140,7 +140,7 @@ export class ScreencastCapture {
 }
 
 /** One part of the timeline: a still card or a window of the capture, with its narration. */
-export type Segment = { label?: string } & (
+export type Segment = { label?: string; /** what is said (and shown) in it: its subtitle */ text?: string } & (
   | { kind: 'card'; image: string; narration: string | null; seconds: number }
   | { kind: 'capture'; from: number; to: number; caption: string | null; narration: string | null; seconds: number });
 
@@ -153,7 +153,16 @@ export interface ComposeInput {
   out: string;
   /** A scratch folder for the parts (the caller removes it). */
   work: string;
+  /**
+   * Pixels at the bottom of the frame kept for the caption band: the capture (filmed at the
+   * frame's width and its height less the band) is placed above it, so a caption hides nothing
+   * of the page (a toast, the control being used). 0: the capture fills the frame.
+   */
+  band?: number;
 }
+
+/** The caption band's colour (cards.ts draws the band in it, ffmpeg pads the frame with it). */
+export const BAND_COLOUR = '0x0f172a';
 
 /** Frames of a segment: its seconds rounded to whole frames (at least one). */
 export const framesOf = (seconds: number) => Math.max(1, Math.round(seconds * FPS));
@@ -256,6 +265,9 @@ export async function writeNarrationTrack(tools: Toolchain, segments: Segment[],
 async function encodePart(c: ComposeInput, segments: Segment[], out: string): Promise<void> {
   const { size } = c;
   const fit = `scale=${size.width}:${size.height}:force_original_aspect_ratio=decrease,pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2:color=white,setsar=1`;
+  // the page above the caption band, never under it
+  const pageHeight = size.height - (c.band ?? 0);
+  const fitPage = `scale=${size.width}:${pageHeight}:force_original_aspect_ratio=decrease,pad=${size.width}:${size.height}:(ow-iw)/2:0:color=${BAND_COLOUR},setsar=1`;
   const inputs: string[] = [];
   const graph: string[] = [];
   let n = 0;
@@ -271,7 +283,7 @@ async function encodePart(c: ComposeInput, segments: Segment[], out: string): Pr
       const length = Math.max(1 / FPS, s.to - from);
       inputs.push('-ss', from.toFixed(3), '-t', length.toFixed(3), '-i', c.capture);
       const video = n++;
-      const base = `[${video}:v]fps=${FPS},${fit},tpad=stop=-1:stop_mode=clone`;
+      const base = `[${video}:v]fps=${FPS},${fitPage},tpad=stop=-1:stop_mode=clone`;
       if (s.caption) {
         inputs.push('-i', s.caption);
         graph.push(`${base}[b${j}]`, `[b${j}][${n++}:v]overlay=0:0:eof_action=repeat,${cut}`);
@@ -323,4 +335,27 @@ export async function probeVideo(ffprobe: string, file: string): Promise<ProbeRe
   const v = j.streams?.find((s) => s.codec_type === 'video');
   const a = j.streams?.find((s) => s.codec_type === 'audio');
   return { seconds: Number(j.format?.duration ?? NaN), width: v?.width ?? null, height: v?.height ?? null, video: v?.codec_name ?? null, audio: a?.codec_name ?? null, pixFmt: v?.pix_fmt ?? null };
+}
+
+const vttTime = (frames: number) => {
+  const ms = Math.round((frames / FPS) * 1000);
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const sec = (ms % 60_000) / 1000;
+  return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:${sec.toFixed(3).padStart(6, '0')}`;
+};
+
+/**
+ * The narration as WebVTT subtitles, one cue per segment with a text, timed on the same frame
+ * counts as the video: a player shows them, a reader (or a test) reads what is said.
+ */
+export function webVtt(segments: Segment[]): string {
+  const cues: string[] = [];
+  let at = 0;
+  for (const s of segments) {
+    const frames = framesOf(s.seconds);
+    if (s.text) cues.push(`${vttTime(at)} --> ${vttTime(at + frames)}\n${s.text.replace(/-->/g, '->').replace(/\n+/g, ' ')}`);
+    at += frames;
+  }
+  return `WEBVTT\n\n${cues.join('\n\n')}\n`;
 }

@@ -18,12 +18,14 @@ export function summaryLine(o: ReplayOutcome): string {
 }
 
 /**
- * `fw e2e replay --tenant <key> [--usecase <key>]`: progress per step, then one summary line.
+ * `fw e2e replay --tenant <key> [--usecase <key> [--from <n>]]`: progress per step, then one
+ * summary line. `--from <n>` replays from step n: the steps before it run as the way there,
+ * without screenshots.
  * Exit code 0 only when every use case passed in every browser; 1 otherwise (a failed step, a
  * use case or browser that could not run, or nothing to replay).
  */
-export async function replayFromCli(kernel: Kernel, o: { tenant: string; usecase: string | null; log: (line: string) => void }): Promise<number> {
-  const outcome = await replay(kernel, { tenant: o.tenant, usecase: o.usecase, log: o.log });
+export async function replayFromCli(kernel: Kernel, o: { tenant: string; usecase: string | null; fromStep?: number | null; log: (line: string) => void }): Promise<number> {
+  const outcome = await replay(kernel, { tenant: o.tenant, usecase: o.usecase, fromStep: o.fromStep, log: o.log });
   o.log(summaryLine(outcome));
   if (!outcome.usecases) return 1;
   const ok = outcome.runs.length > 0 && outcome.runs.every((r) => r.status === 'passed' && r.results.every((x) => x.status === 'passed'));

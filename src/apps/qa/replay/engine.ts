@@ -42,6 +42,11 @@ export interface StepRunContext {
   defaultTimeoutMs: number;
   /** A pause before and after each step (polished videos); not part of `action_ms`. */
   slowMoMs?: number;
+  /**
+   * "Replay from here": the 1-based step the person wants to see. The steps before it are the
+   * way there: they run (the page needs what they do), without screenshots or pauses.
+   */
+  fromStep?: number;
   hooks?: {
     beforeStep?(index: number, step: StepData): void | Promise<void>;
     afterStep?(index: number, step: StepData, result: StepResult): void | Promise<void>;
@@ -230,7 +235,13 @@ async function assertStep(page: Page, step: StepData, a: StepAssertion, budget: 
     const last = r.actual[r.actual.length - 1];
     return { matched: last ? { locator: toLocator(page, candidates[last.candidate]), candidate: last.candidate, chain: last.chain, tried: r.actual.slice(0, -1) } : null, attempts: 1 };
   }
-  const found = await resolveTarget(page, step.target!, budget.left, budget.ms);
+  const found = await resolveTarget(page, step.target!, budget.left, budget.ms).catch((err: unknown) => {
+    // a saved-value check (the recorder's, after a save) waits for the form to show the record read back
+    if (err instanceof StepFailure && candidates.length && candidates.every((c) => c[0]?.by === 'css' && c[0].value.includes('[data-synced]'))) {
+      throw new StepFailure(`the form never showed the saved record (the save failed, or the record was not read back): ${err.message}`, err.tried);
+    }
+    throw err;
+  });
   const el = found.locator;
   const t = Math.max(50, budget.left);
   const check = async (what: string, read: (l: Locator) => Promise<unknown>, ok: (v: unknown) => boolean, show: (v: unknown) => string) => {
@@ -243,7 +254,7 @@ async function assertStep(page: Page, step: StepData, a: StepAssertion, budget: 
     case 'visible': break; // resolveTarget found exactly one visible element
     case 'text': await check(`text ${quoted(norm(String(expected)))}`, async (l) => norm(await l.innerText(timeout())), (v) => v === norm(String(expected)), quoted); break;
     case 'contains_text': await check(`text containing ${quoted(norm(String(expected)))}`, async (l) => norm(await l.innerText(timeout())), (v) => String(v).includes(norm(String(expected))), quoted); break;
-    case 'value': await check(`value ${quoted(String(expected))}`, (l) => l.inputValue(timeout()), (v) => v === String(expected), quoted); break;
+    case 'value': await check(`value ${quoted(String(expected))}`, (l) => l.inputValue(timeout()), (v) => v === String(expected), (v) => (v === '' ? '"" (empty)' : quoted(v))); break;
     case 'checked': {
       const want = truthy(expected);
       await check(want ? 'it checked' : 'it unchecked', (l) => l.isChecked(timeout()), (v) => v === want, (v) => (v ? 'it checked' : 'it unchecked'));
@@ -398,7 +409,8 @@ export async function runSteps(page: Page, steps: StepData[], ctx: StepRunContex
       continue;
     }
     await ctx.hooks?.beforeStep?.(i, step);
-    if (ctx.slowMoMs) await sleep(ctx.slowMoMs);
+    const onTheWay = !!ctx.fromStep && i + 1 < ctx.fromStep;
+    if (ctx.slowMoMs && !onTheWay) await sleep(ctx.slowMoMs);
     const budget = new Budget(step.timeout_ms ?? ctx.defaultTimeoutMs);
     const startedAt = new Date().toISOString();
     const t0 = performance.now();
@@ -410,12 +422,14 @@ export async function runSteps(page: Page, steps: StepData[], ctx: StepRunContex
       error = err;
     }
     const actionMs = Math.round((performance.now() - t0) * 10) / 10;
-    if (ctx.slowMoMs) await sleep(ctx.slowMoMs);
+    if (ctx.slowMoMs && !onTheWay) await sleep(ctx.slowMoMs);
     const failure = error instanceof ActionFailure ? error : null;
     const matched = outcome?.matched ?? failure?.matched ?? null;
     const tried = step.target ? (matched?.tried ?? (error instanceof StepFailure ? error.tried : [])) : null;
     const policy = step.screenshot ?? DEFAULT_SCREENSHOT_POLICY;
-    const shot = !ctx.noScreenshots && (policy === 'always' || (policy === 'on_failure' && error)) ? await screenshot(page, ctx, i + 1, step.kind) : null;
+    // on the way to `fromStep`, only a failure is worth a screenshot (the step it was meant to reach is not reached)
+    const wanted = onTheWay ? !!error && policy !== 'never' : policy === 'always' || (policy === 'on_failure' && !!error);
+    const shot = !ctx.noScreenshots && wanted ? await screenshot(page, ctx, i + 1, step.kind) : null;
     const result: StepResult = {
       ...base,
       status: error ? 'failed' : 'passed',

@@ -48,6 +48,8 @@ export interface ReplayOptions {
   defaultTimeoutMs?: number;
   /** Pause around each step (polished runs use QA_VIDEO_SLOWMO_MS); not part of `action_ms`. */
   slowMoMs?: number;
+  /** "Replay from here" (one use case): the steps before this one run without screenshots (engine.ts). */
+  fromStep?: number | null;
   hooks?: StepRunContext['hooks'];
   /** Called with each browser page once it exists (a screencast, an overlay). */
   onPage?: (page: Page, run: { id: string; browser: string }) => void | Promise<void>;
@@ -241,10 +243,11 @@ async function replayUsecase(kernel: Kernel, o: {
         screenshotRoot: o.traceDir,
         defaultTimeoutMs: opts.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
         slowMoMs: opts.slowMoMs,
+        fromStep: opts.fromStep ?? undefined,
         hooks: {
           beforeStep: opts.hooks?.beforeStep,
           afterStep: async (i, step, r) => {
-            opts.log(progressLine(step, r));
+            opts.log(progressLine(step, r) + (opts.fromStep && i + 1 < opts.fromStep && r.status === 'passed' ? ` — on the way to step ${opts.fromStep}` : ''));
             await opts.hooks?.afterStep?.(i, step, r);
           },
         },
@@ -368,6 +371,10 @@ async function runBrowser(kernel: Kernel, o: { qs: QaSettings; opts: ReplayOptio
     run.status = run.results.some((r) => r.status === 'error') ? 'error' : passed === run.results.length ? 'passed' : 'failed';
   }
   run.duration_ms = Date.now() - started;
+  // each result links the run's trace (its form offers the download)
+  if (run.trace_path) {
+    for (const r of run.results) if (r.result_id) await kernel.dispatch('fw.update', { model: 'qa.run.result', id: r.result_id, values: { trace_path: run.trace_path } }, sys);
+  }
   await kernel.dispatch('fw.update', {
     model: 'qa.run', id: run.id,
     values: {
@@ -393,6 +400,14 @@ export async function replay(kernel: Kernel, opts: ReplayOptions): Promise<Repla
   const started = Date.now();
   const sys = systemPrincipal(opts.tenant);
   const usecases = await loadUsecases(kernel, sys, opts.usecase);
+  if (opts.fromStep !== undefined && opts.fromStep !== null) {
+    const total = usecases[0]?.steps.length ?? 0;
+    if (!opts.usecase || !Number.isInteger(opts.fromStep) || opts.fromStep < 1 || opts.fromStep > total) {
+      throw new FwError('QA_FROM_STEP_INVALID', 400, opts.usecase
+        ? `--from ${String(opts.fromStep)}: use case ${opts.usecase} has steps 1 to ${total}`
+        : 'replaying from a step needs the use case (--usecase <key>)');
+    }
+  }
   if (!usecases.length) return { usecases: 0, runs: [], duration_ms: Date.now() - started };
   const traceDir = path.resolve(qs.QA_E2E_TRACE_DIR);
   const { server, base } = await startServer(kernel);

@@ -83,6 +83,10 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [saving, setSaving] = useState(false);
   const [remote, setRemote] = useState<'changed' | 'deleted' | null>(null);
+  // whether the fields show the record as last read from the server: false from a save until the
+  // refetch after it lands. QA replays read saved values back only then (`data-synced`), so a
+  // value the save lost shows as lost instead of as what was typed (docs/qa.md)
+  const [fromServer, setFromServer] = useState(false);
   const invalidate = useInvalidateModel();
   const dirty = form.formState.isDirty || linesDirty > 0;
   // view modifiers: the fields their expressions read are watched, so they follow every edit
@@ -102,11 +106,13 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
     lines.current = {};
     setLinesDirty(0);
     setRemote(null);
+    setFromServer(true);
   };
   useEffect(() => {
-    // a refetch never overwrites unsaved edits
-    if (record.data && !form.formState.isDirty) load(record.data);
-  }, [record.data]); // eslint-disable-line react-hooks/exhaustive-deps
+    // a refetch never overwrites unsaved edits (fields or lines); one that brought the same data (shared
+    // structurally, so the same object) still counts as read back (dataUpdatedAt)
+    if (record.data && !form.formState.isDirty && linesDirty === 0) load(record.data);
+  }, [record.data, record.dataUpdatedAt]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // the record changed elsewhere: an untouched form follows, a dirty one is told
   useEffect(() => {
@@ -149,6 +155,7 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
       await onSave?.(id, values, dirtyFields);
       toast(t(isNew ? 'form.created' : 'form.saved'));
       form.reset(values);
+      setFromServer(false); // what was sent, until the refetch below brings what was stored
       base.current = undefined; // the refetch below brings the new revision
       lines.current = {};
       setLinesDirty(0);
@@ -200,7 +207,8 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
   const status = statusField ? form.watch(statusField) : undefined;
   return (
     <ModifierValues.Provider value={modifierValues}>
-    <form className="view view-form" onSubmit={form.handleSubmit((v) => { if (!readOnly) void save(v); })} noValidate data-testid="form-view" data-readonly={readOnly || undefined}>
+    <form className="view view-form" onSubmit={form.handleSubmit((v) => { if (!readOnly) void save(v); })} noValidate data-testid="form-view" data-readonly={readOnly || undefined}
+      data-synced={(!isNew && fromServer && !dirty && !saving) || undefined}>
       <div className="control-panel">
         <div className="cp-row">
           <nav aria-label="Breadcrumb" className="breadcrumb">
