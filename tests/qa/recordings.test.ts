@@ -99,6 +99,22 @@ describe('recording → finalised → promoted', () => {
     await t.request('POST', `/api/qa/recordings/${id}/finalize`, { token: qa });
     expectError(await t.request('PATCH', `/api/data/qa.recording.step/${res.body.id}`, { token: qa, body: { caption: 'late' } }), 409, 'QA_RECORDING_NOT_LIVE');
   });
+
+  it('a literal filled into a field the recorder marked secret (a password input) is stored as a secret whatever its locators say, also when edited; a plain field keeps its literal', async () => {
+    const id = await startRecording(qa, 'login.secret-anywhere');
+    const target = { candidates: [[{ by: 'testid', value: 'input-pin' }], [{ by: 'css', value: '#field-7' }]], secret: true };
+    const res = await t.request('POST', `/api/qa/recordings/${id}/step`, { token: qa, body: { kind: 'fill', target, value: { kind: 'literal', value: 'swordfish-1' } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.value).toEqual({ kind: 'secret', value: 'password' });
+    expect(res.body.target.secret).toBe(true);
+    const edited = await t.request('PATCH', `/api/data/qa.recording.step/${res.body.id}`, { token: qa, body: { value: { kind: 'literal', value: 'swordfish-2' } } });
+    expect(edited.body.value).toEqual({ kind: 'secret', value: 'password' });
+    expect(JSON.stringify((await t.request('GET', `/api/qa/recordings/${id}`, { token: qa })).body)).not.toContain('swordfish');
+    const plain = await t.request('POST', `/api/qa/recordings/${id}/step`, { token: qa, body: { kind: 'fill', target: { candidates: target.candidates }, value: { kind: 'literal', value: 'visible text' } } });
+    expect(plain.body.value).toEqual({ kind: 'literal', value: 'visible text' });
+    const bad = await t.request('POST', `/api/qa/recordings/${id}/step`, { token: qa, body: { kind: 'fill', target: { ...target, secret: 'yes' }, value: { kind: 'literal', value: 'x' } } });
+    expectError(bad, 422, 'VALIDATION_FAILED');
+  });
 });
 
 describe('a finalised recording is what gets promoted', () => {

@@ -23,10 +23,14 @@ function checkModule(env: Env, module: unknown): string {
   return String(module);
 }
 
-/** A typed password is never stored: a literal filled into a password field becomes a secret. */
+/**
+ * A typed password is never stored: a literal filled into a password field (the recorder marks its
+ * target `secret`; a locator naming a password, secret, token or key says so too) becomes a secret.
+ */
 export function maskSecrets(step: StepData): StepData {
   if (step.kind !== 'fill' || step.value?.kind !== 'literal') return step;
-  const looksSecret = step.target?.candidates.some((chain) => chain.some((s) => /pass(word)?|secret|token|api[-_ ]?key/i.test(`${s.value} ${s.name ?? ''}`)));
+  const looksSecret = step.target?.secret === true
+    || step.target?.candidates.some((chain) => chain.some((s) => /pass(word)?|secret|token|api[-_ ]?key/i.test(`${s.value} ${s.name ?? ''}`)));
   return looksSecret ? { ...step, value: { kind: 'secret', value: 'password' } } : step;
 }
 

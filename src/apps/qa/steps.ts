@@ -26,6 +26,12 @@ export type LocatorChain = LocatorSegment[];
 export interface StepTarget {
   /** Tried in order until one matches exactly one element: the most intentful first, CSS last. */
   candidates: LocatorChain[];
+  /**
+   * The field hides what is typed (a password input, a one-time code): a literal filled into it
+   * is stored as a secret whatever its locators say (recordings.ts `maskSecrets`). The recorder
+   * sets it; an edit keeps it.
+   */
+  secret?: boolean;
 }
 
 /** `literal` text, a `{{variable}}` filled at replay, or a `secret` named here and never stored. */
@@ -116,6 +122,7 @@ export function checkStep(input: Record<string, unknown>): StepData {
       issues.push({ field: 'target', code: 'INVALID_LOCATOR', message: 'target must be { candidates: [chain, …] } with 1 to 6 chains' });
     } else {
       target.candidates.forEach((c, i) => checkChain(c, `target.candidates[${i}]`, issues));
+      if (target.secret !== undefined && typeof target.secret !== 'boolean') issues.push({ field: 'target', code: 'INVALID_LOCATOR', message: 'target.secret is true or false' });
     }
   } else if (NEEDS_TARGET.has(kind) || (kind === 'assert' && isObj(input.assertion) && input.assertion.kind !== 'url')) {
     issues.push({ field: 'target', code: 'REQUIRED', message: `a ${kind} step needs a target` });

@@ -29,7 +29,7 @@ import { pagePath, readStored, writeStored, type Stored, type StoredStep } from 
 type Json = Record<string, unknown>;
 export interface Step {
   kind: 'navigate' | 'click' | 'fill' | 'press' | 'select' | 'check' | 'uncheck' | 'upload' | 'assert' | 'chapter';
-  target?: { candidates: Chain[] } | null;
+  target?: { candidates: Chain[]; secret?: boolean } | null;
   value?: { kind: 'literal' | 'secret'; value: string } | null;
   assertion?: { kind: 'visible' | 'text' | 'contains_text' | 'value' | 'checked'; expected?: string } | null;
   caption?: string | null;
@@ -414,7 +414,9 @@ const targetOf = (el: Element) => {
   let at: Element | null = el;
   if (!isVisible(el)) at = (el as HTMLInputElement).labels?.[0] ?? el.parentElement;
   while (at && !isVisible(at) && at.parentElement) at = at.parentElement;
-  return { candidates: candidatesFor(at ?? el) };
+  // a field hiding what is typed is marked, so the server stores a literal filled into it as a
+  // secret whatever its locators look like
+  return { candidates: candidatesFor(at ?? el), ...(isSecretField(el) ? { secret: true } : {}) };
 };
 const literal = (value: string) => ({ kind: 'literal', value } as const);
 
