@@ -1031,6 +1031,7 @@ export type QaUsecaseRecord = {
   replay_role: "admin" | "user" | "qa";
   variables: unknown;
   is_active: boolean;
+  organization_id: string | null;
 };
 export type QaUsecaseCreate = {
   key: string;

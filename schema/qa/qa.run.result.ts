@@ -21,5 +21,6 @@ export default defineModel({
     trace_path: f.char(500, { description: 'The run\'s Playwright trace (relative to QA_E2E_TRACE_DIR): the trace of every use case of the run' }),
     steps: f.one2many('qa.run.step', 'result_id'),
   },
-  access: { roles: { admin: 'r', qa: 'r', '*': 'r' } },
+  // a use case's outcome is seen where the use case is (a result whose use case was deleted: admins only)
+  access: { roles: { admin: 'r', qa: 'r', '*': 'r' }, rules: [{ follow: 'usecase_id' }] },
 });

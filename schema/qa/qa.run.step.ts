@@ -20,5 +20,6 @@ export default defineModel({
     error: f.text(),
     screenshot_path: f.char(1000),
   },
-  access: { roles: { admin: 'r', qa: 'r', '*': 'r' } },
+  // its screenshot shows the use case's pages: seen where the result is
+  access: { roles: { admin: 'r', qa: 'r', '*': 'r' }, rules: [{ follow: 'result_id' }] },
 });

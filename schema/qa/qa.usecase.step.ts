@@ -17,5 +17,6 @@ export default defineModel({
     usecase_id: f.reference('qa.usecase', { required: true, on_delete: 'cascade', description: 'Use case' }),
     ...stepFields,
   },
-  access: { roles: { admin: 'ru', qa: 'ru', '*': 'r' } },
+  // visible exactly when its use case is (its organization's, or the tenant's when imported)
+  access: { roles: { admin: 'ru', qa: 'ru', '*': 'r' }, rules: [{ follow: 'usecase_id' }] },
 });

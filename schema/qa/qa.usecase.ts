@@ -18,9 +18,15 @@ export default defineModel({
     replay_role: f.enum(['admin', 'user', 'qa'], { default: 'admin', description: 'Role of the sandbox user the replay signs in as' }),
     variables: f.json({ description: 'Default values of {{variables}}' }),
     is_active: f.boolean({ default: true }),
+    organization_id: f.reference('res.organization', { on_delete: 'set null', readonly: true, description: 'Organization of the people who recorded it (empty: imported, for the whole tenant)' }),
     steps: f.one2many('qa.usecase.step', 'usecase_id'),
   },
   // created by promotion or import only (qa.recording.promote, qa.usecase.import); admins and qa
   // users may rename, deactivate, change the replay role or delete one
-  access: { roles: { admin: 'rud', qa: 'rud', '*': 'r' } },
+  access: {
+    roles: { admin: 'rud', qa: 'rud', '*': 'r' },
+    // a use case promoted from a recording belongs to the recording's organization (what its
+    // steps typed and its screenshots show is that organization's); an imported one to the tenant
+    rules: [{ domain: ['|', ['organization_id', '=', '$principal.organization_id'], ['organization_id', '=', null]] }],
+  },
 });

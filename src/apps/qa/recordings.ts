@@ -1,3 +1,4 @@
+import { isAdmin } from '../../kernel/access.js';
 import type { CommandDecl, HookDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
@@ -49,18 +50,32 @@ const stepInput = {
   url: f.char(1000),
 };
 
-/** Copies steps as they are into a use case: replays run exactly these. */
-export async function writeUsecase(env: Env, o: { key: string; name: string; module: string; start_path: string; source: 'recording' | 'import'; recording_id?: string | null; steps: StepData[] }): Promise<Rec> {
+/**
+ * Copies steps as they are into a use case: replays run exactly these. A use case belongs to the
+ * organization of the recording it comes from, or of the person importing it (empty for an import
+ * by the system, `fw e2e import`: the whole tenant's). Keys are
+ * unique in the tenant, so promoting under a key another organization's use case holds (or a
+ * tenant-wide one) is 409 QA_USECASE_KEY_TAKEN for anyone but an admin: it would overwrite
+ * what that organization replays.
+ */
+export async function writeUsecase(env: Env, o: {
+  key: string; name: string; module: string; start_path: string; source: 'recording' | 'import'; recording_id?: string | null;
+  organization_id?: string | null; steps: StepData[];
+}): Promise<Rec> {
   const sys = env.sudo();
   const usecases = delegateOf(env.db, env.registry.model('qa.usecase'));
   const existing = await usecases.findUnique({ where: { key: o.key } });
+  const organization_id = o.organization_id ?? null;
   let id: string;
   if (existing) {
+    if ((existing.organization_id ?? null) !== organization_id && env.principal.kind === 'user' && !isAdmin(env.principal)) {
+      throw new Conflict(`use case key "${o.key}" is taken; choose another key`, { field: 'usecase_key' }, 'QA_USECASE_KEY_TAKEN');
+    }
     await delegateOf(env.db, env.registry.model('qa.usecase.step')).deleteMany({ where: { usecase_id: existing.record_uuid } });
-    await sys.dispatch('fw.update', { model: 'qa.usecase', id: existing.record_uuid, values: { name: o.name, module: o.module, start_path: o.start_path, source: o.source, recording_id: o.recording_id ?? null, version: Number(existing.version) + 1 } });
+    await sys.dispatch('fw.update', { model: 'qa.usecase', id: existing.record_uuid, values: { name: o.name, module: o.module, start_path: o.start_path, source: o.source, recording_id: o.recording_id ?? null, organization_id, version: Number(existing.version) + 1 } });
     id = String(existing.record_uuid);
   } else {
-    id = String((await sys.dispatch<Rec>('fw.create', { model: 'qa.usecase', values: { key: o.key, name: o.name, module: o.module, start_path: o.start_path, source: o.source, recording_id: o.recording_id ?? null } })).id);
+    id = String((await sys.dispatch<Rec>('fw.create', { model: 'qa.usecase', values: { key: o.key, name: o.name, module: o.module, start_path: o.start_path, source: o.source, recording_id: o.recording_id ?? null, organization_id } })).id);
   }
   let sequence = 0;
   for (const s of o.steps) await sys.dispatch('fw.create', { model: 'qa.usecase.step', values: { usecase_id: id, sequence: ++sequence, ...stepColumns(s) } });
@@ -124,7 +139,8 @@ export const recordingCommands: CommandDecl[] = [
       const rows = await delegateOf(env.db, env.registry.model('qa.recording.step')).findMany({ where: { recording_id: rec.id }, orderBy: { sequence: 'asc' } });
       const usecase = await writeUsecase(env, {
         key: checkKey('usecase_key', p.usecase_key ?? rec.usecase_key), name: String(p.name ?? rec.name), module: String(rec.module),
-        start_path: String(rec.start_path ?? '/'), source: 'recording', recording_id: String(rec.id), steps: rows.map(stepOf),
+        start_path: String(rec.start_path ?? '/'), source: 'recording', recording_id: String(rec.id),
+        organization_id: typeof rec.organization_id === 'string' ? rec.organization_id : null, steps: rows.map(stepOf),
       });
       await env.sudo().dispatch('fw.update', { model: 'qa.recording', id: rec.id, values: { status: 'promoted', promoted_usecase_id: usecase.id } });
       return usecase;
@@ -144,7 +160,9 @@ export const recordingCommands: CommandDecl[] = [
         }
       });
       const key = checkKey('usecase_key', p.usecase_key);
-      return writeUsecase(env, { key, name: String(p.name ?? key), module: checkModule(env, p.module), start_path: String(p.start_path ?? '/'), source: 'import', steps });
+      // imported by a person: their organization's; by the system (fw e2e import): the tenant's
+      const organization_id = env.principal.kind === 'user' ? env.principal.organization_id ?? null : null;
+      return writeUsecase(env, { key, name: String(p.name ?? key), module: checkModule(env, p.module), start_path: String(p.start_path ?? '/'), source: 'import', organization_id, steps });
     },
   },
 ];
