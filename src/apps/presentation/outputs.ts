@@ -158,6 +158,8 @@ export const Bootstrap = o.object('Bootstrap', {
     name: str, label: str, description: o.nullable(str), implies: o.list(str),
   }), { description: 'The groups the active apps declare (what res.user.groups may hold)' }),
   models: o.list(o.object('ModelInfo', {
-    key: str, description: str, record_name: str, name_search_fields: o.list(str), names: ModelGraphqlNames,
+    key: str, description: str, record_name: str, name_search_fields: o.list(str),
+    archivable: o.boolean({ description: 'Has an is_active field you may read: lists hide archived records unless asked, forms offer Archive' }),
+    names: ModelGraphqlNames,
   }), { description: 'The models you may read' }),
 }, { description: 'What the web client needs to start' });

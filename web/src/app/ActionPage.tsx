@@ -4,7 +4,7 @@ import { namesOfPlan, type WebNames } from '../extensions/install.ts';
 import { extensionsFor } from '../extensions/load.ts';
 import { useT } from '../i18n/index.tsx';
 import { andWhere, domainToWhere } from '../model/domain.ts';
-import { searchWhere } from '../views/search/facets.ts';
+import { archivedWhere, searchWhere } from '../views/search/facets.ts';
 import { preloadView, viewComponent } from '../views/registry.ts';
 import { ErrorPanel, NotFoundPanel } from './ErrorBoundary.tsx';
 import { useBootstrap, useModels, usePlan, type SearchPlan } from './meta.ts';
@@ -40,11 +40,15 @@ export default function ActionPage() {
   const sp = (searchPlan.data?.__typename === 'SearchPlan' ? searchPlan.data : null) as SearchPlan | null;
   const where = useMemo(() => {
     try {
-      return andWhere([domainToWhere(action?.domain as never), sp ? searchWhere(sp, search, models) : null]);
+      return andWhere([
+        domainToWhere(action?.domain as never),
+        archivedWhere(action ? models.get(action.model_key) : undefined, search, action?.domain),
+        sp ? searchWhere(sp, search, models) : null,
+      ]);
     } catch {
       return {};
     }
-  }, [action?.domain, sp, search, models]);
+  }, [action, sp, search, models]);
 
   const loading = <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
   if (!action || !models.has(action.model_key)) return <NotFoundPanel message={t('action.unknown')} />;
