@@ -27,6 +27,8 @@ export function readableModels(registry: Registry, principal: Principal): Rec[] 
     .map((m) => ({
       key: m.key, description: m.description, record_name: m.recordName, name_search_fields: [...m.nameSearchFields],
       archivable: archivable(m.fields.get(ACTIVE_FIELD), (f) => canReadField(m, f, principal)),
+      // what the caller's role may do (record rules still decide per record): clients offer no more
+      access: { create: canAccess(m, principal, 'create'), update: canAccess(m, principal, 'update'), delete: canAccess(m, principal, 'delete') },
       names: Object.fromEntries(GRAPHQL_NAMES.map((n) => [n, m.names[n]])),
     }));
 }

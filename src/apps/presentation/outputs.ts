@@ -160,6 +160,9 @@ export const Bootstrap = o.object('Bootstrap', {
   models: o.list(o.object('ModelInfo', {
     key: str, description: str, record_name: str, name_search_fields: o.list(str),
     archivable: o.boolean({ description: 'Has an is_active field you may read: lists hide archived records unless asked, forms offer Archive' }),
+    access: o.object('ModelAccess', { create: o.boolean(), update: o.boolean(), delete: o.boolean() }, {
+      description: 'What your role may do with the model\'s records (record rules still decide per record)',
+    }),
     names: ModelGraphqlNames,
   }), { description: 'The models you may read' }),
 }, { description: 'What the web client needs to start' });

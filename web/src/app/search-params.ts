@@ -34,9 +34,12 @@ export function fieldTerm(entry: string): { field: string; text: string } | null
   return i > 0 && i < entry.length - 1 ? { field: entry.slice(0, i), text: entry.slice(i + 1) } : null;
 }
 
-/** The part of a view's search a form opened from it keeps (what selects and orders its records). */
+/**
+ * The part of a view's search a form opened from it keeps: which view it was (the breadcrumb
+ * returns there) and what selects and orders its records (the form's pager steps through them).
+ */
 export const listScope = (s: ViewSearch, order?: string | null): ViewSearch => ({
-  q: s.q, field: s.field, filter: s.filter, archived: s.archived, order: s.order ?? order ?? undefined,
+  view: s.view, q: s.q, field: s.field, filter: s.filter, archived: s.archived, order: s.order ?? order ?? undefined,
 });
 
 export function validateViewSearch(s: Record<string, unknown>): ViewSearch {

@@ -12,6 +12,8 @@ export interface ModelInfo {
   key: string; description: string; record_name: string; name_search_fields: string[]; names: ModelNames;
   /** has an `is_active` the person may read: archived records are hidden unless asked, forms offer Archive */
   archivable?: boolean;
+  /** what the person's role may do with the model's records */
+  access?: { create: boolean; update: boolean; delete: boolean };
 }
 export interface FieldInfo {
   name: string; label: string; type: string; widget?: string | null; optional?: string | null;
