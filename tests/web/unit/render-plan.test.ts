@@ -58,14 +58,16 @@ describe('searchWhere', () => {
 });
 
 describe('search in a chosen field', () => {
-  it('a field facet matches only that field, a Reference by its target record name; texts of one field are ORed, fields ANDed', () => {
-    expect(searchWhere(plan, { field: ['name:acme'] }, models)).toEqual({ name: { contains: 'acme', mode: 'insensitive' } });
-    expect(searchWhere(plan, { field: ['salesperson:ann', 'salesperson:bob'] }, models)).toEqual({ OR: [
-      { salesperson: { is: { name: { contains: 'ann', mode: 'insensitive' } } } },
-      { salesperson: { is: { name: { contains: 'bob', mode: 'insensitive' } } } },
+  it('a field facet matches only that field, a Reference by its target\'s name search; texts of one field are ORed, fields ANDed', () => {
+    const users = new Map([['res.user', { ...models.get('res.user')!, name_search_fields: ['name', 'email'] }]]);
+    const ann = { salesperson: { is: { OR: [{ name: { contains: 'ann', mode: 'insensitive' } }, { email: { contains: 'ann', mode: 'insensitive' } }] } } };
+    expect(searchWhere(plan, { field: ['name:acme'] }, users)).toEqual({ name: { contains: 'acme', mode: 'insensitive' } });
+    expect(searchWhere(plan, { field: ['salesperson:ann', 'salesperson:bob'] }, users)).toEqual({ OR: [
+      ann,
+      { salesperson: { is: { OR: [{ name: { contains: 'bob', mode: 'insensitive' } }, { email: { contains: 'bob', mode: 'insensitive' } }] } } },
     ] });
-    const both = searchWhere(plan, { field: ['salesperson:ann', 'name:acme'] }, models) as { AND: unknown[] };
-    expect(both.AND).toEqual([{ name: { contains: 'acme', mode: 'insensitive' } }, { salesperson: { is: { name: { contains: 'ann', mode: 'insensitive' } } } }]);
+    const both = searchWhere(plan, { field: ['salesperson:ann', 'name:acme'] }, users) as { AND: unknown[] };
+    expect(both.AND).toEqual([{ name: { contains: 'acme', mode: 'insensitive' } }, ann]);
   });
   it('facets are grouped per search field in the view\'s order; an entry naming no search field is left out', () => {
     expect(fieldFacets(plan, { field: ['salesperson:ann', 'name:acme', 'name:bolt', 'stage:new'] })).toEqual([

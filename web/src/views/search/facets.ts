@@ -1,13 +1,18 @@
 import type { SearchPlan } from '../../app/meta.ts';
 import { fieldTerm, type ViewSearch } from '../../app/search-params.ts';
 import { andWhere, domainToWhere, type Where } from '../../model/domain.ts';
-import type { ModelInfo, Models } from '../../model/records.ts';
+import { nameSearchWhere, type ModelInfo, type Models } from '../../model/records.ts';
 
-/** A search field of the plan matching `text`: contains for text, the record name for a Reference. */
-function fieldMatch(plan: SearchPlan, name: string, text: string, models: Models): Where | null {
+/**
+ * A search field of the plan matching `text`: contains for text; a Reference by its target's
+ * record name, or (`nameSearch`, a field chosen for the text) by the target's name search fields,
+ * as its picker searches ("Search Country for: fr" finds France by its code).
+ */
+function fieldMatch(plan: SearchPlan, name: string, text: string, models: Models, nameSearch = false): Where | null {
   if (!plan.search_fields.some((sf) => sf.name === name)) return null;
   const f = plan.fields.find((x) => x.name === name);
   const target = f?.type === 'reference' && f.relation ? models.get(f.relation) : undefined;
+  if (target && nameSearch && target.name_search_fields.length) return { [name]: { is: nameSearchWhere(target, text) } };
   if (target) return { [name]: { is: { [target.record_name]: { contains: text, mode: 'insensitive' } } } };
   return { [name]: { contains: text, mode: 'insensitive' } };
 }
@@ -40,7 +45,7 @@ export function searchWhere(plan: SearchPlan, search: ViewSearch, models: Models
     parts.push(or(plan.search_fields.map((sf) => fieldMatch(plan, sf.name, text, models)!)));
   }
   for (const facet of fieldFacets(plan, search)) {
-    parts.push(or(facet.texts.map((t) => fieldMatch(plan, facet.name, t, models)!)));
+    parts.push(or(facet.texts.map((t) => fieldMatch(plan, facet.name, t, models, true)!)));
   }
   const active = plan.filters.filter((f) => search.filter?.includes(f.string));
   if (active.length) parts.push(or(active.map((f) => domainToWhere(f.domain as never))));
