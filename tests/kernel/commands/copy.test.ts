@@ -67,6 +67,17 @@ describe('fw.copy', () => {
     await expectFwError(run({ id: source.id }, userPrincipal(T, { organization_id: source.id })), 403, 'ACCESS_DENIED');
   });
 
+  it('record rules bind the source and the copy: another organization\'s lead is 404, a copy pointed at an organization I cannot read is 422', async () => {
+    const other = await kernel.dispatch<Rec>('fw.create', { model: 'res.organization', values: { name: 'Other org', code: 'other-org' } }, admin);
+    const mineLead = await kernel.dispatch<Rec>('fw.create', { model: 'crm.lead', values: { name: 'Mine', organization: source.id } }, admin);
+    const theirs = await kernel.dispatch<Rec>('fw.create', { model: 'crm.lead', values: { name: 'Theirs', organization: other.id } }, admin);
+    const user = userPrincipal(T, { organization_id: source.id });
+    const copyLead = (payload: Record<string, unknown>) => kernel.dispatch<Rec>('fw.copy', { model: 'crm.lead', ...payload }, user);
+    expect(await copyLead({ id: mineLead.id })).toMatchObject({ name: 'Mine (copy)', organization: source.id });
+    await expectFwError(copyLead({ id: theirs.id }), 404, 'RECORD_NOT_FOUND');
+    await expectFwError(copyLead({ id: mineLead.id, values: { organization: other.id } }), 422, 'INVALID_REFERENCE');
+  });
+
   it('a missing record is 404 RECORD_NOT_FOUND', async () => {
     await expectFwError(run({ id: '00000000-0000-4000-8000-000000000000' }), 404, 'RECORD_NOT_FOUND');
   });
