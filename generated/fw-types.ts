@@ -1710,6 +1710,10 @@ export interface Commands {
     result: CrmLeadRecord;
     model: "crm.lead";
   };
+  "fw.copy": {
+    payload: Record<string, unknown>;
+    result: unknown;
+  };
   "fw.could_read_deleted": {
     payload: Record<string, unknown>;
     result: unknown;

@@ -18,6 +18,11 @@ interface FieldBase {
   index?: boolean;
   help?: string;
   /**
+   * `false`: a duplicate of the record (`fw.copy`, the form's Duplicate) leaves this field to its
+   * default. Unique fields, One2Many lines and read-only fields are never copied, whatever this says.
+   */
+  copy?: false;
+  /**
    * The field's previous name: `fw migrate generate` renames the column (its data kept) instead
    * of dropping the old column and adding a new, empty one. Harmless to leave in place after the
    * migration is written (docs/migrations.md).

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { EventHandlerDecl } from './app.js';
+import { copyCommand } from './commands/copy.js';
 import { crudCommands } from './commands/crud.js';
 import { importCommands } from './commands/import-batch.js';
 import { checkAnonymousCall, makeEnv, newSink, runCommand, runRollback, validateInput, type EnvCore, type Sink } from './bus/pipeline.js';
@@ -37,7 +38,7 @@ export interface KernelOptions {
 
 /** Builds the registry every layer reads: the kernel's own models and commands, then the apps. */
 export function createRegistry(apps: LoadedApp[]): Registry {
-  return new Registry([kernelApp(), ...apps], [...crudCommands, ...importCommands]);
+  return new Registry([kernelApp(), ...apps], [...crudCommands, ...importCommands, copyCommand]);
 }
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 60_000 };

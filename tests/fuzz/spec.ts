@@ -67,7 +67,7 @@ export interface FuzzSpec {
 /** Commands `/api/command/{name}` accepts that the document does not enumerate (docs/api.md, docs/architecture.md). */
 const KNOWN_COMMANDS = [
   'fw.search', 'fw.count', 'fw.read_one', 'fw.read_group', 'fw.create', 'fw.create_many', 'fw.update', 'fw.update_many',
-  'fw.delete', 'fw.delete_many', 'auth.login', 'auth.refresh', 'auth.logout', 'auth.me', 'ir.session.revoke_all',
+  'fw.delete', 'fw.delete_many', 'fw.copy', 'auth.login', 'auth.refresh', 'auth.logout', 'auth.me', 'ir.session.revoke_all',
   'presentation.list_views', 'presentation.get_view_plan', 'presentation.bootstrap', 'connectors.list_types',
   'connectors.oauth_callback', 'storage.document.upload', 'storage.document.upload_stream', 'res.user.register',
 ];

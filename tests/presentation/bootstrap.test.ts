@@ -20,7 +20,7 @@ interface Bootstrap {
   actions: Record<string, { model_key: string; views: Record<string, string> }>;
   active_apps: Array<{ name: string }>;
   views: Array<{ view_id: string }>;
-  models: Array<{ key: string; description: string; record_name: string; name_search_fields: string[]; names: Record<string, string> }>;
+  models: Array<{ key: string; description: string; record_name: string; name_search_fields: string[]; archivable: boolean; access: Record<string, boolean>; names: Record<string, string> }>;
 }
 
 const ADMIN_ONLY = ['base.menu_users_orgs', 'base.menu_users', 'base.menu_organizations', 'base.menu_integrations', 'connectors.menu_connectors'];
@@ -151,7 +151,8 @@ describe('models', () => {
     expect(keys).toEqual(expect.arrayContaining(['crm.lead', 'ir.event', 'ir.module', 'res.organization', 'res.user', 'storage.document']));
     const org = asAdmin.models.find((m) => m.key === 'res.organization')!;
     expect(org).toEqual({
-      key: 'res.organization', description: 'Organization', record_name: 'name', name_search_fields: ['name', 'code'],
+      key: 'res.organization', description: 'Organization', record_name: 'name', name_search_fields: ['name', 'code'], archivable: true,
+      access: { create: true, update: true, delete: true },
       names: {
         typeName: 'ResOrganization', one: 'resOrganization', many: 'resOrganizations', connection: 'resOrganizationsConnection',
         count: 'resOrganizationCount', groupBy: 'resOrganizationGroupBy', create: 'resOrganizationCreate', createMany: 'resOrganizationCreateMany',
@@ -162,6 +163,8 @@ describe('models', () => {
       },
     });
     expect(asAdmin.models.find((m) => m.key === 'res.country')!.names.many).toBe('resCountries');
+    // archivable: a model with an is_active field the caller may read, and no other
+    expect(asAdmin.models.find((m) => m.key === 'crm.lead')!.archivable).toBe(false);
   });
 
   it('is narrowed to the plain user\'s read access: admin-only models (ir.event, ir.module, ir.connector.param) are absent', () => {
@@ -171,8 +174,14 @@ describe('models', () => {
       expect(asAdmin.models.map((m) => m.key), k).toContain(k);
     }
     expect(keys).toEqual(expect.arrayContaining(['crm.lead', 'res.organization', 'res.user', 'storage.document']));
-    // what both may read is described the same way
-    for (const m of asUser.models) expect(m).toEqual(asAdmin.models.find((a) => a.key === m.key));
+    // what both may read is described the same way, but for what each role may do with it
+    for (const m of asUser.models) expect({ ...m, access: null }).toEqual({ ...asAdmin.models.find((a) => a.key === m.key), access: null });
+  });
+
+  it('says what the caller\'s role may do with each model: a plain user creates and updates leads but deletes none, and only reads organizations', () => {
+    expect(asUser.models.find((m) => m.key === 'crm.lead')!.access).toEqual({ create: true, update: true, delete: false });
+    expect(asUser.models.find((m) => m.key === 'res.organization')!.access).toEqual({ create: false, update: false, delete: false });
+    expect(asAdmin.models.find((m) => m.key === 'crm.lead')!.access).toEqual({ create: true, update: true, delete: true });
   });
 });
 

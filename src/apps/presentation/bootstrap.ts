@@ -1,4 +1,4 @@
-import { canAccess, holdsAny, isAdmin, namesOf } from '../../kernel/access.js';
+import { canAccess, canReadField, holdsAny, isAdmin, namesOf } from '../../kernel/access.js';
 import type { Env, Principal } from '../../kernel/env.js';
 import type { Registry } from '../../kernel/registry/registry.js';
 import { webNames } from '../../kernel/modules/web-manifest.js';
@@ -13,6 +13,12 @@ export type FlatMenu = Omit<MenuNode, 'children'> & { parent_key: string | null 
 export const GRAPHQL_NAMES = ['typeName', 'one', 'many', 'connection', 'count', 'groupBy', 'create', 'createMany', 'update', 'updateMany',
   'delete', 'deleteMany', 'changed', 'whereInput', 'orderByInput', 'createInput', 'updateInput', 'groupByField'] as const;
 
+/**
+ * A model with a boolean `is_active` the principal may read is archivable: clients hide its
+ * archived records (is_active false) unless asked, and offer Archive/Unarchive.
+ */
+export const ACTIVE_FIELD = 'is_active';
+
 /** Every model the principal may read (role access, as the kernel checks it), sorted by key. */
 export function readableModels(registry: Registry, principal: Principal): Rec[] {
   return [...registry.models.values()]
@@ -20,9 +26,15 @@ export function readableModels(registry: Registry, principal: Principal): Rec[] 
     .sort((a, b) => a.key.localeCompare(b.key))
     .map((m) => ({
       key: m.key, description: m.description, record_name: m.recordName, name_search_fields: [...m.nameSearchFields],
+      archivable: archivable(m.fields.get(ACTIVE_FIELD), (f) => canReadField(m, f, principal)),
+      // what the caller's role may do (record rules still decide per record): clients offer no more
+      access: { create: canAccess(m, principal, 'create'), update: canAccess(m, principal, 'update'), delete: canAccess(m, principal, 'delete') },
       names: Object.fromEntries(GRAPHQL_NAMES.map((n) => [n, m.names[n]])),
     }));
 }
+
+const archivable = <F extends { type: string; stored: boolean }>(f: F | undefined, readable: (f: F) => boolean) =>
+  !!f && f.type === 'boolean' && f.stored && readable(f);
 
 /**
  * The menus under an app as one list in tree order (the GraphQL shape): each entry names its

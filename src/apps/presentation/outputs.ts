@@ -158,6 +158,11 @@ export const Bootstrap = o.object('Bootstrap', {
     name: str, label: str, description: o.nullable(str), implies: o.list(str),
   }), { description: 'The groups the active apps declare (what res.user.groups may hold)' }),
   models: o.list(o.object('ModelInfo', {
-    key: str, description: str, record_name: str, name_search_fields: o.list(str), names: ModelGraphqlNames,
+    key: str, description: str, record_name: str, name_search_fields: o.list(str),
+    archivable: o.boolean({ description: 'Has an is_active field you may read: lists hide archived records unless asked, forms offer Archive' }),
+    access: o.object('ModelAccess', { create: o.boolean(), update: o.boolean(), delete: o.boolean() }, {
+      description: 'What your role may do with the model\'s records (record rules still decide per record)',
+    }),
+    names: ModelGraphqlNames,
   }), { description: 'The models you may read' }),
 }, { description: 'What the web client needs to start' });

@@ -17,6 +17,8 @@ export interface ResolvedField {
   index: boolean;
   /** Automatic field every model has (dbid, record_uuid, …). */
   auto: boolean;
+  /** Copied by `fw.copy`: not declared `copy: false`, not unique, stored, writable. */
+  copy: boolean;
   /** Has a database column (everything but one2many). */
   stored: boolean;
   /** NOT NULL in the database: required or defaulted. */
@@ -58,7 +60,7 @@ const KEY_RE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 const FIELD_RE = /^[a-z][a-z0-9_]*$/;
 
 function autoFields(): ResolvedField[] {
-  const base = { required: true, readonly: true, private: false, index: false, auto: true, stored: true, notNull: true };
+  const base = { required: true, readonly: true, private: false, index: false, auto: true, copy: false, stored: true, notNull: true };
   return [
     { ...base, name: 'dbid', type: 'integer', description: 'Database id', unique: true },
     { ...base, name: 'record_uuid', type: 'uuid', description: 'Record id', unique: true },
@@ -105,6 +107,7 @@ export function resolveField(model: string, name: string, decl: FieldDecl): Reso
     private: priv,
     index: decl.index ?? false,
     auto: false,
+    copy: decl.copy !== false && stored && !(decl.unique ?? false) && !(decl.readonly ?? false) && !priv,
     stored,
     notNull: stored && ((decl.required ?? false) || def !== undefined),
     default: def,

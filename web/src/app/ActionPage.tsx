@@ -4,7 +4,7 @@ import { namesOfPlan, type WebNames } from '../extensions/install.ts';
 import { extensionsFor } from '../extensions/load.ts';
 import { useT } from '../i18n/index.tsx';
 import { andWhere, domainToWhere } from '../model/domain.ts';
-import { searchWhere } from '../views/search/facets.ts';
+import { archivedWhere, searchWhere } from '../views/search/facets.ts';
 import { preloadView, viewComponent } from '../views/registry.ts';
 import { ErrorPanel, NotFoundPanel } from './ErrorBoundary.tsx';
 import { useBootstrap, useModels, usePlan, type SearchPlan } from './meta.ts';
@@ -38,13 +38,16 @@ export default function ActionPage() {
   const plan = usePlan(action?.page ? null : views[type]);
   const searchPlan = usePlan(action?.page ? null : views.search);
   const sp = (searchPlan.data?.__typename === 'SearchPlan' ? searchPlan.data : null) as SearchPlan | null;
-  const where = useMemo(() => {
+  // fw's views leave archived records out unless asked; an app's own view component (js_class)
+  // gets the search without that rule, as it shows archived records its own way (Documents)
+  const [where, withArchived] = useMemo(() => {
     try {
-      return andWhere([domainToWhere(action?.domain as never), sp ? searchWhere(sp, search, models) : null]);
+      const base = andWhere([domainToWhere(action?.domain as never), sp ? searchWhere(sp, search, models) : null]);
+      return [andWhere([base, archivedWhere(action ? models.get(action.model_key) : undefined, search, action?.domain)]), base];
     } catch {
-      return {};
+      return [{}, {}];
     }
-  }, [action?.domain, sp, search, models]);
+  }, [action, sp, search, models]);
 
   const loading = <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
   if (!action || !models.has(action.model_key)) return <NotFoundPanel message={t('action.unknown')} />;
@@ -74,7 +77,7 @@ export default function ActionPage() {
           if (!View) return <p className="notice">{t('view.none', { type })}</p>;
           return (
             <View key={`${params.org}:${action.key}:${type}:${params.record ?? ''}`} plan={data} action={action} search={search}
-              searchPlan={sp} where={where} org={params.org} recordId={params.record} />
+              searchPlan={sp} where={data.js_class ? withArchived : where} org={params.org} recordId={params.record} />
           );
         }}
       </WithExtensions>

@@ -21,7 +21,7 @@ export const BootstrapDocument = graphql(`
       views { view_id version title type model app }
       groups { name label description implies }
       models {
-        key description record_name name_search_fields
+        key description record_name name_search_fields archivable access { create update delete }
         names { typeName one many count groupBy create update updateMany delete deleteMany changed whereInput orderByInput createInput updateInput groupByField }
       }
     }

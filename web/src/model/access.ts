@@ -31,11 +31,16 @@ export const mutationsQuery = {
 export interface Writable { create: boolean; update: boolean; delete: boolean }
 const ALL: Writable = { create: true, update: true, delete: true };
 
-/** Whether the schema has the model's create, update and delete mutations (all true while unknown). */
+/**
+ * Whether the person may create, update and delete the model's records: their role allows it (the
+ * bootstrap's `access`) and the schema has the mutation (all true while the schema is unknown).
+ */
 export function useWritable(m: ModelInfo | undefined): Writable {
   const names = useQuery(mutationsQuery).data;
-  if (!m || !names) return ALL;
-  return { create: names.has(m.names.create), update: names.has(m.names.update), delete: names.has(m.names.delete) };
+  if (!m) return ALL;
+  const role = m.access ?? ALL;
+  if (!names) return role;
+  return { create: role.create && names.has(m.names.create), update: role.update && names.has(m.names.update), delete: role.delete && names.has(m.names.delete) };
 }
 
 /** A field a person can type into (One2Many lines are edited through their own list). */

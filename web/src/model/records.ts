@@ -8,7 +8,13 @@ export interface ModelNames {
   create: string; update: string; updateMany: string; delete: string; deleteMany: string; changed: string;
   whereInput: string; orderByInput: string; createInput: string; updateInput: string; groupByField: string;
 }
-export interface ModelInfo { key: string; description: string; record_name: string; name_search_fields: string[]; names: ModelNames }
+export interface ModelInfo {
+  key: string; description: string; record_name: string; name_search_fields: string[]; names: ModelNames;
+  /** has an `is_active` the person may read: archived records are hidden unless asked, forms offer Archive */
+  archivable?: boolean;
+  /** what the person's role may do with the model's records */
+  access?: { create: boolean; update: boolean; delete: boolean };
+}
 export interface FieldInfo {
   name: string; label: string; type: string; widget?: string | null; optional?: string | null;
   required?: boolean; readonly?: boolean; relation?: string | null; values?: readonly string[] | null;

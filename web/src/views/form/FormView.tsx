@@ -10,7 +10,7 @@ import { Chatter } from '../../chatter/Chatter.tsx';
 import { errorMessage } from '../../app/errors.ts';
 import { asFields, useBootstrap, useModels, type FormPlan, type PlanButton } from '../../app/meta.ts';
 import { formActionOf } from '../../app/nav.ts';
-import { actionSegment } from '../../app/search-params.ts';
+import { actionSegment, listScope } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
 import { watchModel } from '../../live/hub.ts';
@@ -24,6 +24,8 @@ import { filePayload, isFileButton, pickFile, runCommand } from './commands.ts';
 import { OneToMany, saveLines, type LineChanges } from './OneToMany.tsx';
 import { holds, modifiersOf, watchedFields, type Modifiers } from './modifiers.ts';
 import { buildTree, type TreeNode } from './tree.ts';
+import { FormPager } from './FormPager.tsx';
+import { RecordActions } from './RecordActions.tsx';
 
 /** The values view modifiers read, live (only the fields some modifier names are watched). */
 const ModifierValues = createContext<Record<string, unknown>>({});
@@ -58,7 +60,7 @@ export interface FormCustomisation {
   headerButton?: (b: PlanButton, record: Row | null | undefined) => boolean;
 }
 
-export default function FormView({ plan, action, org, recordId, extension: Extension, hiddenFields, onSave, headerButton }: ViewProps<FormPlan> & FormCustomisation) {
+export default function FormView({ plan, action, org, recordId, search, where, extension: Extension, hiddenFields, onSave, headerButton }: ViewProps<FormPlan> & FormCustomisation) {
   const t = useT();
   const navigate = useNavigate();
   const models = useModels();
@@ -68,7 +70,11 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
   const can = useWritable(m);
   const readOnly = !anyWritable(fields) || !(isNew ? can.create : can.update);
   const nested = useMemo(() => Object.fromEntries(plan.nodes.filter((n) => n.list && n.field).map((n) => [n.field!.name, n.list!.columns as readonly FieldInfo[]])), [plan.nodes]);
-  const sel = useMemo(() => selection(fields, models, nested), [fields, models, nested]);
+  // an archivable model's is_active is read even when the form does not show it (Archive or Unarchive)
+  const sel = useMemo(() => {
+    const base = selection(fields, models, nested);
+    return m.archivable && !fields.some((f) => f.name === 'is_active') ? `${base} is_active` : base;
+  }, [fields, models, nested, m.archivable]);
   const key = recordsKey(m.key, 'one', sel, recordId);
   const record = useQuery({
     queryKey: key,
@@ -135,7 +141,12 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const blocker = useBlocker({ shouldBlockFn: () => dirty && !saving, enableBeforeUnload: () => dirty && !saving, withResolver: true });
+  // a deleted record's unsaved edits are gone with it: leaving is not blocked
+  const leaving = useRef(false);
+  const blocker = useBlocker({ shouldBlockFn: () => dirty && !saving && !leaving.current, enableBeforeUnload: () => dirty && !saving && !leaving.current, withResolver: true });
+  // the list the form was opened from: its search and order, kept in the URL
+  const scope = listScope(search);
+  const openRecord = (id: string) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: scope });
 
   async function save(values: Values, revision?: number) {
     setSaving(true);
@@ -212,11 +223,19 @@ export default function FormView({ plan, action, org, recordId, extension: Exten
       <div className="control-panel">
         <div className="cp-row">
           <nav aria-label="Breadcrumb" className="breadcrumb">
-            <Link to="/$org/$action" params={{ org, action: actionSegment(action.key) }} search={{}} data-testid="breadcrumb-action">{action.name}</Link>
+            <Link to="/$org/$action" params={{ org, action: actionSegment(action.key) }} search={scope} data-testid="breadcrumb-action">{action.name}</Link>
             <span aria-hidden="true"> / </span>
             <span data-testid="form-title">{title}</span>
           </nav>
+          {!isNew && record.data?.is_active === false && m.archivable && <span className="badge" data-testid="form-archived">{t('form.archived_badge')}</span>}
           <div className="cp-spacer" />
+          {!isNew && <FormPager model={m} recordId={recordId!} where={where} order={search.order} onGo={(id) => void openRecord(id)} />}
+          {!isNew && (
+            <RecordActions model={m} recordId={recordId!} name={title} dirty={dirty}
+              active={m.archivable && typeof record.data?.is_active === 'boolean' ? record.data.is_active : undefined}
+              onDuplicated={(id) => void openRecord(id)}
+              onDeleted={() => { leaving.current = true; void navigate({ to: '/$org/$action', params: { org, action: actionSegment(action.key) }, search: scope }); }} />
+          )}
           {readOnly ? <span className="badge" data-testid="form-readonly">{t('form.readonly')}</span> : (
             <>
               {dirty && <span className="dirty-mark" data-testid="dirty-mark">•</span>}

@@ -5,7 +5,7 @@ import { request } from '../../api/client.ts';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { errorMessage } from '../../app/errors.ts';
 import { asFields, useModels, type KanbanPlan } from '../../app/meta.ts';
-import { actionSegment } from '../../app/search-params.ts';
+import { actionSegment, listScope } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
 import { modelOf, orderBy, selection, updateDocument, type FieldInfo, type ModelInfo, type Row } from '../../model/records.ts';
@@ -62,7 +62,7 @@ export default function KanbanView({ plan, action, search, searchPlan, where, or
           {plan.kanban_columns.map((c) => (
             <Column key={c.value} value={c.value} label={c.label} model={m} sel={sel} order={order} groupField={groupField}
               where={andWhere([where, { [groupField]: { eq: c.value } }])} total={countOf(c.value)} moved={moved} cardFields={cardFields}
-              onOpen={(id) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {} })} />
+              onOpen={(id) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: listScope(search) })} />
           ))}
         </div>
       </DndContext>

@@ -5,7 +5,7 @@ import { request } from '../../api/client.ts';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { errorMessage } from '../../app/errors.ts';
 import { asFields, planAggregates, useModels, type ListPlan } from '../../app/meta.ts';
-import { actionSegment } from '../../app/search-params.ts';
+import { actionSegment, listScope } from '../../app/search-params.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
 import { anyWritable, useInputFields, useWritable } from '../../model/access.ts';
@@ -90,7 +90,7 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
     }
   }
   const go = (patch: Record<string, unknown>) => navigate({ to: '.', search: (s: Record<string, unknown>) => ({ ...s, ...patch }) } as never);
-  const open = (id: string) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {} });
+  const open = (id: string) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: listScope(search, order) });
 
   async function deleteSelected() {
     setConfirm(false);
