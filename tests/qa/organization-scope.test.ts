@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemPrincipal } from '../../src/kernel/env.ts';
-import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError, startTestServer, type Res, type TestServer } from '../helpers/server.ts';
 
 const QA = { ACTIVE_MODULES: 'base,auth,presentation,connectors,storage', ENABLE_QA_AUTOMATION: 'true' };
 const click = { kind: 'click', target: { candidates: [[{ by: 'testid', value: 'list-new' }]] }, caption: 'Create a record' };
@@ -19,7 +19,7 @@ const qa = { a: '', b: '' };
 let promoted = '';
 let stepOfA = '';
 
-async function promote(token: string, key: string): Promise<{ status: number; body: any }> {
+async function promote(token: string, key: string): Promise<Res> {
   const rec = await t.request('POST', '/api/qa/recordings', { token, body: { usecase_key: key, module: 'base', name: `Flow ${key}`, start_path: '/' } });
   expect(rec.status, JSON.stringify(rec.body)).toBe(201);
   expect((await t.request('POST', `/api/qa/recordings/${rec.body.id}/step`, { token, body: click })).status).toBe(201);
