@@ -31,8 +31,11 @@ export function copyValues(env: Env, model: ResolvedModel, source: Record<string
 
 /**
  * fw.copy duplicates a record through fw.create, so the create permission, field access, record
- * rules, hooks and validation apply to the copy as to any new record. The source must be one the
- * caller may read (404 otherwise, as for a missing one).
+ * rules, hooks and validation apply to the copy as to any new record. A model that declares its
+ * own create command (a user is registered with a password, a document uploaded with its
+ * content) is created through that command, as fw.create_many does: a copy missing what it needs
+ * is refused by it (422), never stored half made. The source must be one the caller may read (404
+ * otherwise, as for a missing one).
  */
 export const copyCommand: CommandDecl = {
   name: 'fw.copy',
@@ -46,6 +49,12 @@ export const copyCommand: CommandDecl = {
     }
     const row = await findScoped(env, model, payload.id, 'read');
     const source = toRecord(model, row, (f) => !canReadField(model, f, env.principal));
-    return env.dispatch('fw.create', { model: model.key, values: copyValues(env, model, source, values as Record<string, unknown>) });
+    if (!model.createCommand) return env.dispatch('fw.create', { model: model.key, values: copyValues(env, model, source, values as Record<string, unknown>) });
+    // the command takes its declared input only: the copied fields it does not know stay behind
+    // (what the caller adds is passed on, and refused there if unknown)
+    const input = env.registry.commands.get(model.createCommand)?.inputFields;
+    const copied = copyValues(env, model, source, {});
+    const known = input ? Object.fromEntries(Object.entries(copied).filter(([name]) => input.has(name))) : copied;
+    return env.dispatch(model.createCommand, { ...known, ...(values as Record<string, unknown>) });
   },
 };

@@ -82,6 +82,15 @@ describe('fw.copy', () => {
     await expectFwError(run({ id: '00000000-0000-4000-8000-000000000000' }), 404, 'RECORD_NOT_FOUND');
   });
 
+  it('a model with its own create command is copied through it: a user without the password it needs is refused (422) and nothing is stored', async () => {
+    const user = await kernel.dispatch<Rec>('res.user.register', { email: 'copied@example.com', name: 'Copied', password: 'copied-pass-1' }, admin);
+    const before = (await kernel.dispatch<{ total: number }>('fw.search', { model: 'res.user', count: true, limit: 1 }, admin)).total;
+    await expectFwError(run({ id: user.id, model: 'res.user', values: { email: 'copy-of@example.com' } }), 422, 'VALIDATION_FAILED');
+    expect((await kernel.dispatch<{ total: number }>('fw.search', { model: 'res.user', count: true, limit: 1 }, admin)).total).toBe(before);
+    const copy = await run({ id: user.id, model: 'res.user', values: { email: 'copy-ok@example.com', password: 'copy-ok-pass-1' } });
+    expect(copy).toMatchObject({ name: 'Copied (copy)', email: 'copy-ok@example.com' });
+  });
+
   it('values that are not an object are 400 INVALID_PAYLOAD', async () => {
     await expectFwError(run({ id: source.id, values: ['name'] }), 400, 'INVALID_PAYLOAD');
   });
