@@ -5,11 +5,13 @@
  * C's ids are collected per model from what they belong to (the organization, the lead, the
  * document, the connector), as the tenant's admin reads them. Then every REST route and every
  * GraphQL query and mutation (tests/durability/matrix.ts), the subscriptions and the event stream
- * are called by three plain users' principals aimed at C's ids:
+ * are called by four users' principals aimed at C's ids:
  *
  * - `one`: a user of A only;
  * - `two`: a user of A (default) and B (membership), working in A;
- * - `switched`: the same user working in B (`X-Fw-Organization`).
+ * - `switched`: the same user working in B (`X-Fw-Organization`);
+ * - `grouped`: a user of A with another role (`qa`) and a group given on top (`base.user`), so
+ *   what groups add to a principal (the names access compares) opens nothing of C either.
  *
  * A leak is a 2xx answer (GraphQL: its `data`) containing one of C's ids or the marker. The
  * dependants (chatter, versions, connector parameters) are in the needles, so a rule that does not
@@ -82,11 +84,13 @@ describe.each(PROVIDERS)('organization isolation matrix on %s', (provider) => {
     await mk(`${MARK.toLowerCase()}-admin@c.example.com`, { name: `${MARK} admin`, role: 'admin', organization: org.c });
     await mk(`${MARK.toLowerCase()}@c.example.com`, { name: `${MARK} user`, organization: org.c });
     await mk('one@a.example.com', { organization: org.a });
+    const grouped = await mk('grouped@a.example.com', { organization: org.a, role: 'qa' });
+    expect((await t.request('PATCH', `/api/data/res.user/${grouped}`, { token: admin, body: { groups: ['base.user'] } })).status).toBe(200);
     const two = await mk('two@ab.example.com', { organization: org.a });
     expect((await t.request('POST', '/api/data/res.user.membership', { token: admin, body: { user: two, organization: org.b } })).status).toBe(201);
     adminC = (await t.login(`${MARK.toLowerCase()}-admin@c.example.com`, 'matrix-pass-1')).access_token;
     tokenC = (await t.login(`${MARK.toLowerCase()}@c.example.com`, 'matrix-pass-1')).access_token;
-    for (const [name, email, organization] of [['one', 'one@a.example.com'], ['two', 'two@ab.example.com'], ['switched', 'two@ab.example.com', codeB]] as const) {
+    for (const [name, email, organization] of [['one', 'one@a.example.com'], ['two', 'two@ab.example.com'], ['switched', 'two@ab.example.com', codeB], ['grouped', 'grouped@a.example.com']] as const) {
       probers.push({ name, email, password: 'matrix-pass-1', organization, token: (await t.login(email, 'matrix-pass-1')).access_token });
     }
 
@@ -145,7 +149,7 @@ describe.each(PROVIDERS)('organization isolation matrix on %s', (provider) => {
     expect(JSON.stringify(own.body)).toContain(MARK);
   });
 
-  it('REST: every route × every model × C\'s ids, as a user of A, of A and B, and of A and B working in B, leaks nothing of C', async () => {
+  it('REST: every route × every model × C\'s ids, as a user of A, of A and B, of A and B working in B, and of A with another role and a group, leaks nothing of C', async () => {
     await t.server.ready();
     const views = (await t.request('GET', '/api/presentation/views', { token: admin })).body as Array<{ id?: string }> | undefined;
     const viewIds = Array.isArray(views) ? views.map((v) => v.id).filter((v): v is string => !!v) : ['x'];
