@@ -34,7 +34,9 @@ beforeAll(async () => {
   const create = (model: string, values: Rec) => t.kernel.dispatch<Rec>('fw.create', { model, values }, sys);
   const run = await create('qa.run', { sandbox_tenant: 'qa-sandbox', status: 'failed', usecase_count: 1, passed_count: 0, failed_count: 1, trace_path: 'x.zip' });
   runId = run.id;
-  const result = await create('qa.run.result', { run_id: runId, usecase_key: 'org.create', module: 'base', status: 'failed', failed_step: 2, error: 'step 2 failed' });
+  // a use case of the whole tenant (imported by the system), as replays record results of theirs
+  const usecase = await t.kernel.dispatch<Rec>('qa.usecase.import', { usecase_key: 'org.create', module: 'base', steps: [{ kind: 'click', target: { candidates: [[{ by: 'testid', value: 'list-new' }]] } }] }, sys);
+  const result = await create('qa.run.result', { run_id: runId, usecase_id: usecase.id, usecase_key: 'org.create', module: 'base', status: 'failed', failed_step: 2, error: 'step 2 failed' });
   fs.mkdirSync(path.join(traceDir, runId, 'org.create'), { recursive: true });
   fs.writeFileSync(path.join(traceDir, runId, 'org.create', '002-fill.png'), PNG);
   fs.writeFileSync(path.join(path.dirname(traceDir), `${path.basename(traceDir)}-outside.png`), PNG);

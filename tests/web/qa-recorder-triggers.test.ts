@@ -46,7 +46,7 @@ describe('recording menu and popover triggers', () => {
     await admin.getByTestId('search-groupby').click();
     await admin.getByRole('menuitemradio', { name: 'Country' }).click();
     await admin.getByTestId('search-filters').click();
-    await admin.getByRole('menuitemcheckbox', { name: 'Active' }).click();
+    await admin.getByRole('menuitemcheckbox', { name: 'Archived' }).click();
     await admin.keyboard.press('Escape');
     await stored(admin, 4);
     const rec = (await env.api('GET', `/api/qa/recordings/${recordingId}`)).body as { steps: Array<{ kind: string; target: { candidates: Array<Array<{ by: string; value: string; name?: string }>> } }> };
@@ -55,7 +55,7 @@ describe('recording menu and popover triggers', () => {
       { by: 'testid', value: 'search-groupby' },
       expect.objectContaining({ by: 'role', value: 'menuitemradio', name: 'Country' }),
       { by: 'testid', value: 'search-filters' },
-      expect.objectContaining({ by: 'role', value: 'menuitemcheckbox', name: 'Active' }),
+      { by: 'testid', value: 'filter-archived' },
     ]);
     for (const s of clicks) expect(s.target.candidates.flat().some((seg) => seg.by === 'css' && /^(body|html)$/.test(seg.value)), JSON.stringify(s.target)).toBe(false);
   });

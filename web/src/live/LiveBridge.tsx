@@ -19,7 +19,7 @@ export function LiveBridge({ slug, orgId }: { slug: string; orgId: string | null
   const models = useModels();
   const pathname = useRouterState({ select: (s) => s.location.pathname });
 
-  useEffect(() => startLive(), []);
+  useEffect(() => startLive(slug), [slug]);
   useEffect(() => onResync(() => void qc.invalidateQueries({ queryKey: ['records'] })), [qc]);
 
   // a model is watched once some view has queried it (['records', <model>, …]); a change

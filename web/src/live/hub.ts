@@ -25,9 +25,10 @@ type Msg =
   /** a tab asks the leader to reconnect now instead of at its next retry */
   | { t: 'reconnect' };
 
-// tabs of one organization share a socket; a tab in another organization needs its own scope
-const scope = currentOrganization() ?? '-';
-const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(`fw.live.${scope}`);
+// tabs of one organization share a socket and elect its leader on a channel of that organization
+// (a tab in another organization needs its own scope); chosen by startLive, once the shell knows
+// the organization even when the URL does not name it yet (`/` before the redirect)
+let channel: BroadcastChannel | null = null;
 const changeListeners = new Map<string, Set<(c: Change) => void>>();
 const reloadListeners = new Set<(r: ReloadMessage) => void>();
 const resyncListeners = new Set<() => void>();
@@ -121,9 +122,11 @@ function reconnectLeader(): void {
 }
 
 /** Joins the election once per tab (the lock is held until the tab closes). */
-export function startLive(): void {
+export function startLive(organization: string): void {
   if (started) return;
   started = true;
+  const scope = currentOrganization() ?? organization;
+  channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(`fw.live.${scope}`);
   channel?.addEventListener('message', (e: MessageEvent<Msg>) => onMessage(e.data));
   channel?.postMessage({ t: 'status?' } satisfies Msg);
   if (navigator.locks) {
