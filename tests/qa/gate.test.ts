@@ -135,7 +135,7 @@ describe('fw e2e gate', () => {
     const negative = gate('base', '-3');
     expect(negative.code, negative.out).toBe(64);
     expect(negative.out).toMatch(/fw e2e gate: .*--freshness-hours/);
-  });
+  }, 120_000); // several fw processes in a row: a loaded CI machine takes 6 s or more each
 
   it('a missing --module, an unknown option, a stray argument and an unknown tenant are usage errors (exit 64)', () => {
     const missing = gateArgs('--freshness-hours', '24');
@@ -150,7 +150,7 @@ describe('fw e2e gate', () => {
     const tenant = gateArgs('--module', 'base', '-t', 'nope');
     expect(tenant.code, tenant.out).toBe(64);
     expect(tenant.out).toContain('unknown tenant "nope"');
-  });
+  }, 120_000); // several fw processes in a row: a loaded CI machine takes 6 s or more each
 
   it('qa.gate itself refuses an unknown module (422 VALIDATION_FAILED, field code UNKNOWN_MODULE) and a non-finite window', async () => {
     await expect(kernel.dispatch('qa.gate', { module: 'bse' }, sys)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', status: 422, details: { errors: [{ field: 'module', code: 'UNKNOWN_MODULE' }] } });
