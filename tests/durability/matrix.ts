@@ -11,7 +11,7 @@ import {
   type GraphQLField, type GraphQLInputType, type GraphQLObjectType, type GraphQLOutputType, type GraphQLSchema,
 } from 'graphql';
 import { modelNames } from '../../src/kernel/registry/names.ts';
-import type { TestServer } from '../helpers/server.ts';
+import type { Res, TestServer } from '../helpers/server.ts';
 
 interface Route { method: string; url: string }
 
@@ -171,4 +171,31 @@ export function selection(type: GraphQLOutputType, depth: number): string {
     }
   }
   return `{ ${parts.join(' ')} }`;
+}
+
+/** The count of every model a token may count (`GET /api/data/<model>/count`): the survivors check. */
+export async function countAll(t: TestServer, token: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const m of t.kernel.registry.models.values()) {
+    const r = await t.request('GET', `/api/data/${m.key}/count`, { token });
+    if (r.status === 200) out[m.key] = r.body.count;
+  }
+  return out;
+}
+
+/** The other side's needles (ids, markers), the cases checked and the leaks found. */
+export class LeakLog {
+  readonly needles: string[];
+  readonly leaks: string[] = [];
+  cases = 0;
+  constructor(needles: string[]) { this.needles = needles; }
+  /** The first needle `text` contains. */
+  hit(text: string): string | undefined { return this.needles.find((n) => text.includes(n)); }
+  /** One case: a 2xx answer containing a needle is a leak. */
+  check(label: string, res: Res, text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body)): void {
+    this.cases++;
+    if (res.status < 200 || res.status >= 300) return;
+    const hit = this.hit(text ?? '');
+    if (hit) this.leaks.push(`${label} → ${res.status} contains ${hit}: ${text.slice(0, 300)}`);
+  }
 }

@@ -22,7 +22,7 @@ import { buildClientSchema, getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, readSseBlocks, sleep, wsClient, wsSubscribe } from '../helpers/api.ts';
 import { startTestServer, type Provider, type Res, type TestServer } from '../helpers/server.ts';
-import { fieldCall, graphqlProbes, restProbes } from './matrix.ts';
+import { countAll, fieldCall, graphqlProbes, LeakLog, restProbes } from './matrix.ts';
 
 const PROVIDERS: Provider[] = ['sqlite', 'postgresql'];
 const MODULES = 'base,auth,presentation,connectors,storage';
@@ -38,22 +38,14 @@ describe.each(PROVIDERS)('organization isolation matrix on %s', (provider) => {
   let adminC = '';
   let admin = '';
   const cIds = new Map<string, string[]>();
-  const needles: string[] = [MARK];
-  const leaks: string[] = [];
-  let cases = 0;
+  const log = new LeakLog([MARK]);
+  const { needles, leaks } = log;
+  const check = log.check.bind(log);
   let cCounts: Record<string, number> = {};
   const probers: Prober[] = [];
 
-  const countAll = async (token: string): Promise<Record<string, number>> => {
-    const out: Record<string, number> = {};
-    for (const m of t.kernel.registry.models.values()) {
-      const r = await t.request('GET', `/api/data/${m.key}/count`, { token });
-      if (r.status === 200) out[m.key] = r.body.count;
-    }
-    return out;
-  };
   const idOf = (model: string): string => cIds.get(model)?.[0] ?? crypto.randomUUID();
-  const leaked = (text: string): string | undefined => needles.find((n) => text.includes(n));
+  const leaked = (text: string): string | undefined => log.hit(text);
   const headersOf = (p: Prober) => (p.organization ? { 'x-fw-organization': p.organization } : undefined);
 
   /** The prober's request; a 401 (its session ended by a revoke command of the matrix) logs it in again. */
@@ -64,13 +56,6 @@ describe.each(PROVIDERS)('organization isolation matrix on %s', (provider) => {
       res = await t.request(method, url, { token: p.token, body, headers: headersOf(p) });
     }
     return res;
-  }
-  function check(label: string, res: Res, text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body)): void {
-    cases++;
-    if (res.status >= 200 && res.status < 300) {
-      const hit = leaked(text ?? '');
-      if (hit) leaks.push(`${label} → ${res.status} contains ${hit}: ${text.slice(0, 300)}`);
-    }
   }
 
   beforeAll(async () => {
@@ -132,7 +117,7 @@ describe.each(PROVIDERS)('organization isolation matrix on %s', (provider) => {
     cIds.set('ir.connector', [conn.body.id]);
     cIds.set('ir.connector.param', await where('ir.connector.param', [['connector_id', '=', conn.body.id]]));
     for (const ids of cIds.values()) needles.push(...ids);
-    cCounts = await countAll(tokenC);
+    cCounts = await countAll(t, tokenC);
   }, 180_000);
   afterAll(async () => {
     await t?.close();
@@ -223,7 +208,7 @@ describe.each(PROVIDERS)('organization isolation matrix on %s', (provider) => {
     await t.kernel.worker.drain(t.kernel.settings.DEFAULT_TENANT);
     await sleep(800);
     for (const h of heard) {
-      cases++;
+      log.cases++;
       const hit = leaked(JSON.stringify(h.items()));
       if (hit) leaks.push(`${h.label} received ${hit}`);
     }
@@ -233,12 +218,12 @@ describe.each(PROVIDERS)('organization isolation matrix on %s', (provider) => {
   }, 120_000);
 
   it('C\'s records all survived the matrix, and the matrix size', async () => {
-    const after = await countAll(tokenC);
+    const after = await countAll(t, tokenC);
     for (const [model, n] of Object.entries(cCounts)) {
       if (model === 'ir.session' || model === 'crm.lead' || model === 'ir.message') continue; // C's own activity adds rows
       expect(after[model], model).toBeGreaterThanOrEqual(n);
     }
-    console.log(`[durability] ${provider}: organization isolation matrix size ${cases} cases, ${needles.length} C needles, ${leaks.length} leaks`);
+    console.log(`[durability] ${provider}: organization isolation matrix size ${log.cases} cases, ${needles.length} C needles, ${leaks.length} leaks`);
     expect(leaks).toEqual([]);
   });
 });

@@ -27,7 +27,7 @@ import { buildClientSchema, getIntrospectionQuery, isNonNullType } from 'graphql
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, readSseBlocks, sleep, wsClient, wsSubscribe } from '../helpers/api.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type Provider, type Res, type TestServer } from '../helpers/server.ts';
-import { argValue, graphqlProbes, restProbes, selection } from './matrix.ts';
+import { argValue, countAll, graphqlProbes, LeakLog, restProbes, selection } from './matrix.ts';
 
 const PROVIDERS: Provider[] = ['sqlite', 'postgresql'];
 const MODULES = 'base,auth,presentation,connectors,storage';
@@ -41,19 +41,11 @@ describe.each(PROVIDERS)('tenant isolation matrix on %s', (provider) => {
   let tokenB = '';
   /** model key → ids that exist in B only */
   const bIds = new Map<string, string[]>();
-  const leakNeedles: string[] = [MARK];
   let bCounts: Record<string, number> = {};
-  const leaks: string[] = [];
-  let cases = 0;
+  const log = new LeakLog([MARK]);
+  const { needles: leakNeedles, leaks } = log;
+  const check = log.check.bind(log);
 
-  const countAll = async (token: string): Promise<Record<string, number>> => {
-    const out: Record<string, number> = {};
-    for (const m of t.kernel.registry.models.values()) {
-      const r = await t.request('GET', `/api/data/${m.key}/count`, { token });
-      if (r.status === 200) out[m.key] = r.body.count;
-    }
-    return out;
-  };
   const idsOf = async (token: string, model: string): Promise<string[]> => {
     const out: string[] = [];
     for (let offset = 0; ; offset += 100) {
@@ -64,7 +56,7 @@ describe.each(PROVIDERS)('tenant isolation matrix on %s', (provider) => {
     }
   };
   const idOf = (model: string): string => bIds.get(model)?.[0] ?? crypto.randomUUID();
-  const leaked = (text: string): string | undefined => leakNeedles.find((n) => text.includes(n));
+  const leaked = (text: string): string | undefined => log.hit(text);
 
   /** A's request; a 401 (A's session ended by a logout or revoke command in the matrix) logs A in again and retries. */
   async function asA(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<Res> {
@@ -74,13 +66,6 @@ describe.each(PROVIDERS)('tenant isolation matrix on %s', (provider) => {
       res = await t.request(method, url, { token: tokenA, body, headers });
     }
     return res;
-  }
-  function check(label: string, res: Res, text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body)): void {
-    cases++;
-    if (res.status >= 200 && res.status < 300) {
-      const hit = leaked(text ?? '');
-      if (hit) leaks.push(`${label} → ${res.status} contains ${hit}: ${text.slice(0, 300)}`);
-    }
   }
 
   beforeAll(async () => {
@@ -123,7 +108,7 @@ describe.each(PROVIDERS)('tenant isolation matrix on %s', (provider) => {
       bIds.set(m.key, only);
       leakNeedles.push(...only);
     }
-    bCounts = await countAll(tokenB);
+    bCounts = await countAll(t, tokenB);
   });
   afterAll(async () => {
     await t?.close();
@@ -216,13 +201,13 @@ describe.each(PROVIDERS)('tenant isolation matrix on %s', (provider) => {
     if (orgSub) await orgSub.inbox.waitFor(() => true, 'A\'s own organization change', 10_000);
     await sleep(300);
     for (const s of subs) {
-      cases++;
+      log.cases++;
       const hit = leaked(JSON.stringify(s.inbox.items));
       if (hit) leaks.push(`subscription ${s.name} received ${hit}`);
       s.stop();
     }
     for (const [i, text] of sseTexts.entries()) {
-      cases++;
+      log.cases++;
       const hit = leaked(text);
       if (hit) leaks.push(`SSE #${i} received ${hit}`);
     }
@@ -236,7 +221,7 @@ describe.each(PROVIDERS)('tenant isolation matrix on %s', (provider) => {
     for (const url of ['/api/openapi.json', '/api/presentation/views', '/api/presentation/bootstrap', '/api/base/bootstrap']) {
       check(`GET ${url}`, await asA('GET', url));
     }
-    const after = await countAll(tokenB);
+    const after = await countAll(t, tokenB);
     for (const [model, n] of Object.entries(bCounts)) {
       if (model === 'ir.event' || model === 'ir.session' || model === 'crm.lead' || model === 'ir.module') continue; // B's own activity adds rows
       expect(after[model], model).toBeGreaterThanOrEqual(n);
@@ -247,7 +232,7 @@ describe.each(PROVIDERS)('tenant isolation matrix on %s', (provider) => {
       const r = await t.request('GET', `/api/data/${model}/${id}`, { token: tokenB });
       expect(r.status, `${model} ${id} in B after the matrix`).toBe(200);
     }
-    console.log(`[durability] ${provider}: tenant isolation matrix size ${cases} cases, ${leakNeedles.length} B needles, ${leaks.length} leaks`);
+    console.log(`[durability] ${provider}: tenant isolation matrix size ${log.cases} cases, ${leakNeedles.length} B needles, ${leaks.length} leaks`);
     expect(leaks).toEqual([]);
   });
 });
