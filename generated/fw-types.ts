@@ -655,6 +655,40 @@ export type IrEventUpdate = {
   delivered_at?: string | null;
 };
 
+/** Saved filter (`ir.filter`, app base) as the API returns it. */
+export type IrFilterRecord = {
+  id: string;
+  dbid: number;
+  created_at_utc: string;
+  updated_at_utc: string;
+  revision: number;
+  name: string;
+  action_key: string;
+  search: unknown;
+  user: string;
+  organization: string;
+  shared: boolean;
+  is_default: boolean;
+};
+export type IrFilterCreate = {
+  name: string;
+  action_key: string;
+  search: unknown;
+  user?: string;
+  organization?: string;
+  shared?: boolean;
+  is_default?: boolean;
+};
+export type IrFilterUpdate = {
+  name?: string;
+  action_key?: string;
+  search?: unknown;
+  user?: string;
+  organization?: string;
+  shared?: boolean;
+  is_default?: boolean;
+};
+
 /** Menu entry (`ir.menu`, app base) as the API returns it. */
 export type IrMenuRecord = {
   id: string;
@@ -1331,6 +1365,7 @@ export interface Models {
   "ir.connector": { record: IrConnectorRecord; create: IrConnectorCreate; update: IrConnectorUpdate };
   "ir.connector.param": { record: IrConnectorParamRecord; create: IrConnectorParamCreate; update: IrConnectorParamUpdate };
   "ir.event": { record: IrEventRecord; create: IrEventCreate; update: IrEventUpdate };
+  "ir.filter": { record: IrFilterRecord; create: IrFilterCreate; update: IrFilterUpdate };
   "ir.menu": { record: IrMenuRecord; create: IrMenuCreate; update: IrMenuUpdate };
   "ir.message": { record: IrMessageRecord; create: IrMessageCreate; update: IrMessageUpdate };
   "ir.module": { record: IrModuleRecord; create: IrModuleCreate; update: IrModuleUpdate };

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AuthenticationRequired, NotFound } from '../kernel/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
-import type { ResolvedField, ResolvedModel } from '../kernel/registry/model.js';
+import { requiredOnCreate, type ResolvedField, type ResolvedModel } from '../kernel/registry/model.js';
 import type { Registry, ResolvedCommand } from '../kernel/registry/registry.js';
 import { defineSettings } from '../kernel/settings.js';
 import { exposureAllows, exposureOf } from './exposure.js';
@@ -48,7 +48,7 @@ function writeSchema(fields: Iterable<ResolvedField>, create: boolean): Json {
   for (const f of fields) {
     if (!f.stored || f.auto || f.readonly) continue;
     props[f.name] = nullable(fieldSchema(f), f);
-    if (create && f.required && f.default === undefined) required.push(f.name);
+    if (create && requiredOnCreate(f)) required.push(f.name);
   }
   return { type: 'object', properties: props, additionalProperties: false, ...(required.length ? { required } : {}) };
 }

@@ -99,6 +99,13 @@ describe.each(PROVIDERS)('organization isolation matrix on %s', (provider) => {
     // its configuration as parameters (ir.connector.param rows), the dependants of the connector
     const imported = await t.request('POST', `/api/connectors/${conn.body.id}/import-config`, { token: adminC, body: { json_data: { url: `https://${MARK.toLowerCase()}.example.com/params` } } });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    // saved filters of C: one shared with C's organization, one private
+    const filters: string[] = [];
+    for (const shared of [true, false]) {
+      const saved = await t.request('POST', '/api/data/ir.filter', { token: tokenC, body: { name: `${MARK} filter`, action_key: 'crm.action_leads', search: { q: MARK }, shared } });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+      filters.push(saved.body.id);
+    }
     await t.kernel.worker.drain(t.kernel.settings.DEFAULT_TENANT);
 
     // C's records, found by what they belong to (never by what the probers happen to see, so a
@@ -116,6 +123,7 @@ describe.each(PROVIDERS)('organization isolation matrix on %s', (provider) => {
     cIds.set('storage.document_version', await where('storage.document_version', [['document_id', '=', doc.body.id]]));
     cIds.set('ir.connector', [conn.body.id]);
     cIds.set('ir.connector.param', await where('ir.connector.param', [['connector_id', '=', conn.body.id]]));
+    cIds.set('ir.filter', filters);
     for (const ids of cIds.values()) needles.push(...ids);
     cCounts = await countAll(t, tokenC);
   }, 180_000);

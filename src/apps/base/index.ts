@@ -7,6 +7,7 @@ import { AccessDenied, BootError, Conflict, ValidationError } from '../../kernel
 import { didYouMean } from '../../kernel/registry/closest.js';
 import type { Registry } from '../../kernel/registry/registry.js';
 import manifest from './manifest.js';
+import { filterHooks } from './filters.js';
 import { postMessage } from './messages.js';
 import { beforeOrganizationDelete } from './organizations.js';
 import { baseRoutes } from './routes.js';
@@ -166,6 +167,7 @@ const hooks: HookDecl[] = [
   },
   // the spec's tracked field: a changed slug emits res.organization.field_changed
   { point: 'post.res.organization.update', track_fields: ['code'] },
+  ...filterHooks,
 ];
 
 export const app = defineApp({

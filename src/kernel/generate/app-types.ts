@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { OutputShape } from '../output.js';
 import type { ResolvedCommand, Registry } from '../registry/registry.js';
-import type { ResolvedField, ResolvedModel } from '../registry/model.js';
+import { requiredOnCreate, type ResolvedField, type ResolvedModel } from '../registry/model.js';
 
 /**
  * `generated/fw-types.ts`: the TypeScript shapes of a project's models and commands, printed from
@@ -60,9 +60,9 @@ function recordLines(m: ResolvedModel): string[] {
 const writable = (m: ResolvedModel): ResolvedField[] =>
   [...m.fields.values()].filter((f) => f.stored && !f.auto && !f.readonly);
 
-/** A create needs a required field unless it has a default. */
+/** A create needs a required field unless it has a default or is filled from the caller. */
 const createLines = (m: ResolvedModel): string[] =>
-  writable(m).map((f) => prop(f.name, inputType(f), !(f.required && f.default === undefined)));
+  writable(m).map((f) => prop(f.name, inputType(f), !requiredOnCreate(f)));
 
 const updateLines = (m: ResolvedModel): string[] => writable(m).map((f) => prop(f.name, inputType(f), true));
 

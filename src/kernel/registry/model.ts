@@ -38,6 +38,12 @@ export interface ResolvedField {
   max?: number;
 }
 
+/**
+ * A value a create must give: required, with no declared default, and not filled from the caller
+ * (`default_principal`). GraphQL's create inputs, OpenAPI, the app types and import read this.
+ */
+export const requiredOnCreate = (f: ResolvedField): boolean => f.required && f.default === undefined && !f.defaultPrincipal;
+
 export interface ResolvedOrder { field: string; direction: 'asc' | 'desc' }
 
 export interface ResolvedModel {

@@ -5,7 +5,7 @@ import { Repeater } from 'graphql-yoga';
 import { checkAccess } from '../../kernel/access.js';
 import { AuthenticationRequired, BadRequest, FwError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ResolvedField, ResolvedModel } from '../../kernel/registry/model.js';
+import { requiredOnCreate, type ResolvedField, type ResolvedModel } from '../../kernel/registry/model.js';
 import { commandFieldName, pascalName } from '../../kernel/registry/names.js';
 import type { Registry, ResolvedCommand } from '../../kernel/registry/registry.js';
 import type { Principal } from '../../kernel/env.js';
@@ -156,7 +156,7 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     });
     const inputFields = (t: AnyRef, fields: ResolvedField[], create: boolean) => Object.fromEntries(fields.map((f) => [
       f.name,
-      t.field({ type: scalarType(m, f), required: create && f.required && f.default === undefined, description: f.description }),
+      t.field({ type: scalarType(m, f), required: create && requiredOnCreate(f), description: f.description }),
     ]));
     const createCmd = m.createCommand ? registry.command(m.createCommand) : null;
     const createFields = createCmd?.inputFields ? [...createCmd.inputFields.values()] : writable;

@@ -1,7 +1,7 @@
 import { canReadField, canWriteField } from '../../kernel/access.js';
 import type { Principal } from '../../kernel/env.js';
 import { BadRequest } from '../../kernel/errors.js';
-import type { ResolvedField, ResolvedModel } from '../../kernel/registry/model.js';
+import { requiredOnCreate, type ResolvedField, type ResolvedModel } from '../../kernel/registry/model.js';
 
 /**
  * Which fields of a model a principal may export or import, from the registry alone: the same
@@ -22,7 +22,7 @@ export interface TransferField {
 const ID: TransferField = { name: 'id', label: 'ID', type: 'uuid', required: false, relation: null, values: null };
 
 const describe = (f: ResolvedField): TransferField => ({
-  name: f.name, label: f.description || f.name, type: f.type, required: f.required && f.default === undefined, relation: f.target ?? null, values: f.values ?? null,
+  name: f.name, label: f.description || f.name, type: f.type, required: requiredOnCreate(f), relation: f.target ?? null, values: f.values ?? null,
 });
 
 /** Stored, readable, not private; One2Many lists are not cells. */

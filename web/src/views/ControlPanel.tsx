@@ -45,7 +45,7 @@ export function ControlPanel({ title, action, org, search, searchPlan, current, 
           </div>
         )}
       </div>
-      {searchPlan && <SearchBar plan={searchPlan} search={search} allowGroupBy={allowGroupBy} />}
+      {searchPlan && <SearchBar plan={searchPlan} search={search} allowGroupBy={allowGroupBy} actionKey={action.key} />}
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator, type Selection
 import { useModels, type SearchPlan } from '../../app/meta.ts';
 import type { ViewSearch } from '../../app/search-params.ts';
 import { useT } from '../../i18n/index.tsx';
+import { Favorites } from './Favorites.tsx';
 import { fieldFacets } from './facets.ts';
 
 /** The Filters menu's entry for an archivable model's archived records (no filter string can start with NUL). */
@@ -16,7 +17,7 @@ const ARCHIVED_KEY = '\u0000archived';
  * in the URL. Backspace in the empty box removes the last facet of text. An archivable model's
  * Filters menu has "Archived", which shows its archived records instead of its active ones.
  */
-export function SearchBar({ plan, search, allowGroupBy = true }: { plan: SearchPlan; search: ViewSearch; allowGroupBy?: boolean }) {
+export function SearchBar({ plan, search, allowGroupBy = true, actionKey }: { plan: SearchPlan; search: ViewSearch; allowGroupBy?: boolean; actionKey?: string }) {
   const t = useT();
   const navigate = useNavigate();
   const models = useModels();
@@ -119,6 +120,7 @@ export function SearchBar({ plan, search, allowGroupBy = true }: { plan: SearchP
           </Popover>
         </MenuTrigger>
       )}
+      {actionKey && <Favorites actionKey={actionKey} search={search} />}
     </div>
   );
 }
