@@ -1,12 +1,12 @@
 /**
  * The list view: columns and their labels come from the render plan, display widgets (badge,
- * money, date) render values the way a person reads them, optional columns are toggled and
- * remembered, a header sorts (and the URL says so), the pager shows the total and moves,
+ * money, date) render values the way a person reads them, optional columns are toggled, columns
+ * reordered and resized, all remembered per user, a header sorts (and the URL says so), the pager shows the total and moves,
  * selected rows are deleted in bulk, and 10,000 rows scroll with only the visible ones in the DOM.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, createLead, insertLeads, login, startWeb, type WebEnv } from './helpers/browser.ts';
+import { actionUrl, axeSerious, createLead, describeViolations, insertLeads, login, shot, startWeb, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
@@ -75,8 +75,8 @@ describe('list view', () => {
     expect(base).toContain('Active'); // optional="show"
     expect(base).not.toContain('Created at (UTC)'); // optional="hide"
     await page.getByTestId('column-picker').click();
-    // the picker lists only optional columns, checked when shown
-    await expect.poll(() => page.locator('.column-dialog [data-testid^="column-"]').evaluateAll((cs) => cs.map((c) => [c.getAttribute('data-testid'), c.hasAttribute('data-selected')]))).toEqual([
+    // the picker's checkboxes are the optional columns, checked when shown
+    await expect.poll(() => page.locator('.column-dialog .checkbox[data-testid^="column-"]').evaluateAll((cs) => cs.map((c) => [c.getAttribute('data-testid'), c.hasAttribute('data-selected')]))).toEqual([
       ['column-is_active', true], ['column-created_at_utc', false],
     ]);
     await page.getByTestId('column-created_at_utc').click();
@@ -91,6 +91,70 @@ describe('list view', () => {
     await page.goto(actionUrl('default', 'crm.action_leads', undefined, { view: 'list' }));
     await page.getByTestId('list-table').waitFor();
     await expect.poll(() => headers(page)).toEqual(['Name', 'Stage', 'Expected revenue', 'Win probability (0–1)', 'Salesperson']);
+  });
+
+  it('reorders columns (Move up/down in Columns, or dragging a header) and resizes them (the header\'s edge, pointer or arrow keys), remembered across reload until Reset', async () => {
+    const leads = actionUrl('default', 'crm.action_leads', undefined, { view: 'list' });
+    const natural = ['Name', 'Stage', 'Expected revenue', 'Win probability (0–1)', 'Salesperson'];
+    const width = (testId: string) => page.getByTestId(testId).evaluate((el) => Math.round(el.getBoundingClientRect().width));
+    const cellWidth = (index: number) => page.getByTestId('list-row').first().evaluate((r, i) => Math.round((r as HTMLTableRowElement).cells[i + 1].getBoundingClientRect().width), index);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(leads);
+    await page.getByTestId('list-row').first().waitFor();
+    expect(await headers(page)).toEqual(natural);
+    await page.getByTestId('column-picker').click();
+    await page.getByTestId('column-up-stage').click();
+    await expect.poll(() => headers(page)).toEqual(['Stage', 'Name', 'Expected revenue', 'Win probability (0–1)', 'Salesperson']);
+    // the first column cannot go up, the last cannot go down
+    expect(await page.getByTestId('column-up-stage').isDisabled()).toBe(true);
+    expect(await page.getByTestId('column-down-salesperson').isDisabled()).toBe(true);
+    expect(describeViolations(await axeSerious(page))).toBe('');
+    await shot(page, 'list-columns-picker', { dark: true, themeByAttribute: true });
+    await page.keyboard.press('Escape');
+
+    // a header dragged onto another lands before it
+    await page.getByTestId('th-salesperson').dragTo(page.getByTestId('th-name'));
+    await expect.poll(() => headers(page)).toEqual(['Stage', 'Salesperson', 'Name', 'Expected revenue', 'Win probability (0–1)']);
+
+    // the edge of a header: three steps to the right with the keyboard, 120 px with the pointer
+    const nameBefore = await width('th-name');
+    await page.getByTestId('resize-name').focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+    await expect.poll(() => width('th-name')).toBe(nameBefore + 48);
+    expect(Number(await page.getByTestId('resize-name').getAttribute('aria-valuenow'))).toBe(nameBefore + 48);
+    const stageBefore = await width('th-stage');
+    const edge = (await page.getByTestId('resize-stage').boundingBox())!;
+    await page.mouse.move(edge.x + edge.width / 2, edge.y + edge.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(edge.x + edge.width / 2 + 60, edge.y + edge.height / 2, { steps: 4 });
+    await page.mouse.move(edge.x + edge.width / 2 + 120, edge.y + edge.height / 2, { steps: 4 });
+    await page.mouse.up();
+    await expect.poll(() => width('th-stage')).toBe(stageBefore + 120);
+    // the cells follow their header
+    expect(await cellWidth(0)).toBe(stageBefore + 120);
+    expect(await cellWidth(2)).toBe(nameBefore + 48);
+    // dragging the edge neither sorts nor moves the column
+    expect(params(page).get('order')).toBeNull();
+    expect(await headers(page)).toEqual(['Stage', 'Salesperson', 'Name', 'Expected revenue', 'Win probability (0–1)']);
+    await shot(page, 'list-columns-arranged', { dark: true });
+
+    await page.reload();
+    await page.getByTestId('list-row').first().waitFor();
+    await expect.poll(() => headers(page)).toEqual(['Stage', 'Salesperson', 'Name', 'Expected revenue', 'Win probability (0–1)']);
+    expect(await width('th-name')).toBe(nameBefore + 48);
+    expect(await width('th-stage')).toBe(stageBefore + 120);
+
+    // another person on this browser has their own arrangement: the stored key names the user
+    const keys = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('fw.columns.')));
+    const me = (await env.gql('query { me { id } }')).me.id as string;
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.every((k) => k.startsWith(`fw.columns.${me}.`))).toBe(true);
+
+    await page.getByTestId('column-picker').click();
+    await page.getByTestId('columns-reset').click();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => headers(page)).toEqual(natural);
+    expect(await width('th-name')).toBe(nameBefore);
   });
 
   it('sorts by a header: the order is in the URL and the rows follow it', async () => {

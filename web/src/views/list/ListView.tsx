@@ -14,7 +14,7 @@ import { deleteManyDocument, modelOf, orderBy, rowsDocument, selection, updateMa
 import { useCount, useInvalidateModel } from '../../model/useRecords.ts';
 import { ControlPanel } from '../ControlPanel.tsx';
 import type { ViewProps } from '../registry.ts';
-import { ColumnPicker, useColumnVisibility } from './columns.tsx';
+import { ColumnPicker, useColumns } from './columns.tsx';
 import { GroupedList } from './GroupedList.tsx';
 import { Pager } from './Pager.tsx';
 import { RecordTable } from './RecordTable.tsx';
@@ -31,8 +31,8 @@ interface Selection { ids: Set<string>; all: boolean }
 const NONE: Selection = { ids: new Set(), all: false };
 
 /**
- * The list view of a render plan: the plan's columns (optional ones toggled and remembered per
- * user), sort by header, a pager over the total, selection with bulk delete and archive (with
+ * The list view of a render plan: the plan's columns (optional ones toggled, reordered and
+ * resized, remembered per user: ./columns.tsx), sort by header, a pager over the total, selection with bulk delete and archive (with
  * undo), group-by from the search view. Rows are virtualised and fetched in blocks, so a page of
  * 10,000 rows scrolls. "Select all" selects the page (every row of it, drawn or not), then offers
  * every record matching the search; the confirmation states how many records an action touches.
@@ -46,8 +46,10 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
   // New only when the model can be created at all (and the view has something to type); bulk
   // delete only when it can be deleted
   const can = useWritable(m);
-  const [visible, setVisible] = useColumnVisibility(plan.view_id, fields);
-  const columns = useMemo(() => plan.columns.map((c) => fields.find((f) => f.name === c)!).filter((f) => f && visible[f.name] !== false), [plan.columns, fields, visible]);
+  // the view's columns, arranged by the person (shown, order, widths)
+  const planColumns = useMemo(() => plan.columns.map((c) => fields.find((f) => f.name === c)!).filter(Boolean), [plan.columns, plan.fields]); // eslint-disable-line react-hooks/exhaustive-deps
+  const cols = useColumns(plan.view_id, planColumns);
+  const columns = cols.shown;
   const sel = useMemo(() => selection(fields, models), [fields, models]);
   const order = search.order ?? plan.default_order ?? undefined;
   const limit = search.limit ?? plan.limit ?? 80;
@@ -145,7 +147,7 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
         )}
       </ControlPanel>
       <div className="list-toolbar">
-        <ColumnPicker fields={plan.columns.map((c) => fields.find((f) => f.name === c)!).filter(Boolean)} visible={visible} setVisible={setVisible} />
+        <ColumnPicker cols={cols} />
         {!search.group_by && total.data !== undefined && (
           <Pager page={page} limit={limit} total={total.data} />
         )}
@@ -171,7 +173,7 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
           aggregates={planAggregates(plan.aggregates)} selected={chosen.ids} setSelected={setSelected} />
       ) : (
         <RecordTable
-          model={m} columns={columns} sel={sel} where={where} order={order} offset={offset}
+          model={m} columns={columns} widths={cols.widths} onResize={cols.setWidth} onMove={cols.move} sel={sel} where={where} order={order} offset={offset}
           count={pageCount}
           loadingTotal={total.isPending} filtered={Object.keys(where).length > 0}
           onSort={(o) => go({ order: o, page: undefined })} onOpen={open} selected={selected} setSelected={setSelected}

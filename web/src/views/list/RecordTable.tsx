@@ -1,6 +1,6 @@
 import { useQueries } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useCallback, useRef } from 'react';
+import { memo, useCallback, useRef, useState } from 'react';
 import { request } from '../../api/client.ts';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { useModels } from '../../app/meta.ts';
@@ -9,8 +9,10 @@ import type { Where } from '../../model/domain.ts';
 import { displayName, isNumberField, orderBy, rowsDocument, type FieldInfo, type ModelInfo, type Models, type Row } from '../../model/records.ts';
 import { BLOCK, recordsKey } from '../../model/useRecords.ts';
 import { Display } from '../../widgets/display.tsx';
+import { ResizeHandle, widthStyle } from './columns.tsx';
 
 const ROW_HEIGHT = 37;
+const NO_WIDTHS: Record<string, number> = {};
 
 interface Props {
   model: ModelInfo; columns: readonly FieldInfo[]; sel: string; where: Where; order: string | undefined;
@@ -20,14 +22,21 @@ interface Props {
   selected: Set<string>; setSelected: (s: Set<string>) => void;
   /** the header box: ticked when every record of the page is selected; ticking it selects the page */
   pageSelected: boolean; onSelectPage: (on: boolean) => void;
+  /** the person's column widths, and what changes them or the order (./columns.tsx) */
+  widths?: Record<string, number>;
+  onResize?: (name: string, width: number | null) => void;
+  onMove?: (name: string, before: string | null) => void;
 }
 
 /**
  * A window of `count` records from `offset`, rendered virtually: only the rows on screen exist in
  * the DOM, and the blocks of 500 they fall in are fetched when first seen.
  */
-export function RecordTable({ model, columns, sel, where, order, offset, count, loadingTotal, filtered, onSort, onOpen, selected, setSelected, pageSelected, onSelectPage }: Props) {
+export function RecordTable({ model, columns, sel, where, order, offset, count, loadingTotal, filtered, onSort, onOpen, selected, setSelected, pageSelected, onSelectPage, widths = NO_WIDTHS, onResize, onMove }: Props) {
   const t = useT();
+  // the header being dragged to another place, and the one it would land before
+  const [dragged, setDragged] = useState<string | null>(null);
+  const [dropBefore, setDropBefore] = useState<string | null>(null);
   const models = useModels();
   const scroller = useRef<HTMLDivElement>(null);
   // no flushSync per scroll event: React batches the row updates into the next frame
@@ -87,11 +96,22 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
             {columns.map((f) => {
               const dir = sortField === f.name ? (sortDir?.toLowerCase() === 'desc' ? 'descending' : 'ascending') : undefined;
               return (
-                <th key={f.name} aria-sort={dir ?? 'none'} className={isNumberField(f) ? 'num' : undefined}>
+                <th key={f.name} aria-sort={dir ?? 'none'} style={widthStyle(widths[f.name])} data-testid={`th-${f.name}`}
+                  className={[isNumberField(f) ? 'num' : '', dropBefore === f.name && dragged !== f.name ? 'drop-before' : ''].filter(Boolean).join(' ') || undefined}
+                  draggable={!!onMove}
+                  onDragStart={(e) => { setDragged(f.name); e.dataTransfer.effectAllowed = 'move'; e.dataTransfer.setData('text/plain', f.name); }}
+                  onDragOver={(e) => { if (dragged) { e.preventDefault(); setDropBefore(f.name); } }}
+                  onDragEnd={() => { setDragged(null); setDropBefore(null); }}
+                  onDrop={(e) => {
+                    e.preventDefault();
+                    if (dragged && dragged !== f.name) onMove?.(dragged, f.name);
+                    setDragged(null); setDropBefore(null);
+                  }}>
                   <button type="button" className="th-sort" data-testid={`sort-${f.name}`} aria-label={t('list.sort_by', { label: f.label })}
                     onClick={() => onSort(dir === 'ascending' ? `${f.name} desc` : `${f.name} asc`)}>
                     {f.label}<span aria-hidden="true" className="sort-mark">{dir === 'ascending' ? ' ▲' : dir === 'descending' ? ' ▼' : ''}</span>
                   </button>
+                  {onResize && <ResizeHandle field={f} width={widths[f.name]} setWidth={onResize} />}
                 </th>
               );
             })}
@@ -100,7 +120,7 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
         <tbody>
           {before > 0 && <tr aria-hidden="true" style={{ height: before }} />}
           {items.map((v, i) => (
-            <RecordRow key={visibleRows[i]?.id ?? `v${v.index}`} index={v.index} rec={visibleRows[i]} columns={columns} models={models} model={model}
+            <RecordRow key={visibleRows[i]?.id ?? `v${v.index}`} index={v.index} rec={visibleRows[i]} columns={columns} widths={widths} models={models} model={model}
               checked={!!visibleRows[i] && selected.has(visibleRows[i]!.id)} onOpen={open} onCheck={toggle} />
           ))}
           {after > 0 && <tr aria-hidden="true" style={{ height: after }} />}
@@ -114,8 +134,8 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
  * One row, re-rendered only when its record, its checkbox or the columns change: scrolling
  * moves the window, and the rows that stay on screen are not rendered again.
  */
-const RecordRow = memo(function RecordRow({ index, rec, columns, models, model, checked, onOpen, onCheck }: {
-  index: number; rec: Row | undefined; columns: readonly FieldInfo[]; models: Models; model: ModelInfo; checked: boolean;
+const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models, model, checked, onOpen, onCheck }: {
+  index: number; rec: Row | undefined; columns: readonly FieldInfo[]; widths: Record<string, number>; models: Models; model: ModelInfo; checked: boolean;
   onOpen: (id: string) => void; onCheck: (id: string, on: boolean) => void;
 }) {
   const t = useT();
@@ -133,7 +153,7 @@ const RecordRow = memo(function RecordRow({ index, rec, columns, models, model, 
         <input type="checkbox" checked={checked} aria-label={t('list.select_row', { name: displayName(model, rec) })}
           onClick={(e) => e.stopPropagation()} onChange={(e) => onCheck(rec.id, e.target.checked)} />
       </td>
-      {columns.map((f) => <td key={f.name} className={isNumberField(f) ? 'num' : undefined}><Display field={f} value={rec[f.name]} models={models} record={rec} /></td>)}
+      {columns.map((f) => <td key={f.name} className={isNumberField(f) ? 'num' : undefined} style={widthStyle(widths[f.name])}><Display field={f} value={rec[f.name]} models={models} record={rec} /></td>)}
     </tr>
   );
 });
