@@ -2,7 +2,7 @@ import {
   ArcElement, BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement,
   PieController, PointElement, Tooltip, type ChartConfiguration,
 } from 'chart.js';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 // only what bar, line and pie charts need: Chart.js tree-shakes the rest out of the graph chunk
 Chart.register(BarController, LineController, PieController, BarElement, LineElement, PointElement, ArcElement, CategoryScale, LinearScale, Tooltip, Legend);
@@ -23,6 +23,13 @@ export function ChartCanvas({ type, labels, series, summary, format }: {
   const canvas = useRef<HTMLCanvasElement>(null);
   // drawn anew when what it shows changes, not on every render of the view
   const shown = JSON.stringify([type, labels, series]);
+  // the canvas is painted with the theme's colours: it is painted again when the theme changes
+  const [theme, setTheme] = useState(() => document.documentElement.dataset.theme);
+  useEffect(() => {
+    const watch = new MutationObserver(() => setTheme(document.documentElement.dataset.theme));
+    watch.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    return () => watch.disconnect();
+  }, []);
   useEffect(() => {
     if (!canvas.current) return;
     const style = getComputedStyle(canvas.current);
@@ -50,7 +57,7 @@ export function ChartCanvas({ type, labels, series, summary, format }: {
         color: text,
         plugins: {
           legend: { display: pie || series.length > 1, labels: { color: text } },
-          tooltip: { callbacks: { label: (c) => `${c.dataset.label ?? ''}: ${format(Number(c.raw))}` } },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label ? `${c.dataset.label}: ` : ''}${format(Number(c.raw))}` } },
         },
         scales: pie ? {} : {
           x: { ticks: { color: text }, grid: { color: grid } },
@@ -61,7 +68,7 @@ export function ChartCanvas({ type, labels, series, summary, format }: {
     const chart = new Chart(canvas.current, config);
     return () => chart.destroy();
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `shown` stands for type, labels and series
-  }, [shown, format]);
+  }, [shown, format, theme]);
   return (
     <div className="graph-canvas">
       <canvas ref={canvas} role="img" aria-label={summary} data-testid="graph-canvas" />

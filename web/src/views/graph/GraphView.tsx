@@ -48,7 +48,8 @@ export default function GraphView({ plan, action, search, searchPlan, where, org
     return { labels: axisKeys.map(([, v]) => label(axis, v)), series: out };
   })();
 
-  const byLabel = groupbys.map((g) => fields.find((f) => f.name === g.field)?.label ?? g.field).join(', ');
+  const fieldLabel = (g: GroupBy) => fields.find((f) => f.name === g.field)?.label ?? g.field;
+  const byLabel = groupbys.map(fieldLabel).join(', ');
   const summary = t('graph.summary', { type: t(`graph.type.${type}`), measure: mLabel, groupby: byLabel });
 
   return (
@@ -73,11 +74,11 @@ export default function GraphView({ plan, action, search, searchPlan, where, org
           : !groups.data.length ? <p className="notice" data-testid="graph-empty">{t('analysis.empty')}</p>
             : (
               <>
-                <ChartCanvas type={type} labels={labels} series={series} summary={summary} format={format} />
+                <ChartCanvas type={type} {...(type === 'pie' ? pieOf(labels, series) : { labels, series })} summary={summary} format={format} />
                 <table className="sr-only" data-testid="graph-data">
                   <caption>{t('graph.data')}: {summary}</caption>
                   <thead>
-                    <tr><th scope="col">{byLabel}</th>{series.map((s) => <th key={s.label} scope="col">{s.label}</th>)}</tr>
+                    <tr><th scope="col">{fieldLabel(groupbys[0])}</th>{series.map((s) => <th key={s.label} scope="col">{s.label}</th>)}</tr>
                   </thead>
                   <tbody>
                     {labels.map((l, i) => (
@@ -89,4 +90,11 @@ export default function GraphView({ plan, action, search, searchPlan, where, org
             )}
     </div>
   );
+}
+
+/** A pie has one ring: with a second group-by, a slice per (axis, series) pair that is not empty ("New / October 2026"). */
+function pieOf(labels: string[], series: Series[]): { labels: string[]; series: Series[] } {
+  if (series.length < 2) return { labels, series };
+  const slices = labels.flatMap((l, i) => series.filter((s) => s.values[i]).map((s) => ({ label: `${l} / ${s.label}`, value: s.values[i] })));
+  return { labels: slices.map((x) => x.label), series: [{ label: '', values: slices.map((x) => x.value) }] };
 }

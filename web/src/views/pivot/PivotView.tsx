@@ -47,7 +47,8 @@ export default function PivotView({ plan, action, search, searchPlan, where, org
   const total = t('analysis.total');
   const nodeLabel = (bys: GroupBy[], n: HeaderNode) => (n.path.length ? label(bys[n.path.length - 1], n.path[n.path.length - 1]) : total);
   const mLabel = (x: string) => measureLabel(x, fields, t('analysis.count'));
-  const fmt = (v: number | undefined) => intl.formatNumber(v ?? 0);
+  // a combination without records is an empty cell, as in Odoo (a 0 would be a group that sums to 0)
+  const fmt = (v: number | undefined) => (v === undefined ? '' : intl.formatNumber(v));
   const byNames = (bys: GroupBy[]) => bys.map((g) => fields.find((f) => f.name === g.field)?.label ?? g.field).join(', ') || total;
 
   function toggle(open: Set<string>, set: (s: Set<string>) => void, n: HeaderNode, levels: number) {
@@ -71,7 +72,7 @@ export default function PivotView({ plan, action, search, searchPlan, where, org
   function download() {
     const pathLabel = (bys: GroupBy[], n: HeaderNode) => (n.path.length ? n.path.map((v, i) => label(bys[i], v)).join(' / ') : total);
     const head = ['', ...columns.flatMap((c) => measures.map((x) => (colFields.length ? `${c === colRoot && totalColumn ? total : pathLabel(colBys, c)} – ${mLabel(x)}` : mLabel(x))))];
-    const body = rows.map((r) => [pathLabel(rowBys, r), ...columns.flatMap((c) => measures.map((_, k) => cell(r.path, c.path)?.[k] ?? 0))]);
+    const body = rows.map((r) => [pathLabel(rowBys, r), ...columns.flatMap((c) => measures.map((_, k) => cell(r.path, c.path)?.[k] ?? ''))]);
     const url = URL.createObjectURL(new Blob([toCsv([head, ...body])], { type: 'text/csv;charset=utf-8' }));
     const a = document.createElement('a');
     a.href = url;
