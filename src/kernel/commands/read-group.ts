@@ -87,6 +87,10 @@ function groupKeys(env: Env, model: ResolvedModel, groupby: unknown): GroupKey[]
   });
 }
 
+/** Order of two aggregated values: text by its characters (as the database's min and max), else by number (a Date by its instant). */
+const before = (x: unknown, y: unknown): boolean =>
+  typeof x === 'string' && typeof y === 'string' ? x < y : Number(x) < Number(y);
+
 /**
  * Rows of a grouping by whole datetime values, merged into their buckets: counts and sums add
  * up, min and max keep the extreme, an average is recomputed from the sum and count of non-null
@@ -111,8 +115,8 @@ function mergeBuckets(rows: Row[], keys: GroupKey[], wanted: Array<[string, Aggr
       const acc = into[agg] as Row;
       for (const [f, v] of Object.entries((r[agg] ?? {}) as Row)) if (!isNull(v) && (isNull(acc[f]) || better(v, acc[f]))) acc[f] = v;
     };
-    pick('_min', (x, y) => (x as number) < (y as number));
-    pick('_max', (x, y) => (x as number) > (y as number));
+    pick('_min', (x, y) => before(x, y));
+    pick('_max', (x, y) => before(y, x));
   }
   const out = [...merged.values()];
   for (const r of out) {

@@ -69,7 +69,8 @@ export function analysis(ctx: Ctx, node: XmlNode) {
 function groupBy(ctx: Ctx, node: XmlNode, f: ResolvedField): AnalysisGroupBy {
   if (!f.stored || !GROUPABLE.has(f.type)) ctx.fail(node, `cannot group by ${f.name} (a ${f.type} field)`);
   const interval = node.attrs.interval;
-  if (interval !== undefined && f.type !== 'datetime') ctx.fail(node, `interval is for a datetime field; ${f.name} is ${f.type}`);
-  if (interval !== undefined && !isGranularity(interval)) ctx.fail(node, `interval must be one of ${GRANULARITIES.join(', ')}, not "${interval}"`);
-  return { field: f.name, interval: f.type === 'datetime' ? (interval as Granularity | undefined) ?? 'month' : null };
+  if (interval === undefined) return { field: f.name, interval: f.type === 'datetime' ? 'month' : null };
+  if (f.type !== 'datetime') ctx.fail(node, `interval is for a datetime field; ${f.name} is ${f.type}`);
+  if (!isGranularity(interval)) ctx.fail(node, `interval must be one of ${GRANULARITIES.join(', ')}, not "${interval}"`);
+  return { field: f.name, interval };
 }

@@ -67,7 +67,7 @@ export function ChartCanvas({ type, labels, series, summary, format }: {
     };
     const chart = new Chart(canvas.current, config);
     return () => chart.destroy();
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- `shown` stands for type, labels and series
+    // `shown` stands for type, labels and series (new arrays on every render of the view)
   }, [shown, format, theme]);
   return (
     <div className="graph-canvas">

@@ -11,6 +11,9 @@ import { ChartCanvas, type Series } from './Chart.tsx';
 
 type ChartType = 'bar' | 'line' | 'pie';
 const TYPES: ChartType[] = ['bar', 'line', 'pie'];
+const isChartType = (x: string): x is ChartType => TYPES.some((t) => t === x);
+/** One series when the graph has no second group-by. */
+const ONE_SERIES: Array<[string, unknown]> = [['', null]];
 
 /**
  * The graph view: the measure (a count or a field's sum) per value of the first group-by, one
@@ -24,7 +27,7 @@ export default function GraphView({ plan, action, search, searchPlan, where, org
   const models = useModels();
   const m = modelOf(models, plan.model);
   const fields = useMemo(() => [...asFields(plan.fields), ...asFields(searchPlan?.fields ?? [])], [plan.fields, searchPlan]);
-  const [type, setType] = useState<ChartType>(TYPES.includes(plan.chart_type as ChartType) ? plan.chart_type as ChartType : 'bar');
+  const [type, setType] = useState<ChartType>(isChartType(plan.chart_type) ? plan.chart_type : 'bar');
   const [measure, setMeasure] = useState(plan.measure);
   const groupbys: GroupBy[] = groupBysOf(plan.groupby, search.group_by, fields);
   const groups = useAnalysis(m, groupbys, [measure], where);
@@ -38,7 +41,7 @@ export default function GraphView({ plan, action, search, searchPlan, where, org
     const [axis, by] = groupbys;
     const keyOf = (v: unknown) => JSON.stringify(v ?? null);
     const axisKeys = [...new Map(data.map((g) => [keyOf(g.key[axis.field]), g.key[axis.field]])).entries()];
-    const seriesKeys = by ? [...new Map(data.map((g) => [keyOf(g.key[by.field]), g.key[by.field]])).entries()] : [['', null] as [string, unknown]];
+    const seriesKeys = by ? [...new Map(data.map((g) => [keyOf(g.key[by.field]), g.key[by.field]])).entries()] : ONE_SERIES;
     const out: Series[] = seriesKeys.map(([sk, sv]) => ({
       label: by ? label(by, sv) : mLabel,
       values: axisKeys.map(([ak]) => data
