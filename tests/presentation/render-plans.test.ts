@@ -14,7 +14,7 @@ import { expectFwError, userPrincipal } from '../helpers/kernel.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 const SHIPPED = [
-  'crm.lead.form', 'crm.lead.funnel', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
+  'crm.lead.form', 'crm.lead.funnel', 'crm.lead.graph', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.pivot', 'crm.lead.search',
   'ir.connector.form', 'ir.connector.list',
   'res.organization.form', 'res.organization.list', 'res.organization.search',
   'res.user.form', 'res.user.list',
@@ -129,7 +129,7 @@ describe('render plans', () => {
       for (const f of plan.fields) {
         expect(Object.keys(f).sort()).toEqual(['default', 'help', 'label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
       }
-      const typeKeys = { list: ['default_order', 'limit', 'columns', 'aggregates'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], search: ['search_fields', 'filters', 'group_by'], 'crm.funnel': ['options', 'columns'] }[plan.type as 'list'];
+      const typeKeys = { list: ['default_order', 'limit', 'columns', 'aggregates'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], graph: ['chart_type', 'groupby', 'measure', 'available_measures'], pivot: ['rows', 'cols', 'measures', 'available_measures'], search: ['search_fields', 'filters', 'group_by'], 'crm.funnel': ['options', 'columns'] }[plan.type as 'list'];
       for (const k of typeKeys) expect(plan, `${id} has ${k}`).toHaveProperty(k);
     }
   });
@@ -215,7 +215,7 @@ describe('render plans', () => {
     const iface = await gqlOk(ts, '{ __type(name: "ViewPlan") { kind fields { name } possibleTypes { name } } }', {}, { token });
     expect(iface.__type.kind).toBe('INTERFACE');
     expect(iface.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(['fields', 'js_class', 'model', 'title', 'type', 'version', 'view_id']);
-    expect(iface.__type.possibleTypes.map((p: { name: string }) => p.name).sort()).toEqual(['AppViewPlan', 'FormPlan', 'KanbanPlan', 'ListPlan', 'SearchPlan']);
+    expect(iface.__type.possibleTypes.map((p: { name: string }) => p.name).sort()).toEqual(['AppViewPlan', 'FormPlan', 'GraphPlan', 'KanbanPlan', 'ListPlan', 'PivotPlan', 'SearchPlan']);
     // the form's sheet is only reachable flattened: no recursive type to select
     const form = await gqlOk(ts, '{ __type(name: "FormPlan") { fields { name } } }', {}, { token });
     expect(form.__type.fields.map((f: { name: string }) => f.name)).not.toContain('sheet');

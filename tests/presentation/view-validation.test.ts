@@ -169,7 +169,7 @@ describe('view header rules', () => {
     expect(failure('<view id="res.user.list" version="1"><form model="res.user"/></view>'))
       .toBe('views/test/res_user_list.xml: <view/form[1]>: view id res.user.list says list but the view is a <form>');
     expect(failure('<view id="res.user.list" version="1"><list model="res.user"/><list model="res.user"/></view>'))
-      .toBe('views/test/res_user_list.xml: <view>: a view holds exactly one of <list>, <form>, <kanban>, <search> or an app\'s view type');
+      .toBe('views/test/res_user_list.xml: <view>: a view holds exactly one of <list>, <form>, <kanban>, <search>, <graph>, <pivot> or an app\'s view type');
   });
 });
 
@@ -328,6 +328,90 @@ describe('kanban', () => {
   });
 });
 
+const graph = (attrs: string, body: string) =>
+  `<view id="crm.lead.graph" version="1" title="T">\n  <graph model="crm.lead" ${attrs}>\n${body}\n  </graph>\n</view>`;
+const pivot = (body: string, attrs = '') =>
+  `<view id="crm.lead.pivot" version="1" title="T">\n  <pivot model="crm.lead"${attrs}>\n${body}\n  </pivot>\n</view>`;
+
+describe('graph', () => {
+  it('compiles its chart type, one or two group-bys (a datetime by month unless told), its measure and the measures one may pick', () => {
+    const plan = compile(graph('type="line"', '<field name="stage"/><field name="closed_at"/><field name="expected_revenue" type="measure"/>'));
+    expect(plan).toMatchObject({
+      type: 'graph', chart_type: 'line', measure: 'expected_revenue',
+      groupby: [{ field: 'stage', interval: null }, { field: 'closed_at', interval: 'month' }],
+      available_measures: ['__count', 'expected_revenue', 'probability'],
+    });
+    expect(plan.fields.map((f) => f.name)).toEqual(['stage', 'closed_at', 'expected_revenue', 'probability']);
+    expect(compile(graph('', '<field name="created_at_utc" interval="week"/>'))).toMatchObject({ chart_type: 'bar', measure: '__count', groupby: [{ field: 'created_at_utc', interval: 'week' }] });
+  });
+
+  it('type is bar, line or pie', () => {
+    expect(failure(graph('type="radar"', '<field name="stage"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]>: type must be one of bar, line, pie, not "radar"');
+  });
+
+  it('groups by one or two fields, never none or three', () => {
+    expect(failure(graph('', '<field name="expected_revenue" type="measure"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]>: a graph groups by one or two fields (the axis, then the series), not 0');
+    expect(failure(graph('', '<field name="stage"/><field name="country"/><field name="salesperson"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]>: a graph groups by one or two fields (the axis, then the series), not 3');
+  });
+
+  it('shows one measure, an Integer or Float field that is not automatic', () => {
+    expect(failure(graph('', '<field name="stage"/><field name="expected_revenue" type="measure"/><field name="probability" type="measure"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]>: a graph shows one measure; expected_revenue, probability are declared');
+    expect(failure(graph('', '<field name="stage"/><field name="name" type="measure"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]/field[2]>: measure name must be a stored Integer or Float field that is not automatic (it is char)');
+    expect(failure(graph('', '<field name="stage"/><field name="dbid" type="measure"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]/field[2]>: measure dbid must be a stored Integer or Float field that is not automatic (it is integer)');
+  });
+
+  it('an interval is a granularity, only on a datetime field', () => {
+    expect(failure(graph('', '<field name="closed_at" interval="fortnight"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]/field[1]>: interval must be one of day, week, month, quarter, year, not "fortnight"');
+    expect(failure(graph('', '<field name="stage" interval="month"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]/field[1]>: interval is for a datetime field; stage is enum');
+  });
+
+  it('holds only <field> elements of the model, and no unknown attribute or role', () => {
+    expect(failure(graph('', '<field name="stage"/><filter name="x"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]/filter[1]>: a <graph> holds <field> elements, not <filter>');
+    expect(failure(graph('', '<field name="phase"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]/field[1]>: crm.lead has no field "phase"');
+    expect(failure(graph('stacked="1"', '<field name="stage"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]>: <graph> takes no attribute "stacked"');
+    expect(failure(graph('', '<field name="stage" type="col"/>')))
+      .toBe('views/test/crm_lead_graph.xml: <view/graph[1]/field[1]>: a graph\'s group-bys take no type="col": the first is the axis, the second the series');
+  });
+});
+
+describe('pivot', () => {
+  it('compiles its row and column group-bys and its measures; none declared means the count', () => {
+    expect(compile(pivot('<field name="stage" type="row"/><field name="country" type="row"/><field name="closed_at" type="col" interval="quarter"/><field name="expected_revenue" type="measure"/><field name="probability" type="measure"/>')))
+      .toMatchObject({
+        type: 'pivot', rows: [{ field: 'stage', interval: null }, { field: 'country', interval: null }], cols: [{ field: 'closed_at', interval: 'quarter' }],
+        measures: ['expected_revenue', 'probability'], available_measures: ['__count', 'expected_revenue', 'probability'],
+      });
+    expect(compile(pivot('<field name="stage" type="row"/>'))).toMatchObject({ rows: [{ field: 'stage' }], cols: [], measures: ['__count'] });
+  });
+
+  it('every field says its role: row, col or measure', () => {
+    expect(failure(pivot('<field name="stage"/>')))
+      .toBe('views/test/crm_lead_pivot.xml: <view/pivot[1]/field[1]>: a pivot\'s <field> needs type="row", "col" or "measure"');
+    expect(failure(pivot('<field name="stage" type="column"/>')))
+      .toBe('views/test/crm_lead_pivot.xml: <view/pivot[1]/field[1]>: a pivot\'s <field> needs type="row", "col" or "measure", not "column"');
+  });
+
+  it('cannot group by a One2Many or JSON field, nor measure one twice, and takes no chart type', () => {
+    expect(failure('<view id="res.organization.pivot" version="1">\n  <pivot model="res.organization"><field name="users" type="row"/></pivot>\n</view>'))
+      .toBe('views/test/res_organization_pivot.xml: <view/pivot[1]/field[1]>: cannot group by users (a one2many field)');
+    expect(failure(pivot('<field name="expected_revenue" type="measure"/><field name="expected_revenue" type="measure"/>')))
+      .toBe('views/test/crm_lead_pivot.xml: <view/pivot[1]/field[2]>: measure expected_revenue is declared twice');
+    expect(failure(pivot('<field name="stage" type="row"/>', ' type="bar"')))
+      .toBe('views/test/crm_lead_pivot.xml: <view/pivot[1]>: <pivot> takes no attribute "type"');
+  });
+});
+
 describe('search', () => {
   it('a filter domain that does not parse is refused', () => {
     expect(failure(search(`<filter string="Broken" domain="[('name', '=', 'x'"/>`)))
@@ -401,7 +485,7 @@ describe('view registry over app data files', () => {
       'ai.prompt.template.form', 'ai.prompt.template.list', 'ai.provider.config.form', 'ai.provider.config.list',
       'ai.provider.routing.form', 'ai.provider.routing.list', 'ai.skill.pack.form', 'ai.skill.pack.list',
       'ai.usage.log.list', 'ai.user.quota.form', 'ai.user.quota.list', 'ai.write.provenance.form', 'ai.write.provenance.list',
-      'crm.lead.form', 'crm.lead.funnel', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.search',
+      'crm.lead.form', 'crm.lead.funnel', 'crm.lead.graph', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.pivot', 'crm.lead.search',
       'ir.connector.form', 'ir.connector.list',
       'ir.module.form', 'ir.module.list',
       'qa.run.form', 'qa.run.list', 'qa.run.result.form', 'qa.run.result.list', 'qa.run.result.search', 'qa.run.search',

@@ -15,6 +15,8 @@ const manifest: AppManifest = {
     'views/crm_lead_kanban.xml',
     'views/crm_lead_search.xml',
     'views/crm_lead_funnel.xml',
+    'views/crm_lead_graph.xml',
+    'views/crm_lead_pivot.xml',
   ],
   // the client code in web/: a display widget (crm_lead_list.xml) and a view type (crm_lead_funnel.xml)
   web: { widgets: ['crm.probability'], views: ['crm.funnel'] },

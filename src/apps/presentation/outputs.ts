@@ -64,10 +64,14 @@ const FormNode = o.object('FormNode', {
   modifiers: modifiers('the node'),
 }, { description: 'One node of a form sheet, flattened: parents come before their children' });
 
+const AnalysisGroupBy = o.object('AnalysisGroupBy', {
+  field: str, interval: o.nullable(o.string({ description: 'day, week, month, quarter or year for a datetime field; null otherwise' })),
+}, { description: 'A group-by of a graph or pivot view' });
+
 /** Keys every plan has; shared by all members, so they are the `ViewPlan` interface's fields. */
 const planKeys = {
   view_id: str, version: o.int(), title: str,
-  type: o.string({ description: 'list, form, kanban, search, or a view type an app registers (crm.funnel)' }),
+  type: o.string({ description: 'list, form, kanban, search, graph, pivot, or a view type an app registers (crm.funnel)' }),
   model: str, fields: o.list(PlanField),
   js_class: o.nullable(o.string({ description: 'The app view component that draws this plan instead of fw\'s (js_class="storage.documents"); null when none' })),
 };
@@ -105,6 +109,20 @@ export const ViewPlan = o.union('ViewPlan', 'type', {
       string: str, domain: o.json({ description: 'A domain ([[field, operator, value], …]) with its placeholders resolved' }),
     })),
     group_by: o.list(o.object('SearchGroupBy', { string: str, field: str })),
+  }),
+  graph: o.object('GraphPlan', {
+    ...planKeys,
+    chart_type: o.string({ description: 'bar, line or pie' }),
+    groupby: o.list(AnalysisGroupBy, { description: 'One or two: the axis (or the slices), then the series' }),
+    measure: o.string({ description: 'The field summed, or __count for the number of records' }),
+    available_measures: o.list(str, { description: '__count and every number field a person may pick instead' }),
+  }),
+  pivot: o.object('PivotPlan', {
+    ...planKeys,
+    rows: o.list(AnalysisGroupBy, { description: 'Row group-bys, outermost first' }),
+    cols: o.list(AnalysisGroupBy, { description: 'Column group-bys, outermost first' }),
+    measures: o.list(str, { description: 'Fields summed per cell (__count: the number of records)' }),
+    available_measures: o.list(str, { description: '__count and every number field a person may add' }),
   }),
   [UNION_OTHERS]: o.object('AppViewPlan', {
     ...planKeys,

@@ -212,16 +212,22 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     }));
     b.queryField(n.groupBy, (t: AnyRef) => t.field({
       type: [common.GroupResult], nullable: false,
-      args: { by: t.arg({ type: [groupField], required: true }), where: t.arg({ type: where }), aggregates: t.arg({ type: 'JSON', description: 'field → sum | avg | min | max | count' }) },
+      args: {
+        by: t.arg({ type: [groupField], required: true }), where: t.arg({ type: where }),
+        aggregates: t.arg({ type: 'JSON', description: 'field → sum | avg | min | max | count' }),
+        granularity: t.arg({ type: 'JSON', description: 'datetime field of `by` → day | week | month | quarter | year: its key is the start of the bucket (UTC)' }),
+      },
       resolve: async (_r: unknown, a: Args, ctx: GqlContext) => {
         const by = a.by as string[];
+        // the same groupings as REST's `closed_at:month`, keyed by the field's name as `by` says it
+        const groupby = groupbyOf(by, a.granularity);
         const r = await ctx.kernel.dispatch<{ groups: Rec[] }>('fw.read_group', {
-          model: m.key, groupby: by, domain: whereToDomain(registry, m, a.where as Rec), aggregates: a.aggregates ?? undefined,
+          model: m.key, groupby, domain: whereToDomain(registry, m, a.where as Rec), aggregates: a.aggregates ?? undefined,
         }, ctx.principal);
         return r.groups.map((g) => ({
-          key: Object.fromEntries(by.map((k) => [k, g[k]])),
+          key: Object.fromEntries(by.map((k, i) => [k, g[groupby[i]]])),
           count: g.count,
-          aggregates: Object.fromEntries(Object.entries(g).filter(([k]) => !by.includes(k) && k !== 'count')),
+          aggregates: Object.fromEntries(Object.entries(g).filter(([k]) => !groupby.includes(k) && k !== 'count')),
         }));
       },
     }));
@@ -578,4 +584,20 @@ function enumFilter(b: Builder, e: AnyRef, name: string, pattern: (t: AnyRef) =>
       ...pattern(t),
     }),
   });
+}
+
+/**
+ * `by` with `granularity` ({ closed_at: "month" }) as read_group's `groupby` (`closed_at:month`);
+ * a granularity for a field `by` does not name, or one that is not text, is 400 INVALID_GROUPING.
+ */
+function groupbyOf(by: string[], granularity: unknown): string[] {
+  if (granularity === null || granularity === undefined) return by;
+  const bad = (message: string) => new BadRequest(message, { granularity }, 'INVALID_GROUPING');
+  if (typeof granularity !== 'object' || Array.isArray(granularity)) throw bad('granularity must map datetime fields of `by` to day, week, month, quarter or year');
+  const g = granularity as Rec;
+  for (const [field, v] of Object.entries(g)) {
+    if (!by.includes(field)) throw bad(`granularity names ${field}, which \`by\` does not`);
+    if (typeof v !== 'string') throw bad(`granularity of ${field} must be day, week, month, quarter or year`);
+  }
+  return by.map((k) => (g[k] === undefined ? k : `${k}:${String(g[k])}`));
 }

@@ -323,6 +323,8 @@ export interface LeadValues {
   name: string; email?: string | null; stage?: 'new' | 'qualified' | 'won' | 'lost'; expected_revenue?: number;
   probability?: number | null; notes?: string | null; closed_at?: string | null; organization?: string | null;
   country?: string | null; salesperson?: string | null;
+  /** when the lead was created (insertLeads only: the API stamps the present) */
+  created_at_utc?: string;
 }
 
 /** Creates leads with the `crmLeadCreateMany` mutation in batches of 500; returns their ids in order. */
@@ -357,7 +359,8 @@ export async function insertLeads(env: WebEnv, leads: LeadValues[]): Promise<voi
       VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     db.transaction(() => {
       for (const l of leads) {
-        insert.run(randomUUID(), now, now, l.name, l.email ?? null, l.stage ?? 'new', l.expected_revenue ?? 0, l.probability ?? null,
+        const created = l.created_at_utc ? stamp(new Date(l.created_at_utc)) : now;
+        insert.run(randomUUID(), created, created, l.name, l.email ?? null, l.stage ?? 'new', l.expected_revenue ?? 0, l.probability ?? null,
           l.notes ?? null, l.closed_at ? stamp(new Date(l.closed_at)) : null, l.organization ?? null, l.country ?? null, l.salesperson ?? null);
       }
     })();

@@ -41,6 +41,8 @@ export const ViewPlanDocument = graphql(`
       __typename
       ... on ListPlan { view_id version title type model js_class fields { ...PlanFieldParts } default_order limit columns aggregates }
       ... on KanbanPlan { view_id version title type model js_class fields { ...PlanFieldParts } groupby_field kanban_columns: columns { value label } card_fields }
+      ... on GraphPlan { view_id version title type model js_class fields { ...PlanFieldParts } chart_type groupby { field interval } measure available_measures }
+      ... on PivotPlan { view_id version title type model js_class fields { ...PlanFieldParts } rows { field interval } cols { field interval } measures available_measures }
       ... on SearchPlan { view_id version title type model js_class fields { ...PlanFieldParts } search_fields { name string } filters { string domain } group_by { string field } }
       ... on AppViewPlan { view_id version title type model js_class fields { ...PlanFieldParts } options app_columns: columns }
       ... on FormPlan {
@@ -62,6 +64,8 @@ export type ListPlan = Extract<Plan, { __typename: 'ListPlan' }>;
 export type FormPlan = Extract<Plan, { __typename: 'FormPlan' }>;
 export type KanbanPlan = Extract<Plan, { __typename: 'KanbanPlan' }>;
 export type SearchPlan = Extract<Plan, { __typename: 'SearchPlan' }>;
+export type GraphPlan = Extract<Plan, { __typename: 'GraphPlan' }>;
+export type PivotPlan = Extract<Plan, { __typename: 'PivotPlan' }>;
 /** The plan of a view type an app registers (`<acme.gantt model=…>`): its options and field columns. */
 export type AppViewPlan = Extract<Plan, { __typename: 'AppViewPlan' }>;
 export type FormNode = FormPlan['nodes'][number];

@@ -7,3 +7,5 @@ import { registerView } from './registry.ts';
 registerView('list', { load: () => import('./list/ListView.tsx') });
 registerView('kanban', { load: () => import('./kanban/KanbanView.tsx') });
 registerView('form', { load: () => import('./form/FormView.tsx') });
+registerView('graph', { load: () => import('./graph/GraphView.tsx') });
+registerView('pivot', { load: () => import('./pivot/PivotView.tsx') });

@@ -4,12 +4,13 @@ import { didYouMean } from '../../../kernel/registry/closest.js';
 import type { ResolvedField, ResolvedModel } from '../../../kernel/registry/model.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
 import { BUILTIN_VIEW_TYPES, clientNamesOf, widgetName, type ClientNames } from './client-names.js';
+import { analysis } from './analysis.js';
 import { parseDomainLiteral, placeholderValues, resolvePlaceholders } from './domain-literal.js';
 import { fieldsOf, ModifierError, parseModifier, type ModifierName, type Modifiers } from './modifiers.js';
 import { ViewFileError, type XmlNode } from './xml.js';
 
 /** A built-in view type, or the name of a view type an app's web client registers (`crm.funnel`). */
-export type ViewType = 'list' | 'form' | 'kanban' | 'search' | (string & {});
+export type ViewType = 'list' | 'form' | 'kanban' | 'search' | 'graph' | 'pivot' | (string & {});
 
 export interface PlanField {
   name: string;
@@ -68,7 +69,7 @@ const JS_CLASS_TYPES = ['list', 'form', 'kanban'];
  */
 const idSuffixOf = (type: string): string => (BUILTIN_VIEW_TYPES.includes(type) ? type : type.slice(type.indexOf('.') + 1).replace(/\./g, '_'));
 
-class Ctx {
+export class Ctx {
   fields = new Map<string, PlanField>();
   constructor(readonly file: string, readonly registry: Registry, readonly model: ResolvedModel, readonly names: ClientNames) {}
   fail(node: XmlNode, message: string): never {
@@ -158,7 +159,7 @@ export function compileView(root: XmlNode, file: string, registry: Registry, nam
   if (!file.endsWith(`/${expectedFile}`) && file !== expectedFile) fail(root, `view ${id} must live in a file named ${expectedFile}`);
   const version = Number(root.attrs.version);
   if (!Number.isInteger(version) || version < 1) fail(root, `version "${root.attrs.version ?? ''}" must be an integer ≥ 1`);
-  if (root.children.length !== 1) fail(root, 'a view holds exactly one of <list>, <form>, <kanban>, <search> or an app\'s view type');
+  if (root.children.length !== 1) fail(root, 'a view holds exactly one of <list>, <form>, <kanban>, <search>, <graph>, <pivot> or an app\'s view type');
   const body = root.children[0];
   const type: ViewType = body.tag;
   const suffix = idSuffixOf(type);
@@ -176,6 +177,7 @@ export function compileView(root: XmlNode, file: string, registry: Registry, nam
   else if (type === 'form') Object.assign(plan, compileForm(ctx, body));
   else if (type === 'kanban') Object.assign(plan, compileKanban(ctx, body));
   else if (type === 'search') Object.assign(plan, compileSearch(ctx, body));
+  else if (type === 'graph' || type === 'pivot') Object.assign(plan, analysis(ctx, body));
   else Object.assign(plan, compileAppView(ctx, body));
   plan.fields = [...ctx.fields.values()];
   return plan;
