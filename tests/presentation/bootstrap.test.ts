@@ -224,6 +224,7 @@ describe('the three ways to ask', () => {
       { type: 'kanban', view_id: 'crm.lead.kanban' }, { type: 'search', view_id: 'crm.lead.search' },
       // a view of the CRM app's own view type (its web code registers crm.funnel)
       { type: 'crm.funnel', view_id: 'crm.lead.funnel' },
+      { type: 'calendar', view_id: 'crm.lead.calendar' },
     ]);
     const userData = (await gqlOk(ts, BootstrapDocument, {}, { token: user })).presentationBootstrap!;
     expect(userData.apps.find((a) => a.key === 'base.menu_settings')!.menus).toEqual([]);

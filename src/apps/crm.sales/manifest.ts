@@ -15,6 +15,7 @@ const manifest: AppManifest = {
     'views/crm_lead_kanban.xml',
     'views/crm_lead_search.xml',
     'views/crm_lead_funnel.xml',
+    'views/crm_lead_calendar.xml',
   ],
   // the client code in web/: a display widget (crm_lead_list.xml) and a view type (crm_lead_funnel.xml)
   web: { widgets: ['crm.probability'], views: ['crm.funnel'] },

@@ -41,6 +41,7 @@ export const ViewPlanDocument = graphql(`
       __typename
       ... on ListPlan { view_id version title type model js_class fields { ...PlanFieldParts } default_order limit columns aggregates }
       ... on KanbanPlan { view_id version title type model js_class fields { ...PlanFieldParts } groupby_field kanban_columns: columns { value label } card_fields }
+      ... on CalendarPlan { view_id version title type model js_class fields { ...PlanFieldParts } date_start date_stop color mode card_fields }
       ... on SearchPlan { view_id version title type model js_class fields { ...PlanFieldParts } search_fields { name string } filters { string domain } group_by { string field } }
       ... on AppViewPlan { view_id version title type model js_class fields { ...PlanFieldParts } options app_columns: columns }
       ... on FormPlan {
@@ -62,6 +63,7 @@ export type ListPlan = Extract<Plan, { __typename: 'ListPlan' }>;
 export type FormPlan = Extract<Plan, { __typename: 'FormPlan' }>;
 export type KanbanPlan = Extract<Plan, { __typename: 'KanbanPlan' }>;
 export type SearchPlan = Extract<Plan, { __typename: 'SearchPlan' }>;
+export type CalendarPlan = Extract<Plan, { __typename: 'CalendarPlan' }>;
 /** The plan of a view type an app registers (`<acme.gantt model=…>`): its options and field columns. */
 export type AppViewPlan = Extract<Plan, { __typename: 'AppViewPlan' }>;
 export type FormNode = FormPlan['nodes'][number];
