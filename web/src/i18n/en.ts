@@ -29,6 +29,7 @@ export const en = {
   'view.switch': 'Switch view',
   'view.type.list': 'List',
   'view.type.kanban': 'Kanban',
+  'view.type.calendar': 'Calendar',
   'view.type.form': 'Form',
   'common.new': 'New',
   'common.save': 'Save',

@@ -7,3 +7,4 @@ import { registerView } from './registry.ts';
 registerView('list', { load: () => import('./list/ListView.tsx') });
 registerView('kanban', { load: () => import('./kanban/KanbanView.tsx') });
 registerView('form', { load: () => import('./form/FormView.tsx') });
+registerView('calendar', { load: () => import('./calendar/CalendarView.tsx') });

@@ -56,7 +56,7 @@ export function preloadView(name: string): Promise<void> {
 }
 
 /** fw's own view types (src/apps/presentation/views/client-names.ts holds the server's copy). */
-export const BUILTIN_VIEW_TYPES: readonly string[] = ['list', 'form', 'kanban', 'search'];
+export const BUILTIN_VIEW_TYPES: readonly string[] = ['list', 'form', 'kanban', 'search', 'calendar'];
 
 /** fw's view types a person can switch between in the control panel (form opens from a record). */
-export const SWITCHABLE = ['list', 'kanban'] as const;
+export const SWITCHABLE = ['list', 'kanban', 'calendar'] as const;
