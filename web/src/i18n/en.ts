@@ -119,6 +119,8 @@ export const en = {
   'reference.search': 'Search {model}',
   'reference.clear': 'Clear',
   'reference.no_results': 'No match',
+  'reference.search_more': 'Search more…',
+  'reference.create': 'Create "{name}"',
   'search.placeholder': 'Search…',
   'search.for': 'Search {field} for: {text}',
   'search.filters': 'Filters',
