@@ -477,6 +477,7 @@ export type CrmLeadRecord = {
   probability: number | null;
   notes: string | null;
   closed_at: string | null;
+  date_deadline: string | null;
   organization: string | null;
   country: string | null;
   salesperson: string | null;
@@ -489,6 +490,7 @@ export type CrmLeadCreate = {
   probability?: number | null;
   notes?: string | null;
   closed_at?: string | null;
+  date_deadline?: string | null;
   organization?: string | null;
   country?: string | null;
   salesperson?: string | null;
@@ -501,6 +503,7 @@ export type CrmLeadUpdate = {
   probability?: number | null;
   notes?: string | null;
   closed_at?: string | null;
+  date_deadline?: string | null;
   organization?: string | null;
   country?: string | null;
   salesperson?: string | null;

@@ -14,6 +14,8 @@ export default defineModel({
     probability: f.float({ description: 'Win probability (0–1)' }),
     notes: f.text(),
     closed_at: f.datetime(),
+    // when the salesperson expects to close: what the leads' calendar (crm_lead_calendar.xml) lays out
+    date_deadline: f.datetime({ description: 'Expected closing' }),
     // a new lead belongs to the organization its creator works in unless they name another of theirs
     organization: f.reference('res.organization', { on_delete: 'cascade', default_principal: 'organization_id' }),
     country: f.reference('res.country'),

@@ -225,6 +225,7 @@ describe('the three ways to ask', () => {
       // a view of the CRM app's own view type (its web code registers crm.funnel)
       { type: 'crm.funnel', view_id: 'crm.lead.funnel' },
       { type: 'graph', view_id: 'crm.lead.graph' }, { type: 'pivot', view_id: 'crm.lead.pivot' },
+      { type: 'calendar', view_id: 'crm.lead.calendar' },
     ]);
     const userData = (await gqlOk(ts, BootstrapDocument, {}, { token: user })).presentationBootstrap!;
     expect(userData.apps.find((a) => a.key === 'base.menu_settings')!.menus).toEqual([]);

@@ -27,12 +27,12 @@ describe('flattenSheet', () => {
     const nodes = flattenSheet(sheetOf('crm.lead.form'));
     expect(outline(nodes)).toEqual([
       'group:Lead@-',
-      'field:Name@0', 'field:Email@0', 'field:Expected revenue@0', 'field:Win probability (0–1)@0', 'field:Closed on@0',
+      'field:Name@0', 'field:Email@0', 'field:Expected revenue@0', 'field:Expected closing@0', 'field:Win probability (0–1)@0', 'field:Closed on@0',
       'group:Ownership@-',
-      'field:Organization@6', 'field:Salesperson@6', 'field:Country@6',
+      'field:Organization@7', 'field:Salesperson@7', 'field:Country@7',
       'notebook:@-',
-      'page:Notes@10',
-      'field:Notes@11',
+      'page:Notes@11',
+      'field:Notes@12',
     ]);
     expect(nodes.map((n) => n.index)).toEqual(nodes.map((_, i) => i));
     for (const n of nodes) if (n.parent !== null) expect(n.parent).toBeLessThan(n.index);
@@ -41,12 +41,12 @@ describe('flattenSheet', () => {
       field: { name: 'expected_revenue', label: 'Expected revenue', type: 'integer', widget: 'money', optional: null, required: false, readonly: false, relation: null, values: null, default: 0, help: null },
     });
     // a node with view modifiers carries their trees
-    expect(nodes[5].modifiers).toEqual({
+    expect(nodes[6].modifiers).toEqual({
       invisible: { op: 'not in', args: [{ field: 'stage' }, { const: ['won', 'lost'] }] },
       required: { op: '==', args: [{ field: 'stage' }, { const: 'won' }] },
     });
-    expect(nodes[8].field).toMatchObject({ name: 'salesperson', type: 'reference', relation: 'res.user' });
-    expect(nodes[11]).toEqual({ index: 11, parent: 10, kind: 'page', string: 'Notes', field: null, button: null, list: null, modifiers: null });
+    expect(nodes[9].field).toMatchObject({ name: 'salesperson', type: 'reference', relation: 'res.user' });
+    expect(nodes[12]).toEqual({ index: 12, parent: 11, kind: 'page', string: 'Notes', field: null, button: null, list: null, modifiers: null });
   });
 
   it('storage.document.form: two pages under one notebook, the nested One2Many list on its field node', () => {

@@ -14,7 +14,7 @@ import { expectFwError, userPrincipal } from '../helpers/kernel.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 const SHIPPED = [
-  'crm.lead.form', 'crm.lead.funnel', 'crm.lead.graph', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.pivot', 'crm.lead.search',
+  'crm.lead.calendar', 'crm.lead.form', 'crm.lead.funnel', 'crm.lead.graph', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.pivot', 'crm.lead.search',
   'ir.connector.form', 'ir.connector.list',
   'res.organization.form', 'res.organization.list', 'res.organization.search',
   'res.user.form', 'res.user.list',
@@ -96,7 +96,7 @@ describe('view list', () => {
     gqlError(await gql(ts, ViewPlanDocument, { viewId: 'crm.lead.kanban' }, { token: qa }), 'ACCESS_DENIED');
     expect((await get('/api/presentation/view/res.organization.list', qa)).status).toBe(200);
     // an unknown view is still 404
-    expectError(await get('/api/presentation/view/crm.lead.calendar', qa), 404, 'UNKNOWN_VIEW');
+    expectError(await get('/api/presentation/view/crm.lead.gantt', qa), 404, 'UNKNOWN_VIEW');
   });
 
   it('the presentation routes require a bearer token', async () => {
@@ -129,7 +129,7 @@ describe('render plans', () => {
       for (const f of plan.fields) {
         expect(Object.keys(f).sort()).toEqual(['default', 'help', 'label', 'name', 'optional', 'readonly', 'relation', 'required', 'type', 'values', 'widget']);
       }
-      const typeKeys = { list: ['default_order', 'limit', 'columns', 'aggregates'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], graph: ['chart_type', 'groupby', 'measure', 'available_measures'], pivot: ['rows', 'cols', 'measures', 'available_measures'], search: ['search_fields', 'filters', 'group_by'], 'crm.funnel': ['options', 'columns'] }[plan.type as 'list'];
+      const typeKeys = { list: ['default_order', 'limit', 'columns', 'aggregates'], form: ['header', 'sheet', 'chatter'], kanban: ['groupby_field', 'columns', 'card_fields'], graph: ['chart_type', 'groupby', 'measure', 'available_measures'], pivot: ['rows', 'cols', 'measures', 'available_measures'], search: ['search_fields', 'filters', 'group_by'], calendar: ['date_start', 'date_stop', 'color', 'mode', 'card_fields'], 'crm.funnel': ['options', 'columns'] }[plan.type as 'list'];
       for (const k of typeKeys) expect(plan, `${id} has ${k}`).toHaveProperty(k);
     }
   });
@@ -215,7 +215,7 @@ describe('render plans', () => {
     const iface = await gqlOk(ts, '{ __type(name: "ViewPlan") { kind fields { name } possibleTypes { name } } }', {}, { token });
     expect(iface.__type.kind).toBe('INTERFACE');
     expect(iface.__type.fields.map((f: { name: string }) => f.name).sort()).toEqual(['fields', 'js_class', 'model', 'title', 'type', 'version', 'view_id']);
-    expect(iface.__type.possibleTypes.map((p: { name: string }) => p.name).sort()).toEqual(['AppViewPlan', 'FormPlan', 'GraphPlan', 'KanbanPlan', 'ListPlan', 'PivotPlan', 'SearchPlan']);
+    expect(iface.__type.possibleTypes.map((p: { name: string }) => p.name).sort()).toEqual(['AppViewPlan', 'CalendarPlan', 'FormPlan', 'GraphPlan', 'KanbanPlan', 'ListPlan', 'PivotPlan', 'SearchPlan']);
     // the form's sheet is only reachable flattened: no recursive type to select
     const form = await gqlOk(ts, '{ __type(name: "FormPlan") { fields { name } } }', {}, { token });
     expect(form.__type.fields.map((f: { name: string }) => f.name)).not.toContain('sheet');

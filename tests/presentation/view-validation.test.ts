@@ -59,6 +59,8 @@ const form = (body: string, model = 'res.user') =>
   `<view id="${model}.form" version="1" title="T">\n  <form model="${model}">\n${body}\n  </form>\n</view>`;
 const kanban = (attrs: string, body: string) =>
   `<view id="crm.lead.kanban" version="1" title="T">\n  <kanban model="crm.lead" ${attrs}>\n${body}\n  </kanban>\n</view>`;
+const calendar = (attrs: string, body = '<field name="name"/>') =>
+  `<view id="crm.lead.calendar" version="1" title="T">\n  <calendar model="crm.lead" ${attrs}>\n${body}\n  </calendar>\n</view>`;
 const search = (body: string) =>
   `<view id="res.organization.search" version="1" title="T">\n  <search model="res.organization">\n${body}\n  </search>\n</view>`;
 
@@ -163,13 +165,13 @@ describe('view header rules', () => {
       .toBe('views/test/res_partner_list.xml: <view/list[1]>: unknown model "res.partner"');
   });
 
-  it('the body must be one of list, form, kanban, search and match the id', () => {
+  it('the body must be one of list, form, kanban, search, calendar and match the id', () => {
     expect(failure('<view id="res.user.list" version="1"><tree model="res.user"/></view>'))
       .toBe('views/test/res_user_list.xml: <view/tree[1]>: unknown view type <tree> (not built in, and no active app declares it in its manifest\'s web.views)');
     expect(failure('<view id="res.user.list" version="1"><form model="res.user"/></view>'))
       .toBe('views/test/res_user_list.xml: <view/form[1]>: view id res.user.list says list but the view is a <form>');
     expect(failure('<view id="res.user.list" version="1"><list model="res.user"/><list model="res.user"/></view>'))
-      .toBe('views/test/res_user_list.xml: <view>: a view holds exactly one of <list>, <form>, <kanban>, <search>, <graph>, <pivot> or an app\'s view type');
+      .toBe('views/test/res_user_list.xml: <view>: a view holds exactly one of <list>, <form>, <kanban>, <search>, <graph>, <pivot>, <calendar> or an app\'s view type');
   });
 });
 
@@ -412,6 +414,42 @@ describe('pivot', () => {
   });
 });
 
+describe('calendar', () => {
+  const where = 'views/test/crm_lead_calendar.xml: <view/calendar[1]>';
+  it('date_start is required and names a date-time field of the model', () => {
+    expect(failure(calendar(''))).toBe(`${where}: missing attribute "date_start"`);
+    expect(failure(calendar('date_start="deadline"'))).toBe(`${where}: crm.lead has no field "deadline"`);
+    expect(failure(calendar('date_start="name"'))).toBe(`${where}: date_start="name" must name a date or date-time field; name is char`);
+  });
+
+  it('date_stop, when given, names another date-time field', () => {
+    expect(failure(calendar('date_start="date_deadline" date_stop="stage"'))).toBe(`${where}: date_stop="stage" must name a date or date-time field; stage is enum`);
+    expect(failure(calendar('date_start="date_deadline" date_stop="date_deadline"'))).toBe(`${where}: date_stop must name another field than date_start`);
+  });
+
+  it('mode is month, week or day (month when not given)', () => {
+    expect(failure(calendar('date_start="date_deadline" mode="year"'))).toBe(`${where}: mode must be one of month, week, day, not "year"`);
+    expect(compile(calendar('date_start="date_deadline"')).mode).toBe('month');
+    expect(compile(calendar('date_start="date_deadline" mode="week"')).mode).toBe('week');
+  });
+
+  it('color names a field with a value to colour by', () => {
+    expect(failure(calendar('date_start="date_deadline" color="hue"'))).toBe(`${where}: crm.lead has no field "hue"`);
+    expect(failure('<view id="ai.message.calendar" version="1"><calendar model="ai.message" date_start="created_at_utc" color="tool_calls"/></view>'))
+      .toBe('views/test/ai_message_calendar.xml: <view/calendar[1]>: color="tool_calls" cannot colour by a json field');
+  });
+
+  it('holds <field>s, its cards; without any the card shows the record name', () => {
+    expect(failure(calendar('date_start="date_deadline"', '<card_field name="name"/>')))
+      .toBe('views/test/crm_lead_calendar.xml: <view/calendar[1]/card_field[1]>: a calendar holds <field> elements, not <card_field>');
+    expect(failure(calendar('date_start="date_deadline"', '<field name="budget"/>')))
+      .toBe('views/test/crm_lead_calendar.xml: <view/calendar[1]/field[1]>: crm.lead has no field "budget"');
+    const plan = compile(calendar('date_start="date_deadline" date_stop="closed_at" color="salesperson"', ''));
+    expect(plan).toMatchObject({ date_start: 'date_deadline', date_stop: 'closed_at', color: 'salesperson', card_fields: ['name'] });
+    expect(plan.fields.map((f) => f.name)).toEqual(['date_deadline', 'closed_at', 'salesperson', 'name']);
+  });
+});
+
 describe('search', () => {
   it('a filter domain that does not parse is refused', () => {
     expect(failure(search(`<filter string="Broken" domain="[('name', '=', 'x'"/>`)))
@@ -485,7 +523,7 @@ describe('view registry over app data files', () => {
       'ai.prompt.template.form', 'ai.prompt.template.list', 'ai.provider.config.form', 'ai.provider.config.list',
       'ai.provider.routing.form', 'ai.provider.routing.list', 'ai.skill.pack.form', 'ai.skill.pack.list',
       'ai.usage.log.list', 'ai.user.quota.form', 'ai.user.quota.list', 'ai.write.provenance.form', 'ai.write.provenance.list',
-      'crm.lead.form', 'crm.lead.funnel', 'crm.lead.graph', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.pivot', 'crm.lead.search',
+      'crm.lead.calendar', 'crm.lead.form', 'crm.lead.funnel', 'crm.lead.graph', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.pivot', 'crm.lead.search',
       'ir.connector.form', 'ir.connector.list',
       'ir.module.form', 'ir.module.list',
       'qa.run.form', 'qa.run.list', 'qa.run.result.form', 'qa.run.result.list', 'qa.run.result.search', 'qa.run.search',

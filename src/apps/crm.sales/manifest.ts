@@ -17,6 +17,7 @@ const manifest: AppManifest = {
     'views/crm_lead_funnel.xml',
     'views/crm_lead_graph.xml',
     'views/crm_lead_pivot.xml',
+    'views/crm_lead_calendar.xml',
   ],
   // the client code in web/: a display widget (crm_lead_list.xml) and a view type (crm_lead_funnel.xml)
   web: { widgets: ['crm.probability'], views: ['crm.funnel'] },

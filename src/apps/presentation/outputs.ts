@@ -102,6 +102,14 @@ export const ViewPlan = o.union('ViewPlan', 'type', {
     columns: o.list(o.object('KanbanColumn', { value: str, label: str })),
     card_fields: o.list(str),
   }),
+  calendar: o.object('CalendarPlan', {
+    ...planKeys,
+    date_start: o.string({ description: 'The date-time field that places a record on a day' }),
+    date_stop: o.nullable(o.string({ description: 'The date-time field where a record ends (it spans the days between); null when none' })),
+    color: o.nullable(o.string({ description: 'The field whose value picks a record\'s colour; null when none' })),
+    mode: o.string({ description: 'month, week or day: the range the calendar opens on' }),
+    card_fields: o.list(str, { description: 'The fields a record\'s entry shows (the first is its title)' }),
+  }),
   search: o.object('SearchPlan', {
     ...planKeys,
     search_fields: o.list(o.object('SearchField', { name: str, string: str })),

@@ -321,7 +321,7 @@ export async function nextGraphql(page: Page, operation: string, trigger: () => 
 
 export interface LeadValues {
   name: string; email?: string | null; stage?: 'new' | 'qualified' | 'won' | 'lost'; expected_revenue?: number;
-  probability?: number | null; notes?: string | null; closed_at?: string | null; organization?: string | null;
+  probability?: number | null; notes?: string | null; closed_at?: string | null; date_deadline?: string | null; organization?: string | null;
   country?: string | null; salesperson?: string | null;
   /** when the lead was created (insertLeads only: the API stamps the present) */
   created_at_utc?: string;

@@ -43,6 +43,7 @@ export const ViewPlanDocument = graphql(`
       ... on KanbanPlan { view_id version title type model js_class fields { ...PlanFieldParts } groupby_field kanban_columns: columns { value label } card_fields }
       ... on GraphPlan { view_id version title type model js_class fields { ...PlanFieldParts } chart_type groupby { field interval } measure available_measures }
       ... on PivotPlan { view_id version title type model js_class fields { ...PlanFieldParts } rows { field interval } cols { field interval } measures available_measures }
+      ... on CalendarPlan { view_id version title type model js_class fields { ...PlanFieldParts } date_start date_stop color mode card_fields }
       ... on SearchPlan { view_id version title type model js_class fields { ...PlanFieldParts } search_fields { name string } filters { string domain } group_by { string field } }
       ... on AppViewPlan { view_id version title type model js_class fields { ...PlanFieldParts } options app_columns: columns }
       ... on FormPlan {
@@ -66,6 +67,7 @@ export type KanbanPlan = Extract<Plan, { __typename: 'KanbanPlan' }>;
 export type SearchPlan = Extract<Plan, { __typename: 'SearchPlan' }>;
 export type GraphPlan = Extract<Plan, { __typename: 'GraphPlan' }>;
 export type PivotPlan = Extract<Plan, { __typename: 'PivotPlan' }>;
+export type CalendarPlan = Extract<Plan, { __typename: 'CalendarPlan' }>;
 /** The plan of a view type an app registers (`<acme.gantt model=…>`): its options and field columns. */
 export type AppViewPlan = Extract<Plan, { __typename: 'AppViewPlan' }>;
 export type FormNode = FormPlan['nodes'][number];

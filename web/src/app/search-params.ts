@@ -1,6 +1,6 @@
 /**
  * The URL is the state of a view, so it can be shared and survives reload, back and forward:
- * `/:org_slug/action-:action_key[/:record_id|/new]?view=&q=&field=&filter=&archived=&group_by=&order=&page=&limit=`.
+ * `/:org_slug/action-:action_key[/:record_id|/new]?view=&q=&field=&filter=&archived=&group_by=&order=&page=&limit=&mode=&date=`.
  * A form opened from a list keeps the list's search, so it can step through the same records.
  */
 export interface ViewSearch {
@@ -15,6 +15,9 @@ export interface ViewSearch {
   order?: string;
   page?: number;
   limit?: number;
+  /** a calendar's range (month, week, day) and a day in it (`YYYY-MM-DD`; today when absent) */
+  mode?: string;
+  date?: string;
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -40,6 +43,7 @@ export function fieldTerm(entry: string): { field: string; text: string } | null
  */
 export const listScope = (s: ViewSearch, order?: string | null): ViewSearch => ({
   view: s.view, q: s.q, field: s.field, filter: s.filter, archived: s.archived, order: s.order ?? order ?? undefined,
+  mode: s.mode, date: s.date,
 });
 
 export function validateViewSearch(s: Record<string, unknown>): ViewSearch {
@@ -53,6 +57,8 @@ export function validateViewSearch(s: Record<string, unknown>): ViewSearch {
     order: str(s.order),
     page: pos(s.page),
     limit: pos(s.limit),
+    mode: str(s.mode),
+    date: str(s.date),
   };
 }
 

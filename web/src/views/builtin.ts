@@ -9,3 +9,4 @@ registerView('kanban', { load: () => import('./kanban/KanbanView.tsx') });
 registerView('form', { load: () => import('./form/FormView.tsx') });
 registerView('graph', { load: () => import('./graph/GraphView.tsx') });
 registerView('pivot', { load: () => import('./pivot/PivotView.tsx') });
+registerView('calendar', { load: () => import('./calendar/CalendarView.tsx') });

@@ -56,7 +56,8 @@ export function preloadView(name: string): Promise<void> {
 }
 
 /** fw's own view types (src/apps/presentation/views/client-names.ts holds the server's copy). */
-export const BUILTIN_VIEW_TYPES: readonly string[] = ['list', 'form', 'kanban', 'search', 'graph', 'pivot'];
+export const BUILTIN_VIEW_TYPES: readonly string[] = ['list', 'form', 'kanban', 'search', 'graph', 'pivot', 'calendar'];
 
 /** fw's view types a person can switch between in the control panel (form opens from a record). */
-export const SWITCHABLE = ['list', 'kanban', 'graph', 'pivot'] as const;
+export const SWITCHABLE = ['list', 'kanban', 'calendar', 'graph', 'pivot'] as const;
+

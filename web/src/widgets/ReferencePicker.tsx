@@ -1,12 +1,34 @@
 import { useQuery } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
+import { lazy, Suspense, useRef, useState } from 'react';
 import { Button, ComboBox, Input, ListBox, ListBoxItem, Popover, type Key } from 'react-aria-components';
 import { request } from '../api/client.ts';
+import { errorMessage } from '../app/errors.ts';
 import { useModels } from '../app/meta.ts';
 import { useT } from '../i18n/index.tsx';
-import { displayName, nameSearchWhere, nameSelection, rowsDocument, type Row } from '../model/records.ts';
-import { recordsKey } from '../model/useRecords.ts';
+import { useInputFields, useWritable } from '../model/access.ts';
+import { createDocument, displayName, nameSearchWhere, nameSelection, rowsDocument, type ModelInfo, type Row } from '../model/records.ts';
+import { recordsKey, useInvalidateModel } from '../model/useRecords.ts';
 import type { InputProps } from './inputs.tsx';
+
+// the dialog and its texts load on first use, not with the initial JavaScript
+const SearchMoreDialog = lazy(() => import('./SearchMoreDialog.tsx'));
+
+/** The options after the records: "Search more…" and "Create "<text>"" (ids no record has). */
+const MORE = '\u0000more';
+const CREATE = '\u0000create';
+type Option = Row & { special?: 'more' | 'create' };
+
+/**
+ * Whether a record of `target` can be created from its name alone: the person may create (role
+ * and schema), the model is named by a field, and that is the only field its create input
+ * requires (every other required field has a default). Undefined while the input type loads.
+ */
+function useQuickCreate(target: ModelInfo | undefined, enabled: boolean): boolean {
+  const writable = useWritable(target);
+  const named = !!target && target.record_name !== 'id' && target.record_name !== 'record_uuid';
+  const inputs = useInputFields(target?.names.createInput, enabled && named && writable.create);
+  return named && writable.create && !!inputs && inputs.filter((f) => f.required).every((f) => f.name === target!.record_name);
+}
 
 /**
  * A Reference field: a combobox searching the target model's `name_search_fields` as the person
@@ -33,6 +55,12 @@ export function ReferencePicker({ field, id, value, onChange, onBlur, invalid, d
   const [search, setSearch] = useState<string | null>(null);
   // what the person typed since the field got focus (undefined: nothing typed)
   const typed = useRef<string | undefined>(undefined);
+  // "Search more…": the dialog open on this text (null: closed)
+  const [more, setMore] = useState<string | null>(null);
+  const [createError, setCreateError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const canCreate = useQuickCreate(target, search !== null);
+  const invalidate = useInvalidateModel();
   const results = useQuery({
     queryKey: recordsKey(field.relation ?? '', 'name_search', search ?? ''),
     queryFn: async () => (await request<{ rows: Row[] }, Record<string, unknown>>(rowsDocument(target!, nameSelection(target!)), {
@@ -41,10 +69,38 @@ export function ReferencePicker({ field, id, value, onChange, onBlur, invalid, d
     enabled: !!target && search !== null,
   });
   if (!target) return <span className="muted">{displayName(undefined, current)}</span>;
-  const items: Row[] = search !== null ? results.data ?? [] : current ? [current] : [];
+  const text = (search ?? '').trim();
+  const items: Option[] = search !== null
+    ? [
+      ...results.data ?? [],
+      ...(results.data ? [{ id: MORE, special: 'more' as const }] : []),
+      ...(results.data && canCreate && text ? [{ id: CREATE, special: 'create' as const }] : []),
+    ]
+    : current ? [current] : [];
   const shown = focused && draft !== null ? draft : displayName(target, current);
   const backToValue = () => { setDraft(null); setSearch(null); typed.current = undefined; };
+
+  /**
+   * Creates the target record named `name` with the model's create mutation and picks it. A
+   * refusal is shown under the field; the field keeps its value and the text stays to correct.
+   */
+  async function quickCreate(name: string) {
+    setCreating(true);
+    setCreateError(null);
+    try {
+      const r = await request<{ record: { id: string } }, { input: Record<string, unknown> }>(createDocument(target!), { input: { [target!.record_name]: name } });
+      onChange({ id: r.record.id, [target!.record_name]: name });
+      backToValue();
+      void invalidate(target!.key);
+    } catch (err) {
+      setCreateError(errorMessage(t, err));
+      setDraft(name);
+    } finally {
+      setCreating(false);
+    }
+  }
   return (
+    <>
     <ComboBox
       className="combobox" aria-label={field.label} id={id} isDisabled={disabled} isInvalid={invalid}
       inputValue={shown} items={items} selectedKey={current?.id ?? null} menuTrigger="input" allowsEmptyCollection
@@ -54,7 +110,9 @@ export function ReferencePicker({ field, id, value, onChange, onBlur, invalid, d
         // null comes from the combobox's commits (blur with an option list that lacks the
         // value): never a person's choice, so it is not a clear
         const rec = key === null ? undefined : items.find((r) => r.id === key);
-        if (rec && rec.id !== current?.id) onChange(rec);
+        if (rec?.special === 'more') { setMore(search ?? ''); backToValue(); return; }
+        if (rec?.special === 'create') { void quickCreate(text); return; }
+        if (rec && rec.id !== current?.id) { setCreateError(null); onChange(rec); }
         backToValue();
       }}
       onFocusChange={(isFocused) => {
@@ -75,9 +133,25 @@ export function ReferencePicker({ field, id, value, onChange, onBlur, invalid, d
       </div>
       <Popover className="popover">
         <ListBox className="listbox" renderEmptyState={() => <div className="muted pad">{t('reference.no_results')}</div>}>
-          {(r: Row) => <ListBoxItem id={r.id} className="menu-item" textValue={displayName(target, r)}>{displayName(target, r)}</ListBoxItem>}
+          {(r: Option) => {
+            if (r.special === 'more') return <ListBoxItem id={r.id} className="menu-item menu-item-extra" textValue={t('reference.search_more')} data-testid="reference-search-more">{t('reference.search_more')}</ListBoxItem>;
+            if (r.special === 'create') {
+              const label = t('reference.create', { name: text });
+              return <ListBoxItem id={r.id} className="menu-item menu-item-extra" textValue={label} isDisabled={creating} data-testid="reference-create">{label}</ListBoxItem>;
+            }
+            return <ListBoxItem id={r.id} className="menu-item" textValue={displayName(target, r)}>{displayName(target, r)}</ListBoxItem>;
+          }}
         </ListBox>
       </Popover>
+      {createError && <p className="field-error" role="alert" data-testid={`reference-create-error-${field.name}`}>{createError}</p>}
     </ComboBox>
+    {/* outside the combobox: the dialog's focus and keys are not the combobox's */}
+    {more !== null && (
+      <Suspense fallback={null}>
+        <SearchMoreDialog target={target} title={field.label} initial={more} onClose={() => setMore(null)}
+          onChoose={(rec) => { setMore(null); setCreateError(null); if (rec.id !== current?.id) onChange(rec); }} />
+      </Suspense>
+    )}
+    </>
   );
 }

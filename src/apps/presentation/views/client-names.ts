@@ -8,7 +8,7 @@ import type { Registry } from '../../../kernel/registry/registry.js';
  * without running client code.
  */
 export const BUILTIN_WIDGETS: readonly string[] = ['badge', 'date', 'datetime', 'money', 'filesize', 'image', 'download', 'textarea'];
-export const BUILTIN_VIEW_TYPES: readonly string[] = ['list', 'form', 'kanban', 'search', 'graph', 'pivot'];
+export const BUILTIN_VIEW_TYPES: readonly string[] = ['list', 'form', 'kanban', 'search', 'graph', 'pivot', 'calendar'];
 
 /** What a view may name: built-ins plus what the active apps' manifests declare (`web`). */
 export interface ClientNames {

@@ -10,7 +10,7 @@ import { fieldsOf, ModifierError, parseModifier, type ModifierName, type Modifie
 import { ViewFileError, type XmlNode } from './xml.js';
 
 /** A built-in view type, or the name of a view type an app's web client registers (`crm.funnel`). */
-export type ViewType = 'list' | 'form' | 'kanban' | 'search' | 'graph' | 'pivot' | (string & {});
+export type ViewType = 'list' | 'form' | 'kanban' | 'search' | 'graph' | 'pivot' | 'calendar' | (string & {});
 
 export interface PlanField {
   name: string;
@@ -159,7 +159,7 @@ export function compileView(root: XmlNode, file: string, registry: Registry, nam
   if (!file.endsWith(`/${expectedFile}`) && file !== expectedFile) fail(root, `view ${id} must live in a file named ${expectedFile}`);
   const version = Number(root.attrs.version);
   if (!Number.isInteger(version) || version < 1) fail(root, `version "${root.attrs.version ?? ''}" must be an integer ≥ 1`);
-  if (root.children.length !== 1) fail(root, 'a view holds exactly one of <list>, <form>, <kanban>, <search>, <graph>, <pivot> or an app\'s view type');
+  if (root.children.length !== 1) fail(root, 'a view holds exactly one of <list>, <form>, <kanban>, <search>, <graph>, <pivot>, <calendar> or an app\'s view type');
   const body = root.children[0];
   const type: ViewType = body.tag;
   const suffix = idSuffixOf(type);
@@ -178,6 +178,7 @@ export function compileView(root: XmlNode, file: string, registry: Registry, nam
   else if (type === 'kanban') Object.assign(plan, compileKanban(ctx, body));
   else if (type === 'search') Object.assign(plan, compileSearch(ctx, body));
   else if (type === 'graph' || type === 'pivot') Object.assign(plan, analysis(ctx, body));
+  else if (type === 'calendar') Object.assign(plan, compileCalendar(ctx, body));
   else Object.assign(plan, compileAppView(ctx, body));
   plan.fields = [...ctx.fields.values()];
   return plan;
@@ -361,6 +362,44 @@ function compileKanban(ctx: Ctx, node: XmlNode) {
     } else ctx.fail(c, `a kanban holds <column> and <card_field>, not <${c.tag}>`);
   }
   return { groupby_field: g.name, columns, card_fields: cards };
+}
+
+const CALENDAR_MODES = ['month', 'week', 'day'];
+/** The field types a calendar lays out on days: a date-time (a date shown as one is a date-time with widget="date"). */
+const CALENDAR_DATE_TYPES = ['datetime'];
+
+/**
+ * `<calendar model date_start date_stop? color? mode?>` (Odoo's attributes): records on the days
+ * of `date_start` (through `date_stop` when given), coloured by `color`'s value, their `<field>`s
+ * on the card (the model's record name when none).
+ */
+function compileCalendar(ctx: Ctx, node: XmlNode) {
+  const dateField = (attr: string): string | null => {
+    const name = attr === 'date_start' ? ctx.attr(node, attr) : node.attrs[attr];
+    if (name === undefined) return null;
+    const fieldNode = { ...node, attrs: { name } };
+    const f = ctx.field(fieldNode);
+    if (!CALENDAR_DATE_TYPES.includes(f.type)) ctx.fail(node, `${attr}="${name}" must name a date or date-time field; ${name} is ${f.type}`);
+    return ctx.planField(fieldNode, f).name;
+  };
+  const start = dateField('date_start')!;
+  const stop = dateField('date_stop');
+  if (stop === start) ctx.fail(node, `date_stop must name another field than date_start`);
+  const mode = node.attrs.mode ?? 'month';
+  if (!CALENDAR_MODES.includes(mode)) ctx.fail(node, `mode must be one of ${CALENDAR_MODES.join(', ')}, not "${mode}"`);
+  let color: string | null = null;
+  if (node.attrs.color !== undefined) {
+    const colorNode = { ...node, attrs: { name: node.attrs.color } };
+    const f = ctx.field(colorNode);
+    if (f.type === 'one2many' || f.type === 'json') ctx.fail(node, `color="${f.name}" cannot colour by a ${f.type} field`);
+    color = ctx.planField(colorNode, f).name;
+  }
+  const cards = node.children.map((c) => {
+    if (c.tag !== 'field') ctx.fail(c, `a calendar holds <field> elements, not <${c.tag}>`);
+    return ctx.planField(c, ctx.field(c)).name;
+  });
+  if (!cards.length) cards.push(ctx.planField({ ...node, attrs: { name: ctx.model.recordName } }, ctx.model.fields.get(ctx.model.recordName)!).name);
+  return { date_start: start, date_stop: stop, color, mode, card_fields: cards };
 }
 
 function compileSearch(ctx: Ctx, node: XmlNode) {
