@@ -5,6 +5,7 @@ import type { Where } from './domain.ts';
 import { displayName, nameSelection, rowsDocument, type FieldInfo, type ModelInfo, type Models, type Row } from './records.ts';
 import { recordsKey, type Group } from './useRecords.ts';
 import { enumLabel } from '../widgets/display.tsx';
+import { analysisMessages } from './analysis-messages.ts';
 
 /**
  * What the graph and pivot views share: a read_group over one or more group-bys (a datetime by
@@ -52,9 +53,9 @@ export function bucketLabel(intl: IntlShape, iso: string, interval: string): str
   const d = new Date(iso);
   switch (interval) {
     case 'year': return String(d.getUTCFullYear());
-    case 'quarter': return intl.formatMessage({ id: 'analysis.quarter' }, { quarter: Math.floor(d.getUTCMonth() / 3) + 1, year: d.getUTCFullYear() });
+    case 'quarter': return intl.formatMessage({ id: 'analysis.quarter', defaultMessage: analysisMessages['analysis.quarter'] }, { quarter: Math.floor(d.getUTCMonth() / 3) + 1, year: d.getUTCFullYear() });
     case 'month': return intl.formatDate(d, { month: 'long', year: 'numeric', timeZone: 'UTC' });
-    case 'week': { const w = isoWeek(d); return intl.formatMessage({ id: 'analysis.week' }, { week: w.week, year: w.year }); }
+    case 'week': { const w = isoWeek(d); return intl.formatMessage({ id: 'analysis.week', defaultMessage: analysisMessages['analysis.week'] }, { week: w.week, year: w.year }); }
     default: return intl.formatDate(d, { dateStyle: 'medium', timeZone: 'UTC' });
   }
 }

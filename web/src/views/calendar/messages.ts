@@ -1,4 +1,4 @@
-import { useIntl } from 'react-intl';
+import { chunkMessages } from '../../i18n/chunk-messages.ts';
 
 /**
  * The calendar view's messages, kept out of the main catalogue (web/src/i18n/en.ts, in the
@@ -26,8 +26,4 @@ export const calendarMessages = {
 export type CalendarMessageId = keyof typeof calendarMessages;
 
 /** `useT` for these ids: the catalogue's text when it has one, else the English default here. */
-export function useCalendarT() {
-  const intl = useIntl();
-  return (id: CalendarMessageId, values?: Record<string, string | number | null | undefined>) =>
-    intl.formatMessage({ id, defaultMessage: calendarMessages[id] }, values);
-}
+export const useCalendarT = chunkMessages(calendarMessages);

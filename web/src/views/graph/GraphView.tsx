@@ -3,6 +3,8 @@ import { useIntl } from 'react-intl';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { asFields, useModels, type GraphPlan } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
+import { useAnalysisT } from '../../model/analysis-messages.ts';
+import { useGraphT } from './messages.ts';
 import { groupBysOf, measureLabel, measureOf, useAnalysis, useKeyLabels, type GroupBy } from '../../model/analysis.ts';
 import { modelOf } from '../../model/records.ts';
 import { ControlPanel } from '../ControlPanel.tsx';
@@ -23,6 +25,8 @@ const ONE_SERIES: Array<[string, unknown]> = [['', null]];
  */
 export default function GraphView({ plan, action, search, searchPlan, where, org }: ViewProps<GraphPlan>) {
   const t = useT();
+  const ta = useAnalysisT();
+  const tg = useGraphT();
   const intl = useIntl();
   const models = useModels();
   const m = modelOf(models, plan.model);
@@ -33,7 +37,7 @@ export default function GraphView({ plan, action, search, searchPlan, where, org
   const groups = useAnalysis(m, groupbys, [measure], where);
   const label = useKeyLabels(groupbys, fields, models, groups.data, intl, t('list.group_none'));
   const format = useCallback((n: number) => intl.formatNumber(n), [intl]);
-  const mLabel = measureLabel(measure, fields, t('analysis.count'));
+  const mLabel = measureLabel(measure, fields, ta('analysis.count'));
 
   // the axis: values of the first group-by in the server's order; a series per value of the second
   const { labels, series } = (() => {
@@ -53,33 +57,33 @@ export default function GraphView({ plan, action, search, searchPlan, where, org
 
   const fieldLabel = (g: GroupBy) => fields.find((f) => f.name === g.field)?.label ?? g.field;
   const byLabel = groupbys.map(fieldLabel).join(', ');
-  const summary = t('graph.summary', { type: t(`graph.type.${type}`), measure: mLabel, groupby: byLabel });
+  const summary = tg('graph.summary', { type: tg(`graph.type.${type}`), measure: mLabel, groupby: byLabel });
 
   return (
     <div className="view view-graph">
       <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="graph" canCreate={false} />
       <div className="analysis-toolbar">
         <label className="analysis-measure">
-          {t('analysis.measure')}{' '}
+          {ta('analysis.measure')}{' '}
           <select value={measure} onChange={(e) => setMeasure(e.target.value)} data-testid="graph-measure">
-            {plan.available_measures.map((x) => <option key={x} value={x}>{measureLabel(x, fields, t('analysis.count'))}</option>)}
+            {plan.available_measures.map((x) => <option key={x} value={x}>{measureLabel(x, fields, ta('analysis.count'))}</option>)}
           </select>
         </label>
-        <div className="view-switcher" role="group" aria-label={t('graph.type')}>
+        <div className="view-switcher" role="group" aria-label={tg('graph.type')}>
           {TYPES.map((x) => (
             <button key={x} type="button" className={`btn btn-ghost${x === type ? ' active' : ''}`} aria-pressed={x === type}
-              onClick={() => setType(x)} data-testid={`graph-type-${x}`}>{t(`graph.type.${x}`)}</button>
+              onClick={() => setType(x)} data-testid={`graph-type-${x}`}>{tg(`graph.type.${x}`)}</button>
           ))}
         </div>
       </div>
       {groups.error ? <ErrorPanel error={groups.error} retry={() => void groups.refetch()} />
         : groups.isPending ? <div className="page-loading" aria-busy="true">{t('common.loading')}</div>
-          : !groups.data.length ? <p className="notice" data-testid="graph-empty">{t('analysis.empty')}</p>
+          : !groups.data.length ? <p className="notice" data-testid="graph-empty">{ta('analysis.empty')}</p>
             : (
               <>
                 <ChartCanvas type={type} {...(type === 'pie' ? pieOf(labels, series) : { labels, series })} summary={summary} format={format} />
                 <table className="sr-only" data-testid="graph-data">
-                  <caption>{t('graph.data')}: {summary}</caption>
+                  <caption>{tg('graph.data')}: {summary}</caption>
                   <thead>
                     <tr><th scope="col">{fieldLabel(groupbys[0])}</th>{series.map((s) => <th key={s.label} scope="col">{s.label}</th>)}</tr>
                   </thead>

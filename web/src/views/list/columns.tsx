@@ -2,6 +2,7 @@ import { useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type Po
 import { Button, Checkbox, Dialog, DialogTrigger, Popover } from 'react-aria-components';
 import { useMe } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
+import { useColumnsT } from './column-messages.ts';
 import type { FieldInfo } from '../../model/records.ts';
 
 type Visibility = Record<string, boolean>;
@@ -107,6 +108,7 @@ export function useColumns(viewId: string, columns: readonly FieldInfo[]): Colum
 /** The Columns popover: optional columns shown or hidden, every column moved up or down, a reset. */
 export function ColumnPicker({ cols }: { cols: Columns }) {
   const t = useT();
+  const tc = useColumnsT();
   const names = cols.ordered.map((f) => f.name);
   return (
     <DialogTrigger>
@@ -123,15 +125,15 @@ export function ColumnPicker({ cols }: { cols: Columns }) {
                   </Checkbox>
                 ) : <span className="column-fixed">{f.label}</span>}
                 <span className="column-moves">
-                  <Button className="btn-icon" isDisabled={i === 0} aria-label={t('list.column.up', { label: f.label })}
+                  <Button className="btn-icon" isDisabled={i === 0} aria-label={tc('list.column.up', { label: f.label })}
                     data-testid={`column-up-${f.name}`} onPress={() => cols.move(f.name, names[i - 1])}>↑</Button>
-                  <Button className="btn-icon" isDisabled={i === names.length - 1} aria-label={t('list.column.down', { label: f.label })}
+                  <Button className="btn-icon" isDisabled={i === names.length - 1} aria-label={tc('list.column.down', { label: f.label })}
                     data-testid={`column-down-${f.name}`} onPress={() => cols.move(f.name, names[i + 2] ?? null)}>↓</Button>
                 </span>
               </li>
             ))}
           </ul>
-          {cols.customised && <Button className="btn" onPress={cols.reset} data-testid="columns-reset">{t('list.columns.reset')}</Button>}
+          {cols.customised && <Button className="btn" onPress={cols.reset} data-testid="columns-reset">{tc('list.columns.reset')}</Button>}
         </Dialog>
       </Popover>
     </DialogTrigger>
@@ -144,7 +146,7 @@ export function ColumnPicker({ cols }: { cols: Columns }) {
  * column back its natural width.
  */
 export function ResizeHandle({ field, width, setWidth }: { field: FieldInfo; width: number | undefined; setWidth: (name: string, w: number | null) => void }) {
-  const t = useT();
+  const tc = useColumnsT();
   const ref = useRef<HTMLSpanElement>(null);
   const current = (el: Element) => Math.round(el.parentElement?.getBoundingClientRect().width ?? width ?? MIN_WIDTH);
   // the width a screen reader announces, measured when the column has its natural width
@@ -186,7 +188,7 @@ export function ResizeHandle({ field, width, setWidth }: { field: FieldInfo; wid
   }
   return (
     <span ref={ref} role="separator" aria-orientation="vertical" tabIndex={0} className="col-resize" data-testid={`resize-${field.name}`}
-      aria-label={t('list.column.resize', { label: field.label })} aria-valuemin={MIN_WIDTH} aria-valuemax={MAX_WIDTH}
+      aria-label={tc('list.column.resize', { label: field.label })} aria-valuemin={MIN_WIDTH} aria-valuemax={MAX_WIDTH}
       aria-valuenow={width ?? measured}
       onPointerDown={down} onKeyDown={key} onClick={(e) => e.stopPropagation()} onDoubleClick={() => setWidth(field.name, null)} />
   );

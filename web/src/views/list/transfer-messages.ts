@@ -1,4 +1,4 @@
-import { useIntl } from 'react-intl';
+import { chunkMessages } from '../../i18n/chunk-messages.ts';
 
 /**
  * The export and import dialogs' messages, kept out of the main catalogue (web/src/i18n/en.ts):
@@ -49,8 +49,4 @@ export const transferMessages = {
 export type TransferMessageId = keyof typeof transferMessages;
 
 /** `useT` for these ids: the catalogue's text when it has one, else the English default here. */
-export function useTransferT() {
-  const intl = useIntl();
-  return (id: TransferMessageId, values?: Record<string, string | number | null | undefined>) =>
-    intl.formatMessage({ id, defaultMessage: transferMessages[id] }, values);
-}
+export const useTransferT = chunkMessages(transferMessages);

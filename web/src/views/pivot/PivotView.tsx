@@ -3,6 +3,8 @@ import { useIntl } from 'react-intl';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { asFields, useModels, type PivotPlan } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
+import { useAnalysisT } from '../../model/analysis-messages.ts';
+import { usePivotT } from './messages.ts';
 import { groupBysOf, measureLabel, measureOf, useAnalysis, useKeyLabels, type GroupBy } from '../../model/analysis.ts';
 import { modelOf } from '../../model/records.ts';
 import { ControlPanel } from '../ControlPanel.tsx';
@@ -18,6 +20,8 @@ import { cellTable, collapse, headerRows, headerTree, pathId, toCsv, visibleLeav
  */
 export default function PivotView({ plan, action, search, searchPlan, where, org }: ViewProps<PivotPlan>) {
   const t = useT();
+  const ta = useAnalysisT();
+  const tp = usePivotT();
   const intl = useIntl();
   const models = useModels();
   const m = modelOf(models, plan.model);
@@ -44,9 +48,9 @@ export default function PivotView({ plan, action, search, searchPlan, where, org
   const totalColumn = leaves.length > 1 || leaves[0] !== colRoot;
   const columns = totalColumn ? [...leaves, colRoot] : leaves;
   const depth = colHeader.length;
-  const total = t('analysis.total');
+  const total = ta('analysis.total');
   const nodeLabel = (bys: GroupBy[], n: HeaderNode) => (n.path.length ? label(bys[n.path.length - 1], n.path[n.path.length - 1]) : total);
-  const mLabel = (x: string) => measureLabel(x, fields, t('analysis.count'));
+  const mLabel = (x: string) => measureLabel(x, fields, ta('analysis.count'));
   // a combination without records is an empty cell, as in Odoo (a 0 would be a group that sums to 0)
   const fmt = (v: number | undefined) => (v === undefined ? '' : intl.formatNumber(v));
   const byNames = (bys: GroupBy[]) => bys.map((g) => fields.find((f) => f.name === g.field)?.label ?? g.field).join(', ') || total;
@@ -62,7 +66,7 @@ export default function PivotView({ plan, action, search, searchPlan, where, org
     const isOpen = open.has(pathId(n.path));
     return (
       <button type="button" className="pivot-toggle" aria-expanded={isOpen} data-testid={testid}
-        aria-label={t(isOpen ? 'pivot.collapse' : 'pivot.expand', { label: text })}
+        aria-label={tp(isOpen ? 'pivot.collapse' : 'pivot.expand', { label: text })}
         onClick={() => toggle(open, set, n, bys.length)}>
         <span aria-hidden="true">{isOpen ? '▾' : '▸'}</span> {text}
       </button>
@@ -86,7 +90,7 @@ export default function PivotView({ plan, action, search, searchPlan, where, org
       <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="pivot" canCreate={false} />
       <div className="analysis-toolbar">
         <fieldset className="pivot-measures" data-testid="pivot-measures">
-          <legend>{t('analysis.measures')}</legend>
+          <legend>{ta('analysis.measures')}</legend>
           {plan.available_measures.map((x) => (
             <label key={x}>
               <input type="checkbox" checked={measures.includes(x)} disabled={measures.length === 1 && measures.includes(x)}
@@ -95,15 +99,15 @@ export default function PivotView({ plan, action, search, searchPlan, where, org
             </label>
           ))}
         </fieldset>
-        <button type="button" className="btn" onClick={download} disabled={!data.length} data-testid="pivot-download">{t('pivot.download')}</button>
+        <button type="button" className="btn" onClick={download} disabled={!data.length} data-testid="pivot-download">{tp('pivot.download')}</button>
       </div>
       {groups.error ? <ErrorPanel error={groups.error} retry={() => void groups.refetch()} />
         : groups.isPending ? <div className="page-loading" aria-busy="true">{t('common.loading')}</div>
-          : !data.length ? <p className="notice" data-testid="pivot-empty">{t('analysis.empty')}</p>
+          : !data.length ? <p className="notice" data-testid="pivot-empty">{ta('analysis.empty')}</p>
             : (
               <div className="table-scroll">
                 <table className="records pivot" data-testid="pivot">
-                  <caption className="sr-only">{t('pivot.caption', { measures: measures.map(mLabel).join(', '), rows: byNames(rowBys), cols: byNames(colBys) })}</caption>
+                  <caption className="sr-only">{tp('pivot.caption', { measures: measures.map(mLabel).join(', '), rows: byNames(rowBys), cols: byNames(colBys) })}</caption>
                   <thead>
                     {colHeader.map((level, d) => (
                       <tr key={d}>

@@ -9,6 +9,7 @@ import { validateViewSearch, type ViewSearch } from '../../app/search-params.ts'
 import { toast } from '../../app/toast.tsx';
 import { graphql } from '../../gql/index.ts';
 import { useT } from '../../i18n/index.tsx';
+import { useFavoritesT } from './messages.ts';
 
 const SavedFiltersDocument = graphql(`
   query SavedFilters($action: String!) {
@@ -44,6 +45,7 @@ const DELETE_KEY = '\u0000delete';
  */
 export function Favorites({ actionKey, search }: { actionKey: string; search: ViewSearch }) {
   const t = useT();
+  const tf = useFavoritesT();
   const me = useMe();
   const qc = useQueryClient();
   const navigate = useNavigate();
@@ -70,7 +72,7 @@ export function Favorites({ actionKey, search }: { actionKey: string; search: Vi
   async function remove(id: string, name: string) {
     try {
       await request(DeleteFilterDocument, { id });
-      toast(t('favorites.deleted', { name }));
+      toast(tf('favorites.deleted', { name }));
     } catch (err) {
       toast(errorMessage(t, err), 'error');
     }
@@ -80,7 +82,7 @@ export function Favorites({ actionKey, search }: { actionKey: string; search: Vi
   return (
     <>
       <MenuTrigger>
-        <Button className="btn btn-ghost" data-testid="search-favorites">★ {t('favorites.title')}</Button>
+        <Button className="btn btn-ghost" data-testid="search-favorites">★ {tf('favorites.title')}</Button>
         <Popover className="popover">
           <Menu className="menu" selectionMode="single" selectedKeys={current ? [current.id] : []}
             onAction={(key) => {
@@ -94,12 +96,12 @@ export function Favorites({ actionKey, search }: { actionKey: string; search: Vi
             {items.map((f) => (
               <MenuItem key={f.id} id={f.id} className="menu-item" data-testid={`favorite-${f.name}`}
                 textValue={f.name}>
-                {f.name}{f.shared && <span className="menu-note"> · {t('favorites.shared')}</span>}{f.is_default && <span className="menu-note"> · {t('favorites.default')}</span>}
+                {f.name}{f.shared && <span className="menu-note"> · {tf('favorites.shared')}</span>}{f.is_default && <span className="menu-note"> · {tf('favorites.default')}</span>}
               </MenuItem>
             ))}
             {items.length > 0 && <Separator className="menu-separator" />}
-            <MenuItem id={SAVE_KEY} className="menu-item" data-testid="favorite-save">{t('favorites.save')}</MenuItem>
-            {canDelete ? <MenuItem id={DELETE_KEY} className="menu-item menu-danger" data-testid="favorite-delete">{t('favorites.delete', { name: current.name })}</MenuItem> : null}
+            <MenuItem id={SAVE_KEY} className="menu-item" data-testid="favorite-save">{tf('favorites.save')}</MenuItem>
+            {canDelete ? <MenuItem id={DELETE_KEY} className="menu-item menu-danger" data-testid="favorite-delete">{tf('favorites.delete', { name: current.name })}</MenuItem> : null}
           </Menu>
         </Popover>
       </MenuTrigger>
@@ -113,6 +115,7 @@ export function Favorites({ actionKey, search }: { actionKey: string; search: Vi
 
 function SaveDialog({ actionKey, search, onClose, onSaved }: { actionKey: string; search: ViewSearch; onClose: () => void; onSaved: () => void }) {
   const t = useT();
+  const tf = useFavoritesT();
   const [name, setName] = useState('');
   const [shared, setShared] = useState(false);
   const [isDefault, setIsDefault] = useState(false);
@@ -124,7 +127,7 @@ function SaveDialog({ actionKey, search, onClose, onSaved }: { actionKey: string
     setBusy(true);
     try {
       await request(SaveFilterDocument, { input: { name: name.trim(), action_key: actionKey, search: savedPart(search), shared, is_default: isDefault } });
-      toast(t('favorites.saved', { name: name.trim() }));
+      toast(tf('favorites.saved', { name: name.trim() }));
       onSaved();
       onClose();
     } catch (err) {
@@ -137,13 +140,13 @@ function SaveDialog({ actionKey, search, onClose, onSaved }: { actionKey: string
   return (
     <Modal isOpen onOpenChange={(open) => { if (!open) onClose(); }} isDismissable className="modal">
       <Dialog className="dialog" data-testid="favorite-dialog">
-        <Heading slot="title">{t('favorites.save.title')}</Heading>
+        <Heading slot="title">{tf('favorites.save.title')}</Heading>
         <form onSubmit={(e) => void submit(e)} className="favorite-form">
-          <label className="field-label" htmlFor="favorite-name">{t('favorites.name')}</label>
+          <label className="field-label" htmlFor="favorite-name">{tf('favorites.name')}</label>
           <input id="favorite-name" className="input" value={name} required autoFocus maxLength={200}
             onChange={(e) => setName(e.target.value)} data-testid="favorite-name" />
-          <label className="check-row"><input type="checkbox" checked={shared} onChange={(e) => setShared(e.target.checked)} data-testid="favorite-shared" /> {t('favorites.share')}</label>
-          <label className="check-row"><input type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.target.checked)} data-testid="favorite-default" /> {t('favorites.use_default')}</label>
+          <label className="check-row"><input type="checkbox" checked={shared} onChange={(e) => setShared(e.target.checked)} data-testid="favorite-shared" /> {tf('favorites.share')}</label>
+          <label className="check-row"><input type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.target.checked)} data-testid="favorite-default" /> {tf('favorites.use_default')}</label>
           <div className="dialog-actions">
             <Button className="btn" onPress={onClose} data-testid="favorite-cancel">{t('common.cancel')}</Button>
             <Button type="submit" className="btn btn-primary" isDisabled={busy || !name.trim()} data-testid="favorite-submit">{t('common.save')}</Button>
