@@ -31,8 +31,9 @@ import { SOAK_DEFAULTS, soakOptions, soakWorkload } from './workloads/soak.ts';
 import { gqlfloodWorkload } from './workloads/gqlflood.ts';
 import { instancesWorkload } from './workloads/instances.ts';
 import { transferWorkload } from './workloads/transfer.ts';
+import { tenantMemoryWorkload } from './workloads/tenant-memory.ts';
 
-const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read: '3', create: '4', login: '5', storage: '6', tenants: '7', sql: '8', web: '9', ai: '10', soak: '11', gqlflood: '12', instances: '13', transfer: '14' };
+const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read: '3', create: '4', login: '5', storage: '6', tenants: '7', sql: '8', web: '9', ai: '10', soak: '11', gqlflood: '12', instances: '13', transfer: '14', 'tenant-memory': '15' };
 const { values } = parseArgs({
   options: {
     pg: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' }, 'cpu-prof': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
@@ -40,11 +41,11 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof] [--soak-seconds N] [--soak-rate R]\n  workloads: 1..14 or ${Object.keys(NAMES).join(', ')}\n  soak (11): N seconds (env SOAK_SECONDS; default ${SOAK_DEFAULTS.seconds}, 30 with --quick), R operations/s (env SOAK_RATE; default ${SOAK_DEFAULTS.rate})`);
+  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof] [--soak-seconds N] [--soak-rate R]\n  workloads: 1..15 or ${Object.keys(NAMES).join(', ')}\n  soak (11): N seconds (env SOAK_SECONDS; default ${SOAK_DEFAULTS.seconds}, 30 with --quick), R operations/s (env SOAK_RATE; default ${SOAK_DEFAULTS.rate})`);
   process.exit(0);
 }
 const selected = values.only ? new Set(values.only.split(',').map((s) => NAMES[s.trim()] ?? s.trim())) : null;
-for (const s of selected ?? []) if (!/^([1-9]|1[0-3])$/.test(s)) { console.error(`unknown workload "${s}"`); process.exit(1); }
+for (const s of selected ?? []) if (!/^([1-9]|1[0-5])$/.test(s)) { console.error(`unknown workload "${s}"`); process.exit(1); }
 const only = (w: string) => !selected || selected.has(w);
 const positive = (name: string, v: string | undefined, fallback: number): number => {
   if (v === undefined || v === '') return fallback;
@@ -174,6 +175,7 @@ async function main(): Promise<void> {
   if (only('12')) await section('workload 12', () => gqlfloodWorkload(b));
   if (only('13')) await section('workload 13', () => instancesWorkload(b));
   if (only('14')) await section('workload 14', () => transferWorkload(b));
+  if (only('15')) await section('workload 15', () => tenantMemoryWorkload(b));
 
   if (aborting) return;
   const uptimeAfter = sh('uptime', []);

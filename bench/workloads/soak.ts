@@ -72,7 +72,7 @@ interface Collected { t: number; rssMb: number; anonMb: number; heapUsedMb: numb
  * depending on where in that saw-tooth they fall; two samples taken after a full collection compare
  * what the server holds. null when the inspector does not answer.
  */
-async function collectedRss(inspectBase: string, pid: number, t: number, gcWindows: Array<[number, number]>): Promise<Collected | null> {
+export async function collectedRss(inspectBase: string, pid: number, t: number, gcWindows: Array<[number, number]>): Promise<Collected | null> {
   let ws: WebSocket | null = null;
   try {
     const targets = await (await fetch(`${inspectBase}/json/list`, { signal: AbortSignal.timeout(5_000) })).json() as Array<{ webSocketDebuggerUrl: string }>;

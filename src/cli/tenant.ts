@@ -3,11 +3,32 @@ import type { Command } from 'commander';
 import { progress, settings, withKernel } from './common.js';
 import { mark } from './timing.js';
 
-const CREATE_USAGE = 'usage: fw tenant create <key...> | fw tenant create --from-file <file>';
+const CREATE_USAGE = 'usage: fw tenant create <key...> | fw tenant create --from-file <file> | fw tenant create --count <n> --prefix <prefix>';
+/** Most tenants `--count` makes in one command. */
+export const MAX_BATCH_COUNT = 10_000;
 
 /** Tenant keys of a file: one a line; `#` starts a comment; blank lines are skipped. */
 export function parseTenantFile(text: string): string[] {
   return text.split('\n').map((line) => line.replace(/#.*/, '').trim()).filter(Boolean);
+}
+
+/**
+ * `--count N --prefix p`: p1 … pN, the numbers zero-padded to the width of N (`shop-001` …
+ * `shop-100`) so the keys sort in order. Both or neither; N a whole number from 1 to 10,000.
+ * Refused with INVALID_BATCH (exit 1) before anything boots.
+ */
+export async function countedKeys(count: string | undefined, prefix: string | undefined): Promise<string[]> {
+  if (count === undefined && prefix === undefined) return [];
+  const { BadRequest } = await import('../kernel/errors.js');
+  if (count === undefined || prefix === undefined) {
+    throw new BadRequest(`--count and --prefix go together (${count === undefined ? '--prefix' : '--count'} alone given)`, {}, 'INVALID_BATCH');
+  }
+  if (!/^\d+$/.test(count) || Number(count) < 1 || Number(count) > MAX_BATCH_COUNT) {
+    throw new BadRequest(`--count must be a whole number from 1 to ${MAX_BATCH_COUNT}, not "${count}"`, { count }, 'INVALID_BATCH');
+  }
+  const n = Number(count);
+  const width = String(n).length;
+  return Array.from({ length: n }, (_, i) => `${prefix}${String(i + 1).padStart(width, '0')}`);
 }
 
 function readTenantFile(file: string): string[] {
@@ -27,9 +48,12 @@ export function registerTenant(program: Command): void {
     .description('create, migrate and seed tenant databases (one boot for all)')
     .argument('[keys...]', 'tenant keys')
     .option('--from-file <file>', 'read tenant keys from a file: one a line, # starts a comment')
-    .action(async (args: string[], opts: { fromFile?: string }) => {
+    .option('--count <n>', 'create n tenants named <prefix>1 … <prefix>n (numbers zero-padded), with --prefix')
+    .option('--prefix <prefix>', 'key prefix of --count')
+    .action(async (args: string[], opts: { fromFile?: string; count?: string; prefix?: string }) => {
+      const counted = await countedKeys(opts.count, opts.prefix);
       const fromFile = opts.fromFile ? readTenantFile(opts.fromFile) : [];
-      const keys = [...new Set([...args, ...fromFile])];
+      const keys = [...new Set([...args, ...fromFile, ...counted])];
       // a usage error boots nothing (a boot may write the data folder's generated keys)
       if (!keys.length) throw new Error(opts.fromFile ? `no tenant keys in ${opts.fromFile}` : CREATE_USAGE);
       // every key is checked before the first tenant is created: a typo on line 40 of a file

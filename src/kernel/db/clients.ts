@@ -8,6 +8,7 @@ import type { ConnectionBudget } from './budget.js';
 import { createPostgresReader } from './readers/postgresql/index.js';
 import { createSqliteReader } from './readers/sqlite/index.js';
 import type { Reader } from './readers/types.js';
+import { inScope, lentClient, type SharedPrismaClients } from './shared-prisma.js';
 
 type ClientCtor = new (opts: { adapter: unknown; log?: unknown[] }) => RootDbClient;
 
@@ -70,6 +71,23 @@ export interface TenantConnection {
   client: RootDbClient;
   /** Plain reads outside transactions (src/kernel/data/sql). */
   reader: Reader;
+  /** Runs `fn` as this tenant's work: on PostgreSQL, in the scope its shared Prisma client is lent to. */
+  enter<T>(fn: () => Promise<T>): Promise<T>;
+  /** Nobody holds the tenant any more: on PostgreSQL, its shared Prisma client goes back (./shared-prisma.ts). */
+  idle(): void;
+}
+
+/** The process's shared Prisma clients for PostgreSQL tenants (./shared-prisma.ts), built on demand. */
+export async function sharedPrismaClients(clientsDir: string, spareMax: number): Promise<SharedPrismaClients> {
+  const [{ SharedPrismaClients }, Ctor, { PrismaPg }] = await Promise.all([
+    import('./shared-prisma.js'), clientCtor('postgresql', clientsDir), import('@prisma/adapter-pg'),
+  ]);
+  return new SharedPrismaClients((routing) => {
+    const c = new Ctor({ adapter: new PrismaPg(routing), log: [{ emit: 'event', level: 'query' }] });
+    (c as unknown as { $on(e: 'query', fn: (q: { query: string; duration: number }) => void): void })
+      .$on('query', (q) => report(q.query, q.duration, routing.binding?.location ?? ''));
+    return c;
+  }, spareMax);
 }
 
 /**
@@ -77,49 +95,46 @@ export interface TenantConnection {
  * PG_MAX_CONNECTIONS_PER_PROCESS, ./budget.ts); without one (CLI paths) the pool is bounded by
  * PG_POOL_MAX alone.
  */
-export async function createConnection(provider: DbProvider, location: string, settings: Settings, clientsDir: string, budget?: ConnectionBudget): Promise<TenantConnection> {
-  const Ctor = await clientCtor(provider, clientsDir);
-  let makeAdapter: () => unknown;
-  let reader: Reader;
+export async function createConnection(provider: DbProvider, location: string, settings: Settings, clientsDir: string, budget?: ConnectionBudget, shared?: Promise<SharedPrismaClients>): Promise<TenantConnection> {
   if (provider === 'sqlite') {
+    const Ctor = await clientCtor(provider, clientsDir);
     const { PrismaBetterSqlite3 } = await import('@prisma/adapter-better-sqlite3');
-    makeAdapter = () => new PrismaBetterSqlite3({ url: location, timeout: 10_000 });
-    reader = createSqliteReader(location, { cacheRows: settings.READ_CACHE_ROWS });
-  } else {
-    const { PrismaPg } = await import('@prisma/adapter-pg');
-    // one pool per tenant database, shared by Prisma and the reader; the reader's close ends it
-    // a connection idle for PG_IDLE_TIMEOUT_MS is closed (pg's default is 10 s too); 0 = never
-    const config: pg.PoolConfig = { connectionString: location, max: settings.PG_POOL_MAX, idleTimeoutMillis: settings.PG_IDLE_TIMEOUT_MS };
-    const pool = budget ? budget.pool(config) : new pg.Pool(config);
-    // An idle connection the server ends (restart, dropped database, admin termination) is
-    // emitted here; the pool has already discarded it and opens a new one on the next query.
-    // Without a listener the event would crash the process. Prisma's adapter adds its own only
-    // once the (lazily built) client connects, so the pool needs one from the start.
-    pool.on('error', () => {});
-    makeAdapter = () => new PrismaPg(pool);
-    const pgReader = createPostgresReader(pool, { cacheRows: settings.READ_CACHE_ROWS });
-    reader = {
-      rows: (sql, params) => pgReader.rows(sql, params),
-      stats: () => pgReader.stats(),
-      close: async () => {
-        await pgReader.close();
-        budget?.forget(pool);
-      },
-    };
+    const reader = createSqliteReader(location, { cacheRows: settings.READ_CACHE_ROWS });
+    const client = lazyClient(() => {
+      const c = new Ctor({ adapter: new PrismaBetterSqlite3({ url: location, timeout: 10_000 }), log: [{ emit: 'event', level: 'query' }] });
+      (c as unknown as { $on(e: 'query', fn: (q: { query: string; duration: number }) => void): void })
+        .$on('query', (q) => report(q.query, q.duration, location));
+      return c;
+    });
+    return { client, reader: withQueryLog(reader, location), enter: (fn) => fn(), idle: () => {} };
   }
-  const client = lazyClient(() => {
-    const c = new Ctor({ adapter: makeAdapter(), log: [{ emit: 'event', level: 'query' }] });
-    (c as unknown as { $on(e: 'query', fn: (q: { query: string; duration: number }) => void): void })
-      .$on('query', (q) => report(q.query, q.duration, location));
-    return c;
-  });
-  return { client, reader: withQueryLog(reader, location) };
+  // one pool per tenant database, shared by Prisma and the reader; the reader's close ends it
+  // a connection idle for PG_IDLE_TIMEOUT_MS is closed (pg's default is 10 s too); 0 = never
+  const config: pg.PoolConfig = { connectionString: location, max: settings.PG_POOL_MAX, idleTimeoutMillis: settings.PG_IDLE_TIMEOUT_MS };
+  const pool = budget ? budget.pool(config) : new pg.Pool(config);
+  // An idle connection the server ends (restart, dropped database, admin termination) is
+  // emitted here; the pool has already discarded it and opens a new one on the next query.
+  // Without a listener the event would crash the process (Prisma's adapter listens on the
+  // shared client's routing pool, not on this one).
+  pool.on('error', () => {});
+  const pgReader = createPostgresReader(pool, { cacheRows: settings.READ_CACHE_ROWS });
+  const reader: Reader = {
+    rows: (sql, params) => pgReader.rows(sql, params),
+    stats: () => pgReader.stats(),
+    close: async () => {
+      await pgReader.close();
+      budget?.forget(pool);
+    },
+  };
+  const lent = lentClient(await (shared ?? sharedPrismaClients(clientsDir, 0)), pool, location);
+  return { client: lent.client, reader: withQueryLog(reader, location), enter: (fn) => inScope(pool, fn), idle: () => lent.release() };
 }
 
 /**
- * A Prisma client that is built on first use. A client object holds about 2 MB of heap even
+ * SQLite: a Prisma client that is built on first use. A client object holds about 3 MB even
  * before its first query, and a tenant that is only read (the reader serves plain reads) never
- * needs one: with 1,000 tenants that is the difference between 2 GB and a few hundred MB.
+ * needs one: with 1,000 tenants that is the difference between 3 GB and a few hundred MB.
+ * (PostgreSQL tenants borrow shared clients instead: ./shared-prisma.ts.)
  */
 function lazyClient(create: () => RootDbClient): RootDbClient {
   let real: RootDbClient | null = null;

@@ -8,8 +8,9 @@ import { dropPostgresDatabase, ensurePostgresDatabase, listPostgresDatabases } f
 import { dropAppSchema, upgradeSchema, type SchemaTarget, type UpgradePlan } from '../migrate/upgrade.js';
 import type { Settings } from '../settings.js';
 import { ConnectionBudget } from './budget.js';
-import { closeConnection, createConnection, type TenantConnection } from './clients.js';
+import { closeConnection, createConnection, sharedPrismaClients, type TenantConnection } from './clients.js';
 import type { Reader } from './readers/types.js';
+import type { SharedPrismaClients } from './shared-prisma.js';
 
 /** Tenant keys are slugs: lowercase letters and digits, single hyphens inside. */
 const TENANT_RE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,39}$/;
@@ -44,7 +45,7 @@ export class TenantDatabases {
   private readonly onOpen?: TenantDatabasesOptions['onOpen'];
   private readonly opening = new Map<string, Promise<RootDbClient>>();
   private readonly clients: LRUCache<string, TenantConnection>;
-  private readonly readers = new WeakMap<RootDbClient, Reader>();
+  private readonly conns = new WeakMap<RootDbClient, TenantConnection>();
   /** Callers inside `hold`, per client. */
   private readonly users = new Map<RootDbClient, number>();
   /** Evicted connections that close once nobody holds them. */
@@ -56,6 +57,10 @@ export class TenantDatabases {
    * PG_MAX_CONNECTIONS_PER_PROCESS (./budget.ts). Null on SQLite.
    */
   readonly budget: ConnectionBudget | null;
+  /** PostgreSQL: the Prisma clients every tenant of this process borrows (./shared-prisma.ts). */
+  private shared: Promise<SharedPrismaClients> | null = null;
+  /** Closes the tenants idle for TENANT_IDLE_SECONDS. */
+  private readonly idleSweep: NodeJS.Timeout | null;
 
   constructor(opts: TenantDatabasesOptions) {
     this.settings = opts.settings;
@@ -69,12 +74,25 @@ export class TenantDatabases {
     this.plan = opts.plan;
     this.clientsDir = opts.clientsDir;
     this.onOpen = opts.onOpen;
+    const idleMs = opts.settings.TENANT_IDLE_SECONDS * 1000;
     this.clients = new LRUCache<string, TenantConnection>({
       max: opts.settings.TENANT_CACHE_MAX,
+      // a tenant idle this long is closed: `get` counts as use, `peek` (the event sweep) does not
+      ...(idleMs > 0 ? { ttl: idleMs, updateAgeOnGet: true, updateAgeOnHas: true } : {}),
       dispose: (conn, _tenant, reason) => {
-        if (reason === 'evict') this.retire(conn);
+        if (reason === 'evict' || reason === 'expire') this.retire(conn);
       },
     });
+    // looked at every half idle time (at most every 30 s): a tenant closes between its idle time
+    // and half as much again after it; the timer never keeps the process alive
+    this.idleSweep = idleMs > 0 ? setInterval(() => this.clients.purgeStale(), Math.min(30_000, Math.max(50, idleMs / 2))) : null;
+    this.idleSweep?.unref();
+  }
+
+  /** PostgreSQL: the process's shared Prisma clients, built on the first tenant opened. */
+  private sharedClients(): Promise<SharedPrismaClients> {
+    this.shared ??= sharedPrismaClients(this.clientsDir, this.settings.PRISMA_SPARE_CLIENTS);
+    return this.shared;
   }
 
   sqliteFile(tenant: string): string {
@@ -118,15 +136,27 @@ export class TenantDatabases {
   async hold<T>(client: RootDbClient, fn: () => Promise<T>): Promise<T> {
     this.users.set(client, (this.users.get(client) ?? 0) + 1);
     try {
-      return await fn();
+      const conn = this.conns.get(client);
+      return await (conn ? conn.enter(fn) : fn());
     } finally {
       const left = this.users.get(client)! - 1;
       if (left > 0) this.users.set(client, left);
       else {
         this.users.delete(client);
         if (this.retired.has(client)) this.closeWhenUnused(client);
+        else this.idleWhenUnused(client);
       }
     }
+  }
+
+  /**
+   * On a later turn, if nobody holds the tenant again meanwhile: its shared Prisma client goes
+   * back (PostgreSQL), so clients in use follow the commands in flight, not the tenants open.
+   */
+  private idleWhenUnused(client: RootDbClient): void {
+    setImmediate(() => {
+      if (!this.users.has(client)) this.conns.get(client)?.idle();
+    });
   }
 
   /** The tenant's client, held open while `fn` runs (several commands on one client, the worker's drain). */
@@ -157,9 +187,9 @@ export class TenantDatabases {
 
   /** The read connection that belongs to a client this class opened (reads outside transactions). */
   readerFor(client: RootDbClient): Reader {
-    const reader = this.readers.get(client);
-    if (!reader) throw new Error('readerFor: this client was not opened by TenantDatabases');
-    return reader;
+    const conn = this.conns.get(client);
+    if (!conn) throw new Error('readerFor: this client was not opened by TenantDatabases');
+    return conn.reader;
   }
 
   /** The tenant's database for the migration runner. */
@@ -173,8 +203,8 @@ export class TenantDatabases {
     if (this.provider === 'postgresql') await ensurePostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
     const target = this.target(tenant);
     await upgradeSchema(target, this.plan);
-    const conn = await createConnection(this.provider, target.provider === 'sqlite' ? target.file : target.url, this.settings, this.clientsDir, this.budget ?? undefined);
-    this.readers.set(conn.client, conn.reader);
+    const conn = await createConnection(this.provider, target.provider === 'sqlite' ? target.file : target.url, this.settings, this.clientsDir, this.budget ?? undefined, this.provider === 'postgresql' ? this.sharedClients() : undefined);
+    this.conns.set(conn.client, conn);
     try {
       await this.onOpen?.(tenant, conn.client);
     } catch (err) {
@@ -272,10 +302,17 @@ export class TenantDatabases {
   }
 
   async close(): Promise<void> {
+    if (this.idleSweep) clearInterval(this.idleSweep);
     const all = [...this.clients.values(), ...this.retired.values()];
     this.clients.clear();
     this.retired.clear();
     await Promise.all([...all.map(closeConnection), ...this.closing]);
+    await (await this.shared)?.close();
+  }
+
+  /** PostgreSQL: the shared Prisma clients lent, spare and built so far (tests, the benchmark). */
+  async prismaClients(): Promise<{ lent: number; spare: number; built: number } | null> {
+    return this.shared ? (await this.shared).stats() : null;
   }
 
   /** Connections open right now: the LRU's and the evicted ones still held (tests, diagnostics). */
