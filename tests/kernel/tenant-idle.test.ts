@@ -7,13 +7,15 @@
  *   outside the commands of the tenant it is lent to instead of sending it to the wrong database;
  *   a tenant's client used outside any command (a script) keeps its loan and still works;
  * - a tenant idle for TENANT_IDLE_SECONDS is closed, and its next request opens it again
- *   (login, read and write work), on both engines.
+ *   (login, read and write work), on both engines; one with event deliveries still to make (a
+ *   retry due later) stays open, so the event sweep keeps looking at it.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CommandDecl, EventHandlerDecl } from '../../src/kernel/app.ts';
 import { inScope, SharedPrismaClients } from '../../src/kernel/db/shared-prisma.ts';
 import { anonymousPrincipal, systemPrincipal, type RootDbClient } from '../../src/kernel/env.ts';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, adminPrincipal, bootTestKernel, PROVIDERS, waitFor, type TestKernel } from '../helpers/kernel.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, adminPrincipal, bootTestKernel, fixtureApp, PROVIDERS, waitFor, type TestKernel } from '../helpers/kernel.ts';
 
 const login = (tk: TestKernel, tenant: string) =>
   tk.kernel.dispatch<{ access_token: string }>('auth.login', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, anonymousPrincipal(tenant));
@@ -98,10 +100,35 @@ describe('shared Prisma clients on postgresql', () => {
   });
 });
 
+/** An event whose handler fails until told otherwise: its delivery waits for a retry. */
+let failing = true;
+let delivered = 0;
+const pingCommand: CommandDecl = {
+  name: 'idle_fixture.emit',
+  description: 'Emits one idle_fixture.ping',
+  async handler(env) {
+    env.emit('idle_fixture.ping', {});
+    return {};
+  },
+};
+const pingHandler: EventHandlerDecl = {
+  id: 'idle_fixture.fail',
+  event: 'idle_fixture.ping',
+  handler: async () => {
+    if (failing) throw new Error('not yet');
+    delivered++;
+  },
+};
+const idleApp = fixtureApp('idle_fixture', { commands: [pingCommand], events: ['idle_fixture.ping'], eventHandlers: [pingHandler] });
+
 describe.each(PROVIDERS)('idle tenants on %s', (provider) => {
   let tk: TestKernel;
   beforeAll(async () => {
-    tk = await bootTestKernel({ provider, settings: { TENANT_IDLE_SECONDS: '1' } });
+    tk = await bootTestKernel({
+      provider, apps: [idleApp], worker: true,
+      // retries a few seconds apart: the delivery stays to make for longer than the idle time
+      settings: { TENANT_IDLE_SECONDS: '1', EVENT_SWEEP_INTERVAL_MS: '200', EVENT_RETRY_BASE_MS: '6000' },
+    });
   });
   afterAll(async () => {
     await tk?.cleanup();
@@ -128,5 +155,19 @@ describe.each(PROVIDERS)('idle tenants on %s', (provider) => {
       expect(tk.kernel.tenants.openTenants()).toContain('idle-b');
       await new Promise((r) => setTimeout(r, 200));
     }
+  });
+
+  it('a tenant with an event delivery still to make is not closed for idleness; once delivered, it is', async () => {
+    failing = true;
+    delivered = 0;
+    await tk.kernel.dispatch('idle_fixture.emit', {}, adminPrincipal('idle-c'));
+    const until = Date.now() + 4_000;
+    while (Date.now() < until) {
+      expect(tk.kernel.tenants.openTenants()).toContain('idle-c');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    failing = false;
+    await waitFor(() => delivered === 1, 'the retry delivered', 15_000);
+    await waitFor(() => !tk.kernel.tenants.openTenants().includes('idle-c'), 'the tenant closed once nothing was left to deliver', 10_000);
   });
 });
