@@ -171,3 +171,33 @@ describe.each(PROVIDERS)('idle tenants on %s', (provider) => {
     await waitFor(() => !tk.kernel.tenants.openTenants().includes('idle-c'), 'the tenant closed once nothing was left to deliver', 10_000);
   });
 });
+
+describe('the spare shared Prisma clients', () => {
+  it('a burst\'s clients beyond the spares are kept for the next burst, and closed once unused for 30 s, the oldest first', async () => {
+    const closed: number[] = [];
+    let n = 0;
+    const make = () => {
+      const id = n++;
+      return { $disconnect: async () => { closed.push(id); } } as unknown as RootDbClient;
+    };
+    const shared = new SharedPrismaClients(make, 1);
+    const pool = new pg.Pool({ max: 1 });
+    try {
+      const burst = [0, 1, 2].map(() => shared.borrow(pool, 't', false));
+      for (const c of burst) shared.giveBack(c);
+      expect(shared.stats()).toMatchObject({ lent: 0, spare: 3, built: 3 });
+      // the next burst reuses them: nothing is built
+      const again = [0, 1, 2].map(() => shared.borrow(pool, 't', false));
+      expect(shared.stats().built).toBe(3);
+      for (const c of again) shared.giveBack(c);
+      shared.trim(Date.now() + 29_000);
+      expect(closed).toEqual([]);
+      shared.trim(Date.now() + 31_000);
+      expect(shared.stats().spare).toBe(1);
+      expect(closed).toHaveLength(2);
+    } finally {
+      await shared.close();
+      await pool.end();
+    }
+  });
+});
