@@ -39,7 +39,7 @@ export const ViewPlanDocument = graphql(`
   query ViewPlan($view_id: String!) {
     presentationGetViewPlan(view_id: $view_id) {
       __typename
-      ... on ListPlan { view_id version title type model js_class fields { ...PlanFieldParts } default_order limit columns aggregates }
+      ... on ListPlan { view_id version title type model js_class fields { ...PlanFieldParts } default_order limit columns aggregates editable }
       ... on KanbanPlan { view_id version title type model js_class fields { ...PlanFieldParts } groupby_field kanban_columns: columns { value label } card_fields }
       ... on GraphPlan { view_id version title type model js_class fields { ...PlanFieldParts } chart_type groupby { field interval } measure available_measures }
       ... on PivotPlan { view_id version title type model js_class fields { ...PlanFieldParts } rows { field interval } cols { field interval } measures available_measures }
