@@ -162,7 +162,7 @@ export async function transferRoutes(server: FastifyInstance, kernel: KernelHand
 
     scope.post('/api/import/:model/inspect', async (req) => {
       const m = importModel(kernel, req);
-      const table = await readTable(fileOf(req), kernel.settings.IMPORT_MAX_ROWS);
+      const table = await readTable(fileOf(req), kernel.settings.IMPORT_MAX_ROWS, kernel.settings.IMPORT_MAX_UNZIPPED_BYTES);
       const fields = importableFields(m, req.principal);
       const columns = suggestMapping(table.headers, fields);
       return {
@@ -176,7 +176,7 @@ export async function transferRoutes(server: FastifyInstance, kernel: KernelHand
       if (q.dry_run !== undefined && q.dry_run !== 'true' && q.dry_run !== 'false') {
         throw new BadRequest('dry_run must be true or false', { parameter: 'dry_run' }, 'BAD_REQUEST');
       }
-      const table = await readTable(fileOf(req), kernel.settings.IMPORT_MAX_ROWS);
+      const table = await readTable(fileOf(req), kernel.settings.IMPORT_MAX_ROWS, kernel.settings.IMPORT_MAX_UNZIPPED_BYTES);
       const mapping = jsonParam(q, 'mapping', 'IMPORT_INVALID_MAPPING') ?? suggestMapping(table.headers, importableFields(m, req.principal)).map((c) => c.field);
       const report = await runImport(kernel, req.principal, m, table, {
         mapping, key: q.key, dryRun: q.dry_run === 'true', batchSize: kernel.settings.IMPORT_BATCH_SIZE,
