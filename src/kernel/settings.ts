@@ -44,6 +44,7 @@ export const SETTINGS = {
   API_DEFAULT_PAGE_SIZE: { kind: 'int', default: '50', doc: 'Records a list returns when the request gives no `limit`.' },
   API_MAX_PAGE_SIZE: { kind: 'int', default: '500', doc: 'Largest `limit` a list accepts; more is refused with 400 PAGE_TOO_LARGE.' },
   EXPORT_PAGE_SIZE: { kind: 'int', default: '2000', min: 1, max: 100000, doc: 'Records an export (`/api/export/<model>`) reads per query while it streams (after the ids of every match, read once); only one page of records is held in memory. 1 to 100000.' },
+  EXPORT_LINK_TTL_SECONDS: { kind: 'int', default: '300', min: 1, max: 3600, doc: 'How long a download link of the GraphQL `exportLink` mutation stays valid (it works once). 1 to 3600.' },
   IMPORT_MAX_BYTES: { kind: 'int', default: String(20 * 1024 * 1024), min: 1024, doc: 'Largest file `/api/import/<model>` takes (20 MiB); more is refused with 413 PAYLOAD_TOO_LARGE.' },
   IMPORT_MAX_ROWS: { kind: 'int', default: '100000', min: 1, doc: 'Most data rows one import takes; more is refused with 413 IMPORT_TOO_MANY_ROWS (split the file).' },
   IMPORT_MAX_UNZIPPED_BYTES: { kind: 'int', default: String(100 * 1024 * 1024), min: 1024, doc: 'Most bytes an imported XLSX workbook (a ZIP archive) may unzip to (100 MiB): checked on the declared sizes of its entries, then on the bytes really inflated, before the workbook is read; more, or more than 10000 entries, is refused with 413 IMPORT_TOO_LARGE_UNZIPPED. ExcelJS holds the whole unzipped workbook in memory, several times over while it parses.' },
