@@ -236,6 +236,9 @@ function fieldName(ctx: Ctx): fc.Arbitrary<string> {
     { weight: dotted.length ? 2 : 0, arbitrary: fc.constantFrom(...(dotted.length ? dotted : ['x.y'])) },
     { weight: ctx.clean ? 0 : 1, arbitrary: fc.constantFrom(...PRIVATE_FIELDS, 'users.email', 'users.password_hash', 'organization.users.email', 'a.b.c.d.e', '.', 'name.', '.name') },
     { weight: ctx.clean ? 0 : 1, arbitrary: nastyString },
+    // a clean value with no model to name fields of (an argument like exportLink's fields, whose
+    // model is another argument): a plain name, so the arbitrary is never empty
+    { weight: ctx.clean && !names.length && !dotted.length ? 1 : 0, arbitrary: fc.constant('name') },
   );
 }
 
