@@ -32,8 +32,9 @@ import { gqlfloodWorkload } from './workloads/gqlflood.ts';
 import { instancesWorkload } from './workloads/instances.ts';
 import { transferWorkload } from './workloads/transfer.ts';
 import { tenantMemoryWorkload } from './workloads/tenant-memory.ts';
+import { mixedWorkload } from './workloads/mixed.ts';
 
-const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read: '3', create: '4', login: '5', storage: '6', tenants: '7', sql: '8', web: '9', ai: '10', soak: '11', gqlflood: '12', instances: '13', transfer: '14', 'tenant-memory': '15' };
+const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read: '3', create: '4', login: '5', storage: '6', tenants: '7', sql: '8', web: '9', ai: '10', soak: '11', gqlflood: '12', instances: '13', transfer: '14', 'tenant-memory': '15', mixed: '16' };
 const { values } = parseArgs({
   options: {
     pg: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' }, 'cpu-prof': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
@@ -41,11 +42,11 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof] [--soak-seconds N] [--soak-rate R]\n  workloads: 1..15 or ${Object.keys(NAMES).join(', ')}\n  soak (11): N seconds (env SOAK_SECONDS; default ${SOAK_DEFAULTS.seconds}, 30 with --quick), R operations/s (env SOAK_RATE; default ${SOAK_DEFAULTS.rate})`);
+  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof] [--soak-seconds N] [--soak-rate R]\n  workloads: 1..16 or ${Object.keys(NAMES).join(', ')}\n  soak (11): N seconds (env SOAK_SECONDS; default ${SOAK_DEFAULTS.seconds}, 30 with --quick), R operations/s (env SOAK_RATE; default ${SOAK_DEFAULTS.rate})`);
   process.exit(0);
 }
 const selected = values.only ? new Set(values.only.split(',').map((s) => NAMES[s.trim()] ?? s.trim())) : null;
-for (const s of selected ?? []) if (!/^([1-9]|1[0-5])$/.test(s)) { console.error(`unknown workload "${s}"`); process.exit(1); }
+for (const s of selected ?? []) if (!/^([1-9]|1[0-6])$/.test(s)) { console.error(`unknown workload "${s}"`); process.exit(1); }
 const only = (w: string) => !selected || selected.has(w);
 const positive = (name: string, v: string | undefined, fallback: number): number => {
   if (v === undefined || v === '') return fallback;
@@ -148,7 +149,7 @@ async function main(): Promise<void> {
   log(`temp ${ctx.tmp}; ${pinning.enabled ? `server on core ${pinning.serverCore}, load on core ${pinning.loadCore}` : 'no pinning (taskset missing or one core)'}; ${ctx.pg ? `PostgreSQL ${ctx.pg.prefix}*` : 'SQLite'}`);
   log(`uptime: ${uptimeBefore}`);
 
-  if (['1', '2', '3', '4', '5'].some(only)) {
+  if (['1', '2', '3', '4', '5', '16'].some(only)) {
     let server: FwServer | null = null;
     await section('main server', async () => {
       log('starting fw server (main)');
@@ -163,6 +164,8 @@ async function main(): Promise<void> {
       await section('floors', () => floors(b, fixture));
       await section('workloads 1-4', () => apiWorkloads(b, { server: server!, token, orgIds, countryId }, only));
       if (only('5')) await section('workload 5', () => loginWorkload(b, server!, token));
+      // against the same floors as workload 1, on a server of its own (five tenants)
+      if (only('16')) await section('workload 16', () => mixedWorkload(b));
     });
     if (server) await (server as FwServer).stop();
   }
