@@ -2,8 +2,8 @@
  * A user's preferences (issue 29 §4): language, time zone, theme and default organization are
  * stored on res.user and changed by the user themselves through res.user.set_preferences — a
  * normal user cannot write res.user otherwise. The time zone is an IANA name (422
- * INVALID_TIME_ZONE), the default organization one the user belongs to (403
- * ORGANIZATION_NOT_ALLOWED), and `me` answers them all.
+ * INVALID_TIME_ZONE), the default organization one the user belongs to (422
+ * NOT_YOUR_ORGANIZATION), and `me` answers them all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -88,9 +88,13 @@ describe('preferences stored on the user', () => {
 });
 
 describe('the default organization', () => {
-  it('is one the user belongs to: any other, existing or not, is 403 ORGANIZATION_NOT_ALLOWED and nothing changes', async () => {
-    expectError(await setPrefs(user.token, user.id, { organization: org.c }), 403, 'ORGANIZATION_NOT_ALLOWED');
-    expectError(await setPrefs(user.token, user.id, { organization: '00000000-0000-4000-8000-000000000000' }), 403, 'ORGANIZATION_NOT_ALLOWED');
+  it('is one the user belongs to: any other, existing or not, is the same 422 NOT_YOUR_ORGANIZATION on field organization, and nothing changes', async () => {
+    const foreign = await setPrefs(user.token, user.id, { organization: org.c });
+    expectError(foreign, 422, 'NOT_YOUR_ORGANIZATION');
+    expect(foreign.body.error.details.field).toBe('organization');
+    const missing = await setPrefs(user.token, user.id, { organization: '00000000-0000-4000-8000-000000000000' });
+    expectError(missing, 422, 'NOT_YOUR_ORGANIZATION');
+    expect(missing.body.error).toEqual(foreign.body.error);
     expect(await me(user.token)).toMatchObject({ default_organization: org.a });
   });
 

@@ -6,7 +6,7 @@
  */
 import { f } from '../../kernel/declare.js';
 import type { CommandDecl } from '../../kernel/app.js';
-import { AccessDenied, OrganizationNotAllowed, ValidationError } from '../../kernel/errors.js';
+import { AccessDenied, ValidationError } from '../../kernel/errors.js';
 import type { Env } from '../../kernel/env.js';
 
 /**
@@ -68,7 +68,11 @@ export const setPreferences: CommandDecl = {
     if (p.organization !== undefined && p.organization !== null) {
       const orgs = await organizationsOf(env, p.id as string);
       const wanted = p.organization as string;
-      if (wanted !== orgs.default && !orgs.memberships.has(wanted)) throw new OrganizationNotAllowed(wanted);
+      // 422 on the field rather than the header's 403 ORGANIZATION_NOT_ALLOWED, which the client
+      // answers by leaving the workspace; the same answer for an organization that does not exist
+      if (wanted !== orgs.default && !orgs.memberships.has(wanted)) {
+        throw new ValidationError('your default organization must be one you belong to', { field: 'organization' }, 'NOT_YOUR_ORGANIZATION');
+      }
       if (wanted !== orgs.default) {
         // the default and the memberships swap places, so the user keeps every organization
         // they had: the old default becomes a membership, the new one's membership goes
