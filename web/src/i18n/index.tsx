@@ -18,11 +18,35 @@ export function addMessages(messages: Record<string, string>): void {
 }
 const subscribe = (l: () => void) => { listeners.add(l); return () => { listeners.delete(l); }; };
 
+/**
+ * The language and time zone text and dates are shown in: the user's preference (`me.lang`,
+ * `me.tz`), else the browser's. A catalogue other than English is its own chunk, loaded before the
+ * shell renders in it (the initial JavaScript carries English only); its ids are en.ts's and the
+ * chunk messages' (tests/web/i18n-catalogues.test.ts).
+ */
+export type Lang = 'en' | 'fr';
+const catalogues: Record<Exclude<Lang, 'en'>, () => Promise<{ fr: Record<string, string> }>> = { fr: () => import('./fr.ts') };
+let setting: { locale: string; catalogue: Readonly<Record<string, string>>; timeZone?: string } = { locale: navigator.language || 'en', catalogue: {} };
+
+let latest = 0;
+export async function setLanguage(lang?: string | null, timeZone?: string | null): Promise<void> {
+  const call = ++latest;
+  const browser = navigator.language || 'en';
+  const wanted = (lang || browser.slice(0, 2)) as Lang;
+  const catalogue = wanted in catalogues ? (await catalogues[wanted as 'fr']())[wanted as 'fr'] : {};
+  // the browser's regional variant when it speaks that language (fr-CA), else the language itself
+  const locale = browser.slice(0, 2) === wanted ? browser : lang ? wanted : browser;
+  if (call !== latest) return; // a later call (the user's preference after the browser's) won
+  setting = { locale, catalogue, timeZone: timeZone || undefined };
+  for (const l of listeners) l();
+}
+void setLanguage().catch(() => undefined);
+
 export function I18nProvider({ children }: { children: ReactNode }) {
-  const locale = navigator.language || 'en';
   const extra = useSyncExternalStore(subscribe, () => appMessages);
-  const messages = useMemo(() => ({ ...en, ...extra }), [extra]);
-  return <IntlProvider locale={locale} defaultLocale="en" messages={messages} onError={reportIntlError}>{children}</IntlProvider>;
+  const { locale, catalogue, timeZone } = useSyncExternalStore(subscribe, () => setting);
+  const messages = useMemo(() => ({ ...en, ...extra, ...catalogue }), [extra, catalogue]);
+  return <IntlProvider locale={locale} timeZone={timeZone} defaultLocale="en" messages={messages} onError={reportIntlError}>{children}</IntlProvider>;
 }
 
 /**
