@@ -80,7 +80,7 @@ export default function PreferencesPage() {
           <label className="label" htmlFor="pref-tz">{pt('preferences.tz')}</label>
           <div>
             <TimeZonePicker value={tz} onChange={setTz} invalid={!!errors.tz} />
-            <p className="field-help muted small" id="pref-tz-example" data-testid="pref-tz-example">{pt('preferences.tz.example', { example: new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', ...(tz ? { timeZone: tz } : {}) }).format(new Date()) })}</p>
+            <p className="field-help muted small" id="pref-tz-example" data-testid="pref-tz-example">{pt('preferences.tz.example', { example: exampleDate(lang, tz) })}</p>
             {fieldError('tz')}
           </div>
         </div>
@@ -112,6 +112,16 @@ export default function PreferencesPage() {
       </form>
     </section>
   );
+}
+
+/** Now, as dates will be shown; while the zone typed is not one yet, in the browser's. */
+function exampleDate(lang: string, tz: string): string {
+  const format = (timeZone?: string) => new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date());
+  try {
+    return format(tz || undefined);
+  } catch {
+    return format();
+  }
 }
 
 /**

@@ -38,6 +38,7 @@ export async function setLanguage(lang?: string | null, timeZone?: string | null
   const locale = browser.slice(0, 2) === wanted ? browser : lang ? wanted : browser;
   if (call !== latest) return; // a later call (the user's preference after the browser's) won
   setting = { locale, catalogue, timeZone: timeZone || undefined };
+  document.documentElement.lang = locale; // screen readers pronounce the page in its language
   for (const l of listeners) l();
 }
 void setLanguage().catch(() => undefined);
