@@ -112,6 +112,11 @@ describe('a French user', () => {
     expect(chunks.some((c) => /\/fr-[\w-]+\.js$/.test(c))).toBe(true);
     expect(await me()).toMatchObject({ lang: 'fr', tz: 'Pacific/Auckland' });
     expect(await page.getByTestId('pref-save').textContent()).toBe('Enregistrer');
+    // the server's error, by its code, in French (its English message where the catalogue has no entry)
+    await page.getByTestId('pref-tz').fill('Nulle/Part');
+    await save();
+    await expect.poll(() => page.getByTestId('pref-tz-error').textContent()).toBe('Ce n’est pas un fuseau horaire : choisissez un nom IANA, comme Europe/Paris.');
+    expect((await me()).tz).toBe('Pacific/Auckland');
   });
 
   it('sees the shell and a list in French, money per the fr locale, after a reload too', async () => {

@@ -40,8 +40,8 @@ async function organizationsOf(env: Env, userId: string): Promise<{ default: str
   const user = await sudo.dispatch<Record<string, unknown>>('fw.read_one', { model: 'res.user', id: userId });
   const rows = await sudo.dispatch<{ items: Record<string, unknown>[] }>('fw.search', { model: 'res.user.membership', domain: [['user', '=', userId]], fields: ['organization'], limit: 1000 });
   return {
-    default: (user.organization as string | null) ?? null,
-    memberships: new Map(rows.items.map((m) => [m.organization as string, m.id as string])),
+    default: typeof user.organization === 'string' ? user.organization : null,
+    memberships: new Map(rows.items.map((m) => [String(m.organization), String(m.id)])),
   };
 }
 
@@ -66,8 +66,8 @@ export const setPreferences: CommandDecl = {
     checkTimeZone(values);
     const sudo = env.sudo();
     if (p.organization !== undefined && p.organization !== null) {
-      const orgs = await organizationsOf(env, p.id as string);
-      const wanted = p.organization as string;
+      const orgs = await organizationsOf(env, String(p.id));
+      const wanted = String(p.organization);
       // 422 on the field rather than the header's 403 ORGANIZATION_NOT_ALLOWED, which the client
       // answers by leaving the workspace; the same answer for an organization that does not exist
       if (wanted !== orgs.default && !orgs.memberships.has(wanted)) {

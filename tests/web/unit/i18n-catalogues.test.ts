@@ -3,7 +3,8 @@
  * the initial English catalogue (en.ts) and of every chunk's own messages (the modules calling
  * `chunkMessages(…)`, found by searching web/src, so a new one is not forgotten) — none missing,
  * none extra — and each translation uses the same ICU arguments as its English text, so nothing
- * the English shows (a count, a name) is lost in French.
+ * the English shows (a count, a name) is lost in French. Besides, `error.code.<CODE>` entries
+ * translate the server's error messages (English, by code), each naming a code the server raises.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -53,7 +54,7 @@ describe('the French catalogue', () => {
     const chunks = await chunkCatalogues();
     expect(Object.keys(chunks).length).toBeGreaterThanOrEqual(8);
     const expected = new Set([...Object.keys(en), ...Object.values(chunks).flatMap((c) => Object.keys(c))]);
-    const ids = new Set(Object.keys(fr));
+    const ids = new Set(Object.keys(fr).filter((id) => !id.startsWith('error.code.')));
     expect([...expected].filter((id) => !ids.has(id)), 'missing in fr.ts').toEqual([]);
     expect([...ids].filter((id) => !expected.has(id)), 'in fr.ts but nowhere in English').toEqual([]);
   });
@@ -62,6 +63,17 @@ describe('the French catalogue', () => {
     const english: Record<string, string> = { ...en, ...Object.assign({}, ...Object.values(await chunkCatalogues())) };
     const differ = Object.keys(fr).filter((id) => id in english && argumentsOf(fr[id]).join() !== argumentsOf(english[id]).join());
     expect(differ).toEqual([]);
+  });
+
+  it('each error.code.<CODE> entry names a code the server raises (a string in src/)', () => {
+    const server = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+      const p = path.join(dir, e.name);
+      return e.isDirectory() ? (e.name === 'web' ? [] : server(p)) : e.name.endsWith('.ts') ? [fs.readFileSync(p, 'utf8')] : [];
+    });
+    const text = server(path.resolve(import.meta.dirname, '../../../src')).join('\n');
+    const codes = Object.keys(fr).filter((id) => id.startsWith('error.code.')).map((id) => id.slice('error.code.'.length));
+    expect(codes.length).toBeGreaterThan(0);
+    expect(codes.filter((c) => !text.includes(`'${c}'`))).toEqual([]);
   });
 
   it('an id is either in the initial catalogue or in one chunk\'s messages, never both', async () => {

@@ -4,7 +4,7 @@ import { request } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 import { graphql } from '../gql/index.ts';
 import { useT } from '../i18n/index.tsx';
-import { errorMessage } from './errors.ts';
+import { errorMessage, fieldErrorsOf } from './errors.ts';
 import { meKey, meQuery, useMe } from './meta.ts';
 import { applyPreferences } from './preferences.ts';
 import { usePreferencesT } from './preferences-messages.ts';
@@ -22,6 +22,7 @@ const THEMES = ['system', 'light', 'dark'] as const;
 type Lang = typeof LANGUAGES[number][0];
 type ThemePref = typeof THEMES[number];
 const BROWSER_ZONE = '';
+const langOf = (code: string): Lang => LANGUAGES.find(([c]) => c === code)?.[0] ?? 'en';
 
 /**
  * The user's preferences (res.user.set_preferences, docs/web-client.md#languages-and-preferences):
@@ -33,9 +34,9 @@ export default function PreferencesPage() {
   const pt = usePreferencesT();
   const me = useMe();
   const qc = useQueryClient();
-  const [lang, setLang] = useState<Lang>(me.lang === 'fr' ? 'fr' : 'en');
+  const [lang, setLang] = useState<Lang>(langOf(me.lang));
   const [tz, setTz] = useState<string>(me.tz ?? BROWSER_ZONE);
-  const [theme, setThemePref] = useState<ThemePref>((THEMES as readonly string[]).includes(me.theme) ? me.theme as ThemePref : 'system');
+  const [theme, setThemePref] = useState<ThemePref>(THEMES.find((v) => v === me.theme) ?? 'system');
   const [organization, setOrganization] = useState<string>(me.default_organization ?? '');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
@@ -53,7 +54,7 @@ export default function PreferencesPage() {
       await applyPreferences(fresh.me, theme !== me.theme);
       toast(pt('preferences.saved'));
     } catch (err) {
-      const fields = err instanceof ApiError ? err.fieldErrors() : {};
+      const fields = err instanceof ApiError ? fieldErrorsOf(t, err) : {};
       if (Object.keys(fields).length) setErrors(fields);
       else setError(errorMessage(t, err));
     } finally {
@@ -70,7 +71,7 @@ export default function PreferencesPage() {
         <div className="field">
           <label className="label" htmlFor="pref-lang">{pt('preferences.lang')}</label>
           <div>
-            <select id="pref-lang" className="input" data-testid="pref-lang" value={lang} onChange={(e) => setLang(e.target.value as Lang)} {...described('lang')}>
+            <select id="pref-lang" className="input" data-testid="pref-lang" value={lang} onChange={(e) => setLang(langOf(e.target.value))} {...described('lang')}>
               {LANGUAGES.map(([code, name]) => <option key={code} value={code} lang={code}>{name}</option>)}
             </select>
             {fieldError('lang')}

@@ -24,24 +24,26 @@ const subscribe = (l: () => void) => { listeners.add(l); return () => { listener
  * shell renders in it (the initial JavaScript carries English only); its ids are en.ts's and the
  * chunk messages' (tests/web/i18n-catalogues.test.ts).
  */
-export type Lang = 'en' | 'fr';
-const catalogues: Record<Exclude<Lang, 'en'>, () => Promise<{ fr: Record<string, string> }>> = { fr: () => import('./fr.ts') };
-let setting: { locale: string; catalogue: Readonly<Record<string, string>>; timeZone?: string } = { locale: navigator.language || 'en', catalogue: {} };
+const catalogues: Record<string, (() => Promise<Record<string, string>>) | undefined> = { fr: () => import('./fr.ts').then((m) => m.fr) };
+// (no navigator in the unit tests' Node: English)
+const browserLocale = () => (typeof navigator === 'undefined' ? 'en' : navigator.language || 'en');
+let setting: { locale: string; catalogue: Readonly<Record<string, string>>; timeZone?: string } = { locale: browserLocale(), catalogue: {} };
 
 let latest = 0;
 export async function setLanguage(lang?: string | null, timeZone?: string | null): Promise<void> {
   const call = ++latest;
-  const browser = navigator.language || 'en';
-  const wanted = (lang || browser.slice(0, 2)) as Lang;
-  const catalogue = wanted in catalogues ? (await catalogues[wanted as 'fr']())[wanted as 'fr'] : {};
+  const browser = browserLocale();
+  const wanted = lang || browser.slice(0, 2);
+  const load = catalogues[wanted];
+  const catalogue = load ? await load() : {};
   // the browser's regional variant when it speaks that language (fr-CA), else the language itself
   const locale = browser.slice(0, 2) === wanted ? browser : lang ? wanted : browser;
   if (call !== latest) return; // a later call (the user's preference after the browser's) won
   setting = { locale, catalogue, timeZone: timeZone || undefined };
-  document.documentElement.lang = locale; // screen readers pronounce the page in its language
+  if (typeof document !== 'undefined') document.documentElement.lang = locale; // screen readers pronounce the page in its language
   for (const l of listeners) l();
 }
-void setLanguage().catch(() => undefined);
+if (typeof navigator !== 'undefined') void setLanguage().catch(() => undefined);
 
 export function I18nProvider({ children }: { children: ReactNode }) {
   const extra = useSyncExternalStore(subscribe, () => appMessages);
