@@ -1671,6 +1671,21 @@ export interface Commands {
     payload: Record<string, unknown>;
     result: unknown;
   };
+  "auth.export_link": {
+    payload: {
+      model: string;
+      format?: string | null;
+      fields?: unknown;
+      filter?: unknown;
+      where?: unknown;
+      ids?: unknown;
+      order?: string | null;
+    };
+    result: {
+      url: string;
+      expires_at: string;
+    };
+  };
   "auth.login": {
     payload: {
       email: string;

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { findWebEntries, writeWebExtensions } from '../src/kernel/generate/web-extensions.ts';
+import { gqlDocuments } from './build/gql-documents.ts';
 
 const webDir = fileURLToPath(new URL('.', import.meta.url));
 const fwRoot = path.resolve(webDir, '..');
@@ -65,6 +66,15 @@ function fwGql(): Plugin {
 }
 
 /**
+ * Client source: fw's and the project's own files, not their dependencies (fw itself may lie in
+ * the project's node_modules).
+ */
+const ownSource = (file: string): boolean => [fwRoot, projectRoot].some((root) => {
+  const rel = path.relative(root, file);
+  return !rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).includes('node_modules');
+});
+
+/**
  * The web client: `npm run build:web` writes web/dist (served by the fw server at /);
  * `npm run dev:web` serves it with hot reload on :5173 (the apps' web/ code included) and
  * proxies the API to FW_API.
@@ -73,7 +83,7 @@ export default defineConfig({
   root: webDir,
   // the dev server's pre-bundled dependencies live with the project, never inside the installed fw
   cacheDir: path.join(projectRoot, 'node_modules', '.vite'),
-  plugins: [fwGql(), react(), fwExtensions()],
+  plugins: [fwGql(), gqlDocuments(ownSource), react(), fwExtensions()],
   resolve: {
     alias: {
       '@fw/extensions': extensionsFile,

@@ -208,6 +208,12 @@ export interface Authenticator {
    * function that stops watching (call it when the stream closes).
    */
   watch?(token: string, principal: Principal, onEnd: (reason: string) => void): () => void;
+  /**
+   * A signed, single-use link's principal (its session as it is now) and data, for a route a
+   * browser follows without a bearer header (the export download). `tenant` is the tenant the
+   * request names, if any. Refuses with 401 EXPORT_LINK_INVALID, EXPORT_LINK_EXPIRED or EXPORT_LINK_USED.
+   */
+  redeemLink?(token: string, purpose: string, tenant: string | null): Promise<{ principal: Principal; data: Record<string, unknown> }>;
 }
 
 /** What an app sees when it adds HTTP routes. */

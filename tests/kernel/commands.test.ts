@@ -187,7 +187,7 @@ describe.each(PROVIDERS)('fw.* commands on %s', (provider) => {
     it('without fields a record carries its id, the automatic fields and every declared stored field', async () => {
       const [r] = (await search({ domain: [['name', '=', 'Alpha one']] })).items;
       expect(Object.keys(r).sort()).toEqual([
-        'closed_at', 'country', 'created_at_utc', 'dbid', 'email', 'expected_revenue', 'id', 'name', 'notes',
+        'closed_at', 'country', 'created_at_utc', 'date_deadline', 'dbid', 'email', 'expected_revenue', 'id', 'name', 'notes',
         'organization', 'probability', 'revision', 'salesperson', 'stage', 'updated_at_utc',
       ]);
       expect(r).toMatchObject({ id: ids['Alpha one'], revision: 1, country: ids.fr, organization: ids.alpha, probability: 0.1, expected_revenue: 100 });

@@ -44,6 +44,7 @@ describe("fw's package as a team project installs it", () => {
     ...sources(path.join(FW, 'web', 'src')),
     ...fs.readdirSync(path.join(FW, 'src', 'apps')).flatMap((app) => sources(path.join(FW, 'src', 'apps', app, 'web'))),
     path.join(FW, 'web', 'vite.config.ts'),
+    ...sources(path.join(FW, 'web', 'build')),
     path.join(FW, 'src', 'cli', 'build.ts'),
     path.join(FW, 'src', 'kernel', 'dev', 'web.ts'),
   ];
@@ -70,7 +71,7 @@ describe("fw's package as a team project installs it", () => {
   it('the package ships the client sources, its prebuilt bundle and its typed documents (a project without client code serves that bundle)', () => {
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: FW, encoding: 'utf8' })) as Array<{ files: Array<{ path: string }> }>;
     const names = new Set(packed[0].files.map((f) => f.path));
-    for (const f of ['web/vite.config.ts', 'web/index.html', 'web/src/extend.ts', 'web/src/gql/index.ts', 'web/dist/index.html', 'src/cli/build.ts']) expect(names, f).toContain(f);
+    for (const f of ['web/vite.config.ts', 'web/build/gql-documents.ts', 'web/index.html', 'web/src/extend.ts', 'web/src/gql/index.ts', 'web/dist/index.html', 'src/cli/build.ts']) expect(names, f).toContain(f);
     expect([...names].some((f) => f.startsWith('web/node_modules/'))).toBe(false);
   });
 });

@@ -81,9 +81,10 @@ describe('bootstrap for an admin', () => {
     expect(docs).toMatchObject({ name: 'Documents', category: 'application', sequence: 20, action: 'storage.action_documents' });
   });
 
-  it('Settings holds Users & Organizations and Integrations > Connectors (sequence 40)', () => {
+  it('Settings holds Users & Organizations, Countries and Integrations > Connectors (sequence 40)', () => {
     const settings = asAdmin.apps.find((a) => a.key === 'base.menu_settings')!;
-    expect(settings.menus.map((m) => m.name)).toEqual(['Users & Organizations', 'Integrations']);
+    expect(settings.menus.map((m) => m.name)).toEqual(['Users & Organizations', 'Countries', 'Integrations']);
+    expect(child(settings.menus, 'base.menu_countries')).toMatchObject({ action: 'base.action_countries', children: [] });
     const uo = child(settings.menus, 'base.menu_users_orgs')!;
     expect(uo.children.map((m) => [m.name, m.action])).toEqual([['Users', 'base.action_users'], ['Organizations', 'base.action_organizations']]);
     const integrations = child(settings.menus, 'base.menu_integrations')!;
@@ -215,7 +216,7 @@ describe('the three ways to ask', () => {
       ['base.menu_users_orgs', null],
       ['base.menu_users', 'base.menu_users_orgs'],
       ['base.menu_organizations', 'base.menu_users_orgs'],
-      ['base.menu_integrations', null],
+      ['base.menu_countries', null], ['base.menu_integrations', null],
       ['connectors.menu_connectors', 'base.menu_integrations'],
     ]);
     const leads = data.actions.find((a) => a.key === 'crm.action_leads')!;

@@ -16,7 +16,7 @@ import { expectError, startTestServer, type TestServer } from '../helpers/server
 const SHIPPED = [
   'crm.lead.calendar', 'crm.lead.form', 'crm.lead.funnel', 'crm.lead.graph', 'crm.lead.kanban', 'crm.lead.list', 'crm.lead.pivot', 'crm.lead.search',
   'ir.connector.form', 'ir.connector.list',
-  'res.organization.form', 'res.organization.list', 'res.organization.search',
+  'res.country.list', 'res.country.search', 'res.organization.form', 'res.organization.list', 'res.organization.search',
   'res.user.form', 'res.user.list',
   'storage.document.form', 'storage.document.list',
   'storage.folder.form', 'storage.folder.list',

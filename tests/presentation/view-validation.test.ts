@@ -270,6 +270,16 @@ describe('fields', () => {
     expect(failure(list('<field name="name"/>', 'model="res.user" limit="0"')))
       .toBe('views/test/res_user_list.xml: <view/list[1]>: limit must be a positive integer');
   });
+
+  it('editable is top or bottom on a view\'s list (null when absent), never on a form\'s One2Many list', () => {
+    expect(compile(list('<field name="name"/>', 'model="res.user" editable="bottom"')).editable).toBe('bottom');
+    expect(compile(list('<field name="name"/>', 'model="res.user" editable="top"')).editable).toBe('top');
+    expect(compile(list('<field name="name"/>')).editable).toBeNull();
+    expect(failure(list('<field name="name"/>', 'model="res.user" editable="inline"')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]>: editable must be one of top, bottom, not "inline"');
+    expect(failure(form('<sheet><field name="users"><list editable="bottom"><field name="name"/></list></field></sheet>', 'res.organization')))
+      .toBe('views/test/res_organization_form.xml: <view/form[1]/sheet[1]/field[1]/list[1]>: editable is for a view\'s <list>; a form\'s One2Many lines are always edited in place');
+  });
 });
 
 describe('buttons and statusbar', () => {
@@ -487,14 +497,15 @@ describe('view registry over app data files', () => {
     for (const [file, xml] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), xml);
     return { ...fixtureApp(name), dataFiles: declared.map((f) => path.join(dir, f)) };
   }
+  // a model no app ships a list view of
   const countryList = (title: string) =>
-    `<view id="res.country.list" version="1" title="${title}"><list model="res.country"><field name="name"/><field name="code"/></list></view>`;
+    `<view id="res.country.kanban" version="1" title="${title}"><kanban model="res.country" groupby_field="code"><card_field name="name"/></kanban></view>`;
 
   it('view ids are globally unique: a second app declaring the same id stops the registry, naming both', () => {
-    const alpha = appWithViews('alpha', { 'res_country_list.xml': countryList('Alpha') });
-    const beta = appWithViews('beta', { 'res_country_list.xml': countryList('Beta') });
+    const alpha = appWithViews('alpha', { 'res_country_kanban.xml': countryList('Alpha') });
+    const beta = appWithViews('beta', { 'res_country_kanban.xml': countryList('Beta') });
     expect(() => new ViewRegistry(createRegistry([...apps, alpha, beta])))
-      .toThrow(new ViewFileError('views/beta/res_country_list.xml: view id res.country.list is already declared by app alpha'));
+      .toThrow(new ViewFileError('views/beta/res_country_kanban.xml: view id res.country.kanban is already declared by app alpha'));
   });
 
   it('an id already shipped by another app clashes as well', () => {
@@ -506,14 +517,14 @@ describe('view registry over app data files', () => {
   it('the file name rule applies to the declared file, with the error naming views/<app>/<file>', () => {
     const delta = appWithViews('delta', { 'countries.xml': countryList('Countries') });
     expect(() => new ViewRegistry(createRegistry([...apps, delta])))
-      .toThrow(new ViewFileError('views/delta/countries.xml: <view>: view res.country.list must live in a file named res_country_list.xml'));
+      .toThrow(new ViewFileError('views/delta/countries.xml: <view>: view res.country.kanban must live in a file named res_country_kanban.xml'));
   });
 
   it('files not declared in the manifest data are not discovered', () => {
-    const eps = appWithViews('eps', { 'res_country_list.xml': countryList('Declared'), 'res_country_form.xml': '<view broken' }, ['res_country_list.xml']);
+    const eps = appWithViews('eps', { 'res_country_kanban.xml': countryList('Declared'), 'res_country_form.xml': '<view broken' }, ['res_country_kanban.xml']);
     const views = new ViewRegistry(createRegistry([...apps, eps]));
     expect(views.list().filter((v) => v.app === 'eps')).toEqual([
-      { view_id: 'res.country.list', version: 1, title: 'Declared', type: 'list', model: 'res.country', app: 'eps' },
+      { view_id: 'res.country.kanban', version: 1, title: 'Declared', type: 'kanban', model: 'res.country', app: 'eps' },
     ]);
   });
 
@@ -529,7 +540,7 @@ describe('view registry over app data files', () => {
       'qa.run.form', 'qa.run.list', 'qa.run.result.form', 'qa.run.result.list', 'qa.run.result.search', 'qa.run.search',
       'qa.run.step.form', 'qa.run.step.list', 'qa.run.step.search',
       'qa.usecase.form', 'qa.usecase.list', 'qa.usecase.search', 'qa.usecase.step.form', 'qa.usecase.step.list',
-      'res.organization.form', 'res.organization.list', 'res.organization.search',
+      'res.country.list', 'res.country.search', 'res.organization.form', 'res.organization.list', 'res.organization.search',
       'res.user.form', 'res.user.list',
       'storage.document.form', 'storage.document.list',
       'storage.folder.form', 'storage.folder.list',

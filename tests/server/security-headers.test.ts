@@ -1,5 +1,5 @@
 /**
- * Browser hardening headers (src/server/security.ts, @fastify/helmet) on every kind of response:
+ * Browser hardening headers (src/server/security.ts, helmet's, computed once) on every kind of response:
  * the SPA shell, hashed assets, the theme script, API answers, 401/404/400/500 errors and the
  * GraphiQL page; the shell and the GraphiQL page contain no inline script, so the policy's
  * `script-src 'self'` (no 'unsafe-inline') holds for them.

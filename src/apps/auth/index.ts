@@ -12,12 +12,14 @@ import '../../server/types.js';
 import { hashPassword, verifyPassword } from '../base/services/passwords.js';
 import { clearRefreshCookie, readRefreshCookie, setRefreshCookie, wantsCookie, type CookieSecure } from './cookie.js';
 import manifest from './manifest.js';
+import { exportPlan } from '../../server/transfer/params.js';
 import { JwtService } from './services/jwt.js';
+import { LinkService } from './services/links.js';
 import { SessionService, tenantOfRefreshToken, type TokenPair } from './services/sessions.js';
 import { LoginThrottle } from './services/throttle.js';
 import { authSettings } from './settings.js';
 
-interface AuthServices { sessions: SessionService; throttle: LoginThrottle; dummyHash: Promise<string> }
+interface AuthServices { sessions: SessionService; links: LinkService; throttle: LoginThrottle; dummyHash: Promise<string> }
 
 /** One set of services per booted kernel (the session cache is per process; the throttle's counters are in Redis when there is one). */
 const services = new WeakMap<KernelHandle, Promise<AuthServices>>();
@@ -31,6 +33,8 @@ export function authServices(kernel: KernelHandle): Promise<AuthServices> {
       await sessions.listen();
       return {
         sessions,
+        // single use is claimed in Redis when there is one, so it holds across processes
+        links: new LinkService(jwt.keys, sessions, concreteKernel(kernel).pubsub.store),
         // shared by every process over Redis when there is one (closed with the kernel's pub/sub)
         throttle: new LoginThrottle(kernel.settings, concreteKernel(kernel).pubsub.store),
         // unknown emails are checked against this so they cost the same bcrypt time as known ones
@@ -73,6 +77,14 @@ const Me = o.object('Me', {
   tz: o.string({ nullable: true, description: 'Preferred IANA time zone; null for the browser\'s' }),
   theme: o.string({ description: 'Preferred theme: system, light or dark' }),
 }, { description: 'The calling user' });
+
+const ExportLink = o.object('ExportLink', {
+  url: o.string({ description: 'Path of the download (GET, no Authorization header needed); it works once' }),
+  expires_at: o.datetime({ description: 'When the link stops working (EXPORT_LINK_TTL_SECONDS after it was issued)' }),
+}, { description: 'A short-lived, single-use download link of an export' });
+
+/** A link longer than this would not survive as a URL (browsers, proxies): export that many ids with POST /api/export. */
+const MAX_LINK_CHARS = 6000;
 
 const users = (env: Env) => delegateOf(env.db, env.registry.model('res.user'));
 
@@ -170,6 +182,30 @@ const commands: CommandDecl[] = [
       if (!env.principal.sid) throw new BadRequest('this principal has no session', undefined, 'NO_SESSION');
       await sessions.revokeFamily(env.sudo().db, env.tenant, env.principal.sid, 'logout');
       return { revoked: true };
+    },
+  },
+  {
+    name: 'auth.export_link',
+    graphql_name: 'exportLink',
+    transaction: false,
+    returns: 'json',
+    output: ExportLink,
+    description: 'A single-use link that downloads an export (the parameters of POST /api/export/{model}) without a bearer header, as the user at download time',
+    input: {
+      model: f.char(255, { required: true }), format: f.char(10), fields: f.json(), filter: f.json(), where: f.json(), ids: f.json(), order: f.char(1000),
+    },
+    async handler(env, p) {
+      const { links } = await svc(env);
+      const model = env.registry.model(String(p.model));
+      const params = Object.fromEntries(['format', 'fields', 'filter', 'where', 'ids', 'order'].filter((k) => p[k] !== undefined && p[k] !== null).map((k) => [k, p[k]]));
+      // checked now, so a wrong parameter is this mutation's error and not the download's;
+      // the download checks everything again, as the user is then
+      exportPlan(env.registry, model, env.principal, params);
+      const { token, expires_at } = await links.issue(env.principal, 'export', { model: model.key, ...params }, env.settings.EXPORT_LINK_TTL_SECONDS);
+      if (token.length > MAX_LINK_CHARS) {
+        throw new BadRequest(`these export parameters make a link of ${token.length} characters (at most ${MAX_LINK_CHARS}); use POST /api/export/${model.key}`, { length: token.length, max: MAX_LINK_CHARS }, 'EXPORT_LINK_TOO_LONG');
+      }
+      return { url: `/api/export/download?token=${token}`, expires_at: expires_at.toISOString() };
     },
   },
   {
@@ -358,6 +394,7 @@ export const app = defineApp({
     const ready = authServices(kernel);
     return {
       authenticate: async (token, options) => (await ready).sessions.authenticate(token, options),
+      redeemLink: async (token, purpose, tenant) => (await ready).links.redeem(token, purpose, tenant),
       watch(token, principal, onEnd) {
         // the services are ready by now (the token was just authenticated with them)
         let stop: (() => void) | null = null;

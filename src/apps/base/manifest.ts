@@ -15,6 +15,8 @@ const manifest: AppManifest = {
     'views/res_organization_search.xml',
     'views/res_user_list.xml',
     'views/res_user_form.xml',
+    'views/res_country_list.xml',
+    'views/res_country_search.xml',
   ],
   // the user form's checklist of groups (web/index.tsx)
   web: { widgets: ['base.groups'] },

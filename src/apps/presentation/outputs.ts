@@ -80,6 +80,7 @@ export const ViewPlan = o.union('ViewPlan', 'type', {
   list: o.object('ListPlan', {
     ...planKeys, default_order: str, limit: o.nullable(o.int()), columns: o.list(str),
     aggregates: o.json({ description: 'column → sum | avg | min | max: what each group of a grouped list shows under the column' }),
+    editable: o.nullable(o.string({ description: 'editable="top|bottom": rows are edited in place and new ones added there (Odoo\'s editable lists); null: a row opens its form' })),
   }),
   form: o.object('FormPlan', {
     ...planKeys,

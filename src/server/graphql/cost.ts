@@ -164,9 +164,25 @@ function costError(cost: number, limit: number): GraphQLError {
  * are known); an operation over the limit ends with the cost error and nothing runs.
  */
 export function costLimit(limits: CostLimits): Plugin {
+  // yoga parses a document once and hands the same object to every request that sends it: its
+  // cost for the same operation and variables is the same number, weighed once (schema-bound)
+  const memo = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, number>>>();
   const check = (args: { schema: GraphQLSchema; document: DocumentNode; variableValues?: unknown; operationName?: string | null }) => {
-    const cost = operationCost(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName, limits);
+    let bySchema = memo.get(args.schema);
+    if (!bySchema) memo.set(args.schema, (bySchema = new WeakMap()));
+    let byDoc = bySchema.get(args.document);
+    if (!byDoc) bySchema.set(args.document, (byDoc = new Map()));
+    const key = `${args.operationName ?? ''}\u0000${args.variableValues ? JSON.stringify(args.variableValues) : ''}`;
+    let cost = byDoc.get(key);
+    if (cost === undefined) {
+      cost = operationCost(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName, limits);
+      // a document sent with ever new variables keeps a bounded memo
+      if (byDoc.size >= MEMO_PER_DOCUMENT) byDoc.clear();
+      byDoc.set(key, cost);
+    }
     return cost > limits.maxCost ? costError(cost, limits.maxCost) : null;
   };
   return refuseWhen(check);
 }
+
+const MEMO_PER_DOCUMENT = 64;

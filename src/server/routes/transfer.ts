@@ -1,16 +1,17 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canAccess } from '../../kernel/access.js';
-import { AccessDenied, BadRequest, FwError, ValidationError } from '../../kernel/errors.js';
+import { AccessDenied, AuthenticationRequired, BadRequest, TokenError, ValidationError } from '../../kernel/errors.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import type { ResolvedModel } from '../../kernel/registry/model.js';
+import { authenticatorOf } from '../authenticate.js';
 import { contentDisposition } from '../content-disposition.js';
-import { whereToDomain } from '../graphql/where.js';
 import { checkRequestData } from '../input.js';
 import { exportRows } from '../transfer/export.js';
-import { exportableFields, exportColumns, importableFields } from '../transfer/fields.js';
-import { CONTENT_TYPES, csvWriter, FORMATS, readTable, xlsxWriter, type TransferFormat } from '../transfer/formats.js';
+import { exportableFields, importableFields } from '../transfer/fields.js';
+import { CONTENT_TYPES, csvWriter, readTable, xlsxWriter } from '../transfer/formats.js';
 import { defaultKey, runImport, sampleRows, suggestMapping } from '../transfer/import.js';
+import { exportPlan } from '../transfer/params.js';
 import '../types.js';
 
 /**
@@ -21,16 +22,6 @@ import '../types.js';
  */
 type Rec = Record<string, unknown>;
 type Query = Record<string, string | undefined>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function formatOf(v: unknown): TransferFormat {
-  const f = v ?? 'csv';
-  if (typeof f !== 'string' || !(FORMATS as readonly string[]).includes(f)) {
-    throw new BadRequest(`format must be one of ${FORMATS.join(', ')}`, { format: f }, 'EXPORT_INVALID_FORMAT');
-  }
-  return f as TransferFormat;
-}
 
 function jsonParam(q: Query, name: string, code: string): unknown {
   const raw = q[name];
@@ -45,56 +36,19 @@ function jsonParam(q: Query, name: string, code: string): unknown {
   }
 }
 
-/**
- * GraphQL checks a `where` against its input type before `whereToDomain` sees it; here it is raw
- * JSON, so a shape that type would refuse (`{ "AND": 5 }`) is refused the same way, not a 500.
- */
-function whereOf(kernel: KernelHandle, model: ResolvedModel, where: Rec): unknown[] {
-  try {
-    return whereToDomain(kernel.registry, model, where);
-  } catch (err) {
-    if (err instanceof FwError) throw err;
-    throw new BadRequest(`where is not a ${model.key} where input: ${(err as Error).message}`, undefined, 'INVALID_FILTER');
-  }
-}
-
-/** The export's records: the filter (domain), the GraphQL `where` the web client holds, and chosen ids, all ANDed. */
-function exportDomain(kernel: KernelHandle, model: ResolvedModel, o: Rec): unknown[] | undefined {
-  const parts: unknown[] = [];
-  if (o.filter !== undefined && o.filter !== null) {
-    if (!Array.isArray(o.filter)) throw new BadRequest('filter must be a list of [field, operator, value] terms', { parameter: 'filter' }, 'INVALID_DOMAIN');
-    parts.push(...o.filter);
-  }
-  if (o.where !== undefined && o.where !== null) {
-    if (typeof o.where !== 'object' || Array.isArray(o.where)) throw new BadRequest('where must be an object (a GraphQL where input)', undefined, 'INVALID_FILTER');
-    parts.push(...whereOf(kernel, model, o.where as Rec));
-  }
-  if (o.ids !== undefined && o.ids !== null) {
-    if (!Array.isArray(o.ids) || o.ids.some((id) => typeof id !== 'string' || !UUID.test(id))) {
-      throw new BadRequest('ids must be a list of record ids', undefined, 'INVALID_FILTER');
-    }
-    parts.push(['record_uuid', 'in', (o.ids as string[]).map((id) => id.toLowerCase())]);
-  }
-  return parts.length ? parts : undefined;
-}
-
-async function sendExport(kernel: KernelHandle, req: FastifyRequest, reply: FastifyReply, model: ResolvedModel, o: Rec) {
-  const format = formatOf(o.format);
-  const columns = exportColumns(model, req.principal, o.fields);
-  const domain = exportDomain(kernel, model, o);
-  if (o.order !== undefined && typeof o.order !== 'string') throw new BadRequest('order must be text like "name asc"', undefined, 'INVALID_ORDER');
-  const order = (o.order as string | undefined) || undefined;
+async function sendExport(kernel: KernelHandle, req: FastifyRequest, reply: FastifyReply, model: ResolvedModel, o: Rec, principal = req.principal) {
+  const { format, columns, domain, order } = exportPlan(kernel.registry, model, principal, o);
   // counted first: access, the filter and the order are checked before any byte is sent, so a
   // refusal is an ordinary error answer (the order by an empty read of one row)
-  const { count } = await kernel.dispatch<{ count: number }>('fw.count', { model: model.key, domain }, req.principal);
-  await kernel.dispatch('fw.search', { model: model.key, domain, order, limit: 1, fields: ['record_uuid'] }, req.principal);
+  const { count } = await kernel.dispatch<{ count: number }>('fw.count', { model: model.key, domain }, principal);
+  await kernel.dispatch('fw.search', { model: model.key, domain, order, limit: 1, fields: ['record_uuid'] }, principal);
   const out = new PassThrough();
   const header = columns.map((c) => ({ header: c.label, datetime: c.type === 'datetime' }));
   const writer = format === 'csv' ? await csvWriter(out, header) : xlsxWriter(out, header, model.description);
   const stamp = new Date().toISOString().slice(0, 10);
   void (async () => {
     try {
-      for await (const cells of exportRows(kernel, req.principal, { model, columns, domain, order, pageSize: kernel.settings.EXPORT_PAGE_SIZE })) {
+      for await (const cells of exportRows(kernel, principal, { model, columns, domain, order, pageSize: kernel.settings.EXPORT_PAGE_SIZE })) {
         await writer.row(cells);
       }
       await writer.end();
@@ -141,6 +95,17 @@ export async function transferRoutes(server: FastifyInstance, kernel: KernelHand
     });
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: kernel.settings.IMPORT_MAX_BYTES }, (_req, buf, done) => done(null, buf));
 
+    // a link of the GraphQL `exportLink` mutation: no bearer header (a browser follows it as a
+    // plain link); the signed token names the user, session and parameters (docs/api.md)
+    scope.get('/api/export/download', { config: { auth: 'public' } }, async (req, reply) => {
+      const token = (req.query as Query).token;
+      const redeem = authenticatorOf(kernel)?.redeemLink;
+      if (!redeem) throw new AuthenticationRequired('no authentication app is active');
+      if (!token) throw new TokenError('EXPORT_LINK_INVALID', 'the download link has no token');
+      const h = req.headers['x-tenant'];
+      const { principal, data } = await redeem(token, 'export', typeof h === 'string' && h ? h : null);
+      return sendExport(kernel, req, reply, kernel.registry.model(String(data.model)), data, { ...principal, client: req.principal.client });
+    });
     scope.get('/api/export/:model/fields', (req) => ({ fields: exportableFields(model(req), req.principal) }));
     scope.get('/api/export/:model', (req, reply) => {
       const q = req.query as Query;
@@ -162,7 +127,7 @@ export async function transferRoutes(server: FastifyInstance, kernel: KernelHand
 
     scope.post('/api/import/:model/inspect', async (req) => {
       const m = importModel(kernel, req);
-      const table = await readTable(fileOf(req), kernel.settings.IMPORT_MAX_ROWS);
+      const table = await readTable(fileOf(req), kernel.settings.IMPORT_MAX_ROWS, kernel.settings.IMPORT_MAX_UNZIPPED_BYTES);
       const fields = importableFields(m, req.principal);
       const columns = suggestMapping(table.headers, fields);
       return {
@@ -176,7 +141,7 @@ export async function transferRoutes(server: FastifyInstance, kernel: KernelHand
       if (q.dry_run !== undefined && q.dry_run !== 'true' && q.dry_run !== 'false') {
         throw new BadRequest('dry_run must be true or false', { parameter: 'dry_run' }, 'BAD_REQUEST');
       }
-      const table = await readTable(fileOf(req), kernel.settings.IMPORT_MAX_ROWS);
+      const table = await readTable(fileOf(req), kernel.settings.IMPORT_MAX_ROWS, kernel.settings.IMPORT_MAX_UNZIPPED_BYTES);
       const mapping = jsonParam(q, 'mapping', 'IMPORT_INVALID_MAPPING') ?? suggestMapping(table.headers, importableFields(m, req.principal)).map((c) => c.field);
       const report = await runImport(kernel, req.principal, m, table, {
         mapping, key: q.key, dryRun: q.dry_run === 'true', batchSize: kernel.settings.IMPORT_BATCH_SIZE,

@@ -4,6 +4,7 @@ import { CsvError, parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
 import { BadRequest, FwError } from '../../kernel/errors.js';
+import { checkZipSize } from './zip-guard.js';
 
 /**
  * The two spreadsheet formats of export and import: CSV (csv-parse / csv-stringify) and XLSX
@@ -34,9 +35,12 @@ export function detectFormat(buf: Buffer): TransferFormat {
  * The header and data rows of an uploaded file. More than `maxRows` data rows is refused (413
  * IMPORT_TOO_MANY_ROWS) rather than half imported; a file that is neither valid UTF-8 CSV nor
  * a readable workbook is 400 IMPORT_INVALID_FILE; one without a header row is 400 IMPORT_EMPTY_FILE.
+ * A workbook that unzips to more than `maxUnzipped` bytes is refused before ExcelJS inflates
+ * it (413 IMPORT_TOO_LARGE_UNZIPPED, ./zip-guard.ts).
  */
-export async function readTable(buf: Buffer, maxRows: number): Promise<Table> {
+export async function readTable(buf: Buffer, maxRows: number, maxUnzipped = Number.MAX_SAFE_INTEGER): Promise<Table> {
   const format = detectFormat(buf);
+  if (format === 'xlsx') await checkZipSize(buf, maxUnzipped);
   const table = format === 'xlsx' ? await readXlsx(buf) : readCsv(buf);
   const headers = table.headers.map((h) => h.trim());
   if (!headers.some(Boolean)) throw new BadRequest('the file has no header row (the first row names the columns)', undefined, 'IMPORT_EMPTY_FILE');

@@ -38,16 +38,16 @@ graphql(`fragment PlanButtonParts on PlanButton { string name type special speci
 export const ViewPlanDocument = graphql(`
   query ViewPlan($view_id: String!) {
     presentationGetViewPlan(view_id: $view_id) {
-      __typename
-      ... on ListPlan { view_id version title type model js_class fields { ...PlanFieldParts } default_order limit columns aggregates }
-      ... on KanbanPlan { view_id version title type model js_class fields { ...PlanFieldParts } groupby_field kanban_columns: columns { value label } card_fields }
-      ... on GraphPlan { view_id version title type model js_class fields { ...PlanFieldParts } chart_type groupby { field interval } measure available_measures }
-      ... on PivotPlan { view_id version title type model js_class fields { ...PlanFieldParts } rows { field interval } cols { field interval } measures available_measures }
-      ... on CalendarPlan { view_id version title type model js_class fields { ...PlanFieldParts } date_start date_stop color mode card_fields }
-      ... on SearchPlan { view_id version title type model js_class fields { ...PlanFieldParts } search_fields { name string } filters { string domain } group_by { string field } }
-      ... on AppViewPlan { view_id version title type model js_class fields { ...PlanFieldParts } options app_columns: columns }
+      __typename view_id version title type model js_class fields { ...PlanFieldParts }
+      ... on ListPlan { default_order limit columns aggregates editable }
+      ... on KanbanPlan { groupby_field kanban_columns: columns { value label } card_fields }
+      ... on GraphPlan { chart_type groupby { field interval } measure available_measures }
+      ... on PivotPlan { rows { field interval } cols { field interval } measures available_measures }
+      ... on CalendarPlan { date_start date_stop color mode card_fields }
+      ... on SearchPlan { search_fields { name string } filters { string domain } group_by { string field } }
+      ... on AppViewPlan { options app_columns: columns }
       ... on FormPlan {
-        view_id version title type model js_class chatter fields { ...PlanFieldParts }
+        chatter
         header { statusbar { field values clickable } buttons { ...PlanButtonParts } }
         nodes {
           index parent kind string modifiers

@@ -46,6 +46,11 @@ export class JwtService {
     throw new BootError(`JWT_ALGORITHM ${alg} is not supported`);
   }
 
+  /** The keys, for tokens of other kinds signed alike (./links.ts). */
+  get keys(): { algorithm: string; signKey: Key; verifyKey: Key } {
+    return { algorithm: this.algorithm, signKey: this.signKey, verifyKey: this.verifyKey };
+  }
+
   async encode(claims: { sub: string; tenant_id: string; role: string; sid: string }): Promise<string> {
     return new jose.SignJWT({ tenant_id: claims.tenant_id, role: claims.role, sid: claims.sid })
       .setProtectedHeader({ alg: this.algorithm, typ: 'JWT' })

@@ -386,6 +386,14 @@ export class SessionService {
       claims = await this.jwt.decode(token);
       this.verified.set(token, claims);
     }
+    return this.principalOf(claims, options);
+  }
+
+  /**
+   * The principal of a verified token's session as it is now: 401 TOKEN_INVALID when the tenant
+   * is unknown, the session ended or the user is inactive. Signed links (./links.ts) use it too.
+   */
+  async principalOf(claims: Pick<AccessClaims, 'sub' | 'tenant_id' | 'sid'>, options: AuthenticateOptions = {}): Promise<Principal> {
     const tenant = claims.tenant_id;
     // verifying a token never creates a tenant: one naming an invalid tenant key, or a tenant
     // that does not exist (never provisioned, or dropped since the session was cached), is an

@@ -227,6 +227,11 @@ function compileList(ctx: Ctx, node: XmlNode, model = ctx.model, nested = false)
   }
   const limit = node.attrs.limit === undefined ? null : Number(node.attrs.limit);
   if (limit !== null && (!Number.isInteger(limit) || limit < 1)) ctx.fail(node, `limit must be a positive integer`);
+  // Odoo's editable lists: rows are edited in place, new ones added at the top or the bottom
+  const editable = node.attrs.editable ?? null;
+  if (editable !== null && (nested || !EDITABLE.includes(editable))) {
+    ctx.fail(node, nested ? 'editable is for a view\'s <list>; a form\'s One2Many lines are always edited in place' : `editable must be one of ${EDITABLE.join(', ')}, not "${editable}"`);
+  }
   const aggregates: Record<string, string> = {};
   const columns = node.children.map((c) => {
     if (c.tag !== 'field') ctx.fail(c, `a list holds <field> elements, not <${c.tag}>`);
@@ -236,8 +241,10 @@ function compileList(ctx: Ctx, node: XmlNode, model = ctx.model, nested = false)
     return nested ? nestedField(ctx, c, f) : ctx.planField(c, f).name;
   });
   const out = { default_order: order ?? model.defaultOrder.map((o) => `${o.field} ${o.direction}`).join(', '), limit, columns };
-  return nested ? out : { ...out, aggregates };
+  return nested ? out : { ...out, aggregates, editable };
 }
+
+const EDITABLE = ['top', 'bottom'];
 
 const AGGREGATES = ['sum', 'avg', 'min', 'max'];
 /**

@@ -10,7 +10,7 @@ import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
 import { anyWritable, useInputFields, useWritable } from '../../model/access.ts';
 import type { Where } from '../../model/domain.ts';
-import { deleteManyDocument, modelOf, orderBy, rowsDocument, selection, updateManyDocument, type Row } from '../../model/records.ts';
+import { deleteManyDocument, modelOf, orderBy, rowsDocument, selection, updateManyDocument, type Row, defaultsOf } from '../../model/records.ts';
 import { useCount, useInvalidateModel } from '../../model/useRecords.ts';
 import { ControlPanel } from '../ControlPanel.tsx';
 import type { ViewProps } from '../registry.ts';
@@ -50,7 +50,11 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
   const planColumns = useMemo(() => plan.columns.map((c) => fields.find((f) => f.name === c)!).filter(Boolean), [plan.columns, plan.fields]); // eslint-disable-line react-hooks/exhaustive-deps
   const cols = useColumns(plan.view_id, planColumns);
   const columns = cols.shown;
-  const sel = useMemo(() => selection(fields, models), [fields, models]);
+  // an editable list's rows carry their revision: a row saved in place is checked against it
+  const editable = plan.editable === 'top' || plan.editable === 'bottom' ? plan.editable : null;
+  // New opens the action's form; without one (an editable list of its own), "Add a line" creates
+  const hasForm = action.views.some((v) => v.type === 'form');
+  const sel = useMemo(() => selection(fields, models) + (editable ? ' revision' : ''), [fields, models, editable]);
   const order = search.order ?? plan.default_order ?? undefined;
   const limit = search.limit ?? plan.limit ?? 80;
   const page = search.page ?? 1;
@@ -131,7 +135,7 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
 
   return (
     <div className="view view-list">
-      <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="list" canCreate={can.create && anyWritable(fields)}>
+      <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="list" canCreate={can.create && anyWritable(fields) && hasForm}>
         {(total.data ?? 0) > 0 && (
           <Button className="btn" onPress={() => setTransfer('export')} data-testid="export-open">{t('list.export')}</Button>
         )}
@@ -173,7 +177,8 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
           aggregates={planAggregates(plan.aggregates)} selected={chosen.ids} setSelected={setSelected} />
       ) : (
         <RecordTable
-          model={m} columns={columns} widths={cols.widths} onResize={cols.setWidth} onMove={cols.move} sel={sel} where={where} order={order} offset={offset}
+          model={m} columns={columns} widths={cols.widths} onResize={cols.setWidth} onMove={cols.move} sel={sel}
+          editable={editable && can.update ? editable : null} canCreate={can.create} canOpenForm={hasForm} newDefaults={defaultsOf(fields)} onSaved={() => invalidate(m.key)} where={where} order={order} offset={offset}
           count={pageCount}
           loadingTotal={total.isPending} filtered={Object.keys(where).length > 0}
           onSort={(o) => go({ order: o, page: undefined })} onOpen={open} selected={selected} setSelected={setSelected}

@@ -10,6 +10,8 @@ import { displayName, isNumberField, orderBy, rowsDocument, type FieldInfo, type
 import { BLOCK, recordsKey } from '../../model/useRecords.ts';
 import { Display } from '../../widgets/display.tsx';
 import { ResizeHandle, widthStyle } from './columns.tsx';
+import { useEditT } from './edit-messages.ts';
+import { EditRow, startEditing, type Editing } from './EditRow.tsx';
 
 const ROW_HEIGHT = 37;
 const NO_WIDTHS: Record<string, number> = {};
@@ -26,14 +28,28 @@ interface Props {
   widths?: Record<string, number>;
   onResize?: (name: string, width: number | null) => void;
   onMove?: (name: string, before: string | null) => void;
+  /**
+   * `editable="top|bottom"` when the person may update the records: a click edits the row in place
+   * (./EditRow.tsx) and the row's last cell opens the form; `canCreate` adds "Add a line" there.
+   */
+  editable?: 'top' | 'bottom' | null;
+  canCreate?: boolean;
+  /** the action has a form: an editable list's rows then end with a button opening it */
+  canOpenForm?: boolean;
+  /** values a new line starts with (the model's defaults) */
+  newDefaults?: Record<string, unknown>;
+  /** after a row was saved (the list refetches) */
+  onSaved?: (id: string) => Promise<void> | void;
 }
 
 /**
  * A window of `count` records from `offset`, rendered virtually: only the rows on screen exist in
  * the DOM, and the blocks of 500 they fall in are fetched when first seen.
  */
-export function RecordTable({ model, columns, sel, where, order, offset, count, loadingTotal, filtered, onSort, onOpen, selected, setSelected, pageSelected, onSelectPage, widths = NO_WIDTHS, onResize, onMove }: Props) {
+export function RecordTable({ model, columns, sel, where, order, offset, count, loadingTotal, filtered, onSort, onOpen, selected, setSelected, pageSelected, onSelectPage, widths = NO_WIDTHS, onResize, onMove, editable = null, canCreate = false, canOpenForm = true, newDefaults, onSaved }: Props) {
   const t = useT();
+  const te = useEditT();
+  const [editing, setEditing] = useState<Editing | null>(null);
   // the header being dragged to another place, and the one it would land before
   const [dragged, setDragged] = useState<string | null>(null);
   const [dropBefore, setDropBefore] = useState<string | null>(null);
@@ -68,19 +84,39 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
   const [sortField, sortDir] = (order ?? '').split(',')[0].trim().split(/\s+/);
 
   // stable handlers, so memoised rows are not rendered again when the parent is
-  const latest = useRef({ selected, setSelected, onOpen });
-  latest.current = { selected, setSelected, onOpen };
+  const latest = useRef({ selected, setSelected, onOpen, rows: [] as Array<Row | undefined>, setEditing: (_: Editing | null) => {} });
+  latest.current = { ...latest.current, selected, setSelected, onOpen };
   const toggle = useCallback((id: string, on: boolean) => {
     const next = new Set(latest.current.selected);
     if (on) next.add(id); else next.delete(id);
     latest.current.setSelected(next);
   }, []);
   const open = useCallback((id: string) => latest.current.onOpen(id), []);
+  // in an editable list a click edits the row; its last cell opens the form
+  const edit = useCallback((id: string) => {
+    const rec = latest.current.rows.find((r) => r?.id === id);
+    if (rec) latest.current.setEditing(startEditing(rec));
+  }, []);
+  latest.current.rows = visibleRows;
+  latest.current.setEditing = setEditing;
 
   const failed = results.find((r) => r.error);
   if (failed) return <ErrorPanel error={failed.error} retry={() => { for (const r of results) if (r.error) void r.refetch(); }} />;
-  if (count === 0 && !loadingTotal) {
-    return <p className="empty" data-testid="list-empty">{t(filtered ? 'list.empty.filtered' : 'list.empty')}</p>;
+  const newLine = editing && editing.record === null
+    ? <EditRow model={model} columns={columns} widths={widths} editing={editing} setEditing={setEditing} onSaved={async (id) => { await onSaved?.(id); }} openColumn={canOpenForm} />
+    : null;
+  const addLine = editable && canCreate && !newLine ? (
+    <button type="button" className="btn btn-ghost add-line" data-testid="list-add-line" onClick={() => setEditing(startEditing(null, newDefaults))}>
+      + {te('list.edit.add')}
+    </button>
+  ) : null;
+  if (count === 0 && !loadingTotal && !newLine) {
+    return (
+      <>
+        <p className="empty" data-testid="list-empty">{t(filtered ? 'list.empty.filtered' : 'list.empty')}</p>
+        {addLine}
+      </>
+    );
   }
   const before = items[0]?.start ?? 0;
   const after = virtual.getTotalSize() - (items.at(-1)?.end ?? 0);
@@ -115,17 +151,28 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
                 </th>
               );
             })}
+            {editable && canOpenForm && <th className="col-open"><span className="sr-only">{te('list.edit.open_column')}</span></th>}
           </tr>
         </thead>
         <tbody>
+          {editable === 'top' && newLine}
           {before > 0 && <tr aria-hidden="true" style={{ height: before }} />}
-          {items.map((v, i) => (
-            <RecordRow key={visibleRows[i]?.id ?? `v${v.index}`} index={v.index} rec={visibleRows[i]} columns={columns} widths={widths} models={models} model={model}
-              checked={!!visibleRows[i] && selected.has(visibleRows[i]!.id)} onOpen={open} onCheck={toggle} />
-          ))}
+          {items.map((v, i) => {
+            const rec = visibleRows[i];
+            if (rec && editing?.record?.id === rec.id) {
+              return <EditRow key={rec.id} index={v.index} model={model} columns={columns} widths={widths} editing={editing} setEditing={setEditing}
+                onSaved={async (id) => { await onSaved?.(id); }} openColumn={canOpenForm} />;
+            }
+            return (
+              <RecordRow key={rec?.id ?? `v${v.index}`} index={v.index} rec={rec} columns={columns} widths={widths} models={models} model={model}
+                checked={!!rec && selected.has(rec.id)} onOpen={editable ? edit : open} onCheck={toggle} openForm={editable && canOpenForm ? open : undefined} />
+            );
+          })}
           {after > 0 && <tr aria-hidden="true" style={{ height: after }} />}
+          {editable === 'bottom' && newLine}
         </tbody>
       </table>
+      {addLine}
     </div>
   );
 }
@@ -134,15 +181,18 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
  * One row, re-rendered only when its record, its checkbox or the columns change: scrolling
  * moves the window, and the rows that stay on screen are not rendered again.
  */
-const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models, model, checked, onOpen, onCheck }: {
+const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models, model, checked, onOpen, onCheck, openForm }: {
   index: number; rec: Row | undefined; columns: readonly FieldInfo[]; widths: Record<string, number>; models: Models; model: ModelInfo; checked: boolean;
   onOpen: (id: string) => void; onCheck: (id: string, on: boolean) => void;
+  /** an editable list's row: a click edits it (onOpen), this opens its form */
+  openForm?: (id: string) => void;
 }) {
   const t = useT();
+  const te = useEditT();
   if (!rec) {
     return (
       <tr data-index={index} aria-rowindex={index + 2} data-testid="list-row-loading">
-        <td className="col-select" />{columns.map((f) => <td key={f.name}><span className="skeleton" /></td>)}
+        <td className="col-select" />{columns.map((f) => <td key={f.name}><span className="skeleton" /></td>)}{openForm && <td />}
       </tr>
     );
   }
@@ -154,6 +204,12 @@ const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models,
           onClick={(e) => e.stopPropagation()} onChange={(e) => onCheck(rec.id, e.target.checked)} />
       </td>
       {columns.map((f) => <td key={f.name} className={isNumberField(f) ? 'num' : undefined} style={widthStyle(widths[f.name])}><Display field={f} value={rec[f.name]} models={models} record={rec} /></td>)}
+      {openForm && (
+        <td className="col-open">
+          <button type="button" className="btn-icon" aria-label={te('list.edit.open', { name: displayName(model, rec) })} data-testid="row-open"
+            onClick={(e) => { e.stopPropagation(); openForm(rec.id); }}>↗</button>
+        </td>
+      )}
     </tr>
   );
 });
