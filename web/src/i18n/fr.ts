@@ -379,6 +379,13 @@ export const fr: Record<string, string> = {
   'import.line': 'Ligne',
   'import.problem': 'Problème',
   'import.done': 'Importé : {created, plural, one {# enregistrement créé} other {# enregistrements créés}}, {updated, plural, one {# mis à jour} other {# mis à jour}}.',
+  // views/list/edit-messages.ts
+  'list.edit.new_line': 'Nouvelle ligne',
+  'list.edit.cell': '{label} de {name}',
+  'list.edit.conflict': '{name} a été modifié ailleurs depuis la lecture de la liste. Rechargez pour le voir (votre saisie est perdue), ou appuyez sur Échap.',
+  'list.edit.open': 'Ouvrir {name}',
+  'list.edit.open_column': 'Ouvrir le formulaire',
+  'list.edit.add': 'Ajouter une ligne',
   // app/preferences-messages.ts
   'preferences.title': 'Préférences',
   'preferences.lang': 'Langue',
