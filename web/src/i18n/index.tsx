@@ -27,7 +27,8 @@ const subscribe = (l: () => void) => { listeners.add(l); return () => { listener
 const catalogues: Record<string, (() => Promise<Record<string, string>>) | undefined> = { fr: () => import('./fr.ts').then((m) => m.fr) };
 // (no navigator in the unit tests' Node: English)
 const browserLocale = () => (typeof navigator === 'undefined' ? 'en' : navigator.language || 'en');
-let setting: { locale: string; catalogue: Readonly<Record<string, string>>; timeZone?: string } = { locale: browserLocale(), catalogue: {} };
+const NONE: Readonly<Record<string, string>> = {};
+let setting: { locale: string; catalogue: Readonly<Record<string, string>>; timeZone?: string } = { locale: browserLocale(), catalogue: NONE };
 
 let latest = 0;
 export async function setLanguage(lang?: string | null, timeZone?: string | null): Promise<void> {
@@ -35,10 +36,12 @@ export async function setLanguage(lang?: string | null, timeZone?: string | null
   const browser = browserLocale();
   const wanted = lang || browser.slice(0, 2);
   const load = catalogues[wanted];
-  const catalogue = load ? await load() : {};
+  const catalogue = load ? await load() : NONE;
   // the browser's regional variant when it speaks that language (fr-CA), else the language itself
   const locale = browser.slice(0, 2) === wanted ? browser : lang ? wanted : browser;
   if (call !== latest) return; // a later call (the user's preference after the browser's) won
+  // the route loader applies the preferences on every navigation: the same ones re-render nothing
+  if (setting.locale === locale && setting.catalogue === catalogue && setting.timeZone === (timeZone || undefined)) return;
   setting = { locale, catalogue, timeZone: timeZone || undefined };
   if (typeof document !== 'undefined') document.documentElement.lang = locale; // screen readers pronounce the page in its language
   for (const l of listeners) l();
