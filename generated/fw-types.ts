@@ -1195,6 +1195,9 @@ export type ResUserRecord = {
   role: "admin" | "user" | "qa";
   groups: unknown;
   organization: string | null;
+  lang: "en" | "fr";
+  tz: string | null;
+  theme: "system" | "light" | "dark";
 };
 export type ResUserCreate = {
   email: string;
@@ -1203,6 +1206,9 @@ export type ResUserCreate = {
   role?: "admin" | "user" | "qa";
   groups?: unknown;
   organization?: string | null;
+  lang?: "en" | "fr";
+  tz?: string | null;
+  theme?: "system" | "light" | "dark";
 };
 export type ResUserUpdate = {
   email?: string;
@@ -1211,6 +1217,9 @@ export type ResUserUpdate = {
   role?: "admin" | "user" | "qa";
   groups?: unknown;
   organization?: string | null;
+  lang?: "en" | "fr";
+  tz?: string | null;
+  theme?: "system" | "light" | "dark";
 };
 
 /** Organization membership (`res.user.membership`, app base) as the API returns it. */
@@ -1715,6 +1724,9 @@ export interface Commands {
         name: string;
         code: string | null;
       }>;
+      lang: string;
+      tz: string | null;
+      theme: string;
     };
   };
   "auth.refresh": {
@@ -2022,6 +2034,17 @@ export interface Commands {
       current_password?: string | null;
     };
     result: void;
+    model: "res.user";
+  };
+  "res.user.set_preferences": {
+    payload: {
+      id: string;
+      lang?: "en" | "fr" | null;
+      tz?: string | null;
+      theme?: "system" | "light" | "dark" | null;
+      organization?: string | null;
+    };
+    result: ResUserRecord;
     model: "res.user";
   };
   "storage.document.add_version": {

@@ -16,6 +16,10 @@ export default defineModel({
     groups: f.json({ description: 'Additional groups', help: 'Groups beyond the role; each brings the groups it implies' }),
     organization: f.reference('res.organization', { on_delete: 'set null', description: 'Default organization' }),
     memberships: f.one2many('res.user.membership', 'user', { description: 'Other organizations' }),
+    // preferences: each user changes their own through res.user.set_preferences (docs/web-client.md#preferences)
+    lang: f.enum(['en', 'fr'], { default: 'en', description: 'Language' }),
+    tz: f.char(64, { description: 'Time zone', help: 'An IANA zone name (Europe/Paris); dates are shown in it. Empty: the browser\'s' }),
+    theme: f.enum(['system', 'light', 'dark'], { default: 'system', description: 'Theme' }),
   },
   access: {
     roles: { admin: 'crud', '*': 'r' },

@@ -73,6 +73,9 @@ const Me = o.object('Me', {
   organization: { ...MeOrganization, nullable: true, description: 'The organization this request works in (X-Fw-Organization, else the default one)' },
   default_organization: o.id({ nullable: true, description: 'The user\'s default organization' }),
   organizations: o.list(MeOrganization, { description: 'Every organization the user belongs to, the default one first' }),
+  lang: o.string({ description: 'Preferred language (en, fr)' }),
+  tz: o.string({ nullable: true, description: 'Preferred IANA time zone; null for the browser\'s' }),
+  theme: o.string({ description: 'Preferred theme: system, light or dark' }),
 }, { description: 'The calling user' });
 
 const ExportLink = o.object('ExportLink', {
@@ -222,7 +225,7 @@ const commands: CommandDecl[] = [
       const organizations = ids.map((id) => found.find((o) => o.id === id)).filter((o): o is Record<string, unknown> => !!o)
         .map((o) => ({ id: o.id, name: o.name, code: o.code ?? null }));
       const organization = organizations.find((o) => o.id === env.principal.organization_id) ?? null;
-      return { id: u.id, name: u.name, email: u.email, tenant_id: env.tenant, role: u.role, is_active: u.is_active, organization, default_organization: u.organization ?? null, organizations };
+      return { id: u.id, name: u.name, email: u.email, tenant_id: env.tenant, role: u.role, is_active: u.is_active, organization, default_organization: u.organization ?? null, organizations, lang: u.lang ?? 'en', tz: u.tz ?? null, theme: u.theme ?? 'system' };
     },
   },
   {

@@ -14,6 +14,7 @@ import { baseRoutes } from './routes.js';
 import { seedBase } from './seed.js';
 import { checkPasswordPolicy, hashPassword, MAX_PASSWORD_BYTES, passwordWeakness } from './services/passwords.js';
 import { checkSlug, slugify } from './services/slug.js';
+import { checkTimeZone, setPreferences } from './preferences.js';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 function normaliseEmail(payload: Record<string, unknown>): void {
@@ -114,6 +115,7 @@ const commands: CommandDecl[] = [
       return null;
     },
   },
+  setPreferences,
   {
     name: 'res.user.deactivate',
     op: 'update',
@@ -153,8 +155,8 @@ const hooks: HookDecl[] = [
       if ('code' in ctx.payload) checkSlug(ctx.payload.code);
     },
   },
-  { point: 'pre.res.user.create', handler: (ctx) => { normaliseEmail(ctx.payload); checkGroups(ctx.env.registry, ctx.payload); } },
-  { point: 'pre.res.user.update', handler: (ctx) => { normaliseEmail(ctx.payload); checkGroups(ctx.env.registry, ctx.payload); } },
+  { point: 'pre.res.user.create', handler: (ctx) => { normaliseEmail(ctx.payload); checkGroups(ctx.env.registry, ctx.payload); checkTimeZone(ctx.payload); } },
+  { point: 'pre.res.user.update', handler: (ctx) => { normaliseEmail(ctx.payload); checkGroups(ctx.env.registry, ctx.payload); checkTimeZone(ctx.payload); } },
   { point: 'pre.res.organization.delete', handler: beforeOrganizationDelete },
   {
     // deleting yourself ends your own sessions at once and can leave a tenant without an admin

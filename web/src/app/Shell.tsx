@@ -71,7 +71,7 @@ function ShellFrame() {
           <RecorderButton />
           <AssistantButton />
           <div className="wide-only"><ThemeToggle /></div>
-          <div className="wide-only"><UserMenu name={me.name} email={me.email} /></div>
+          <div className="wide-only"><UserMenu name={me.name} email={me.email} slug={slug} /></div>
         </header>
         <LiveStatusBanner />
         <main id="main" className="content" tabIndex={-1}>
@@ -155,6 +155,7 @@ function NavDrawer({ apps, current, slug, name, email, org, orgs }: {
               <div className="drawer-user"><strong>{name}</strong><span className="muted small">{email}</span></div>
               <OrganizationSwitcher current={org} organizations={orgs} testId="drawer-org-switcher" />
               <ThemeToggle testId="drawer-theme-toggle" />
+              <Link to="/$org/preferences" params={{ org: slug }} className="btn" data-testid="drawer-preferences">{t('shell.preferences')}</Link>
               <Button className="btn" data-testid="drawer-logout" onPress={() => void signOut()}>{t('shell.logout')}</Button>
             </div>
           </Dialog>
@@ -208,14 +209,19 @@ function OrganizationSwitcher({ current, organizations, testId = 'org-switcher' 
   );
 }
 
-function UserMenu({ name, email }: { name: string; email: string }) {
+function UserMenu({ name, email, slug }: { name: string; email: string; slug: string }) {
   const t = useT();
+  const navigate = useNavigate();
   return (
     <MenuTrigger>
       <Button className="btn btn-ghost user-button" aria-label={`${name} (${t('shell.user')})`} data-testid="user-menu">{name}</Button>
       <Popover className="popover">
-        <Menu className="menu" onAction={(key) => { if (key === 'logout') void signOut(); }}>
+        <Menu className="menu" onAction={(key) => {
+          if (key === 'logout') void signOut();
+          if (key === 'preferences') void navigate({ to: '/$org/preferences', params: { org: slug } });
+        }}>
           <MenuItem id="email" isDisabled className="menu-item muted">{email}</MenuItem>
+          <MenuItem id="preferences" className="menu-item" data-testid="preferences">{t('shell.preferences')}</MenuItem>
           <MenuItem id="logout" className="menu-item" data-testid="logout">{t('shell.logout')}</MenuItem>
         </Menu>
       </Popover>

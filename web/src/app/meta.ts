@@ -29,7 +29,7 @@ export const BootstrapDocument = graphql(`
 `);
 
 export const MeDocument = graphql(`
-  query Me { me { id name email role tenant_id organization { id name code } organizations { id name code } } }
+  query Me { me { id name email role tenant_id lang tz theme default_organization organization { id name code } organizations { id name code } } }
 `);
 
 graphql(`fragment PlanFieldParts on PlanField { name label type widget optional required readonly relation values default help }`);

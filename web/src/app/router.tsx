@@ -4,6 +4,7 @@ import { ensureSession } from '../api/client.ts';
 import { LoginPage } from '../auth/LoginPage.tsx';
 import { ErrorPanel } from './ErrorBoundary.tsx';
 import { bootstrapQuery, meQuery, planQuery, prefetchSession } from './meta.ts';
+import { applyPreferences } from './preferences.ts';
 import { viewIdsOf, viewTypeOf } from './nav.ts';
 import { namesOfPlan } from '../extensions/install.ts';
 import { extensionsFor } from '../extensions/load.ts';
@@ -13,6 +14,7 @@ import { actionKeyOf, validateViewSearch, type ViewSearch } from './search-param
 import { Shell, GoHome, Home } from './Shell.tsx';
 
 import ActionPage from './ActionPage.tsx';
+import { lazy } from 'react';
 
 const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({ component: Outlet });
 
@@ -40,7 +42,7 @@ const appRoute = createRoute({
     prefetchSession(context.queryClient);
   },
   // the shell renders with its data at hand (a suspense fallback would delay it by React's reveal throttle)
-  loader: ({ context }) => Promise.all([context.queryClient.ensureQueryData(bootstrapQuery), context.queryClient.ensureQueryData(meQuery)]),
+  loader: ({ context }) => Promise.all([context.queryClient.ensureQueryData(bootstrapQuery), context.queryClient.ensureQueryData(meQuery).then((r) => applyPreferences(r.me))]),
   component: Shell,
 });
 
@@ -71,6 +73,8 @@ async function loadView(queryClient: QueryClient, actionParam: string, view: str
   if (plan) await extensionsFor(boot, namesOfPlan(plan));
 }
 
+// a path of its own before `$org/$action`: the router ranks a fixed segment above a parameter
+const preferencesRoute = createRoute({ getParentRoute: () => appRoute, path: '$org/preferences', component: lazy(() => import('./PreferencesPage.tsx')) });
 const actionRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '$org/$action',
@@ -87,7 +91,7 @@ const recordRoute = createRoute({
   component: ActionPage,
 });
 
-const routeTree = rootRoute.addChildren([loginRoute, appRoute.addChildren([indexRoute, orgRoute, actionRoute, recordRoute])]);
+const routeTree = rootRoute.addChildren([loginRoute, appRoute.addChildren([indexRoute, orgRoute, preferencesRoute, actionRoute, recordRoute])]);
 
 /** A failed loader: Retry runs the loaders again (reset alone would only re-render the error). */
 function RouteError({ error, reset }: { error: unknown; reset: () => void }) {

@@ -18,11 +18,41 @@ export function addMessages(messages: Record<string, string>): void {
 }
 const subscribe = (l: () => void) => { listeners.add(l); return () => { listeners.delete(l); }; };
 
+/**
+ * The language and time zone text and dates are shown in: the user's preference (`me.lang`,
+ * `me.tz`), else the browser's. A catalogue other than English is its own chunk, loaded before the
+ * shell renders in it (the initial JavaScript carries English only); its ids are en.ts's and the
+ * chunk messages' (tests/web/i18n-catalogues.test.ts).
+ */
+const catalogues: Record<string, (() => Promise<Record<string, string>>) | undefined> = { fr: () => import('./fr.ts').then((m) => m.fr) };
+// (no navigator in the unit tests' Node: English)
+const browserLocale = () => (typeof navigator === 'undefined' ? 'en' : navigator.language || 'en');
+const NONE: Readonly<Record<string, string>> = {};
+let setting: { locale: string; catalogue: Readonly<Record<string, string>>; timeZone?: string } = { locale: browserLocale(), catalogue: NONE };
+
+let latest = 0;
+export async function setLanguage(lang?: string | null, timeZone?: string | null): Promise<void> {
+  const call = ++latest;
+  const browser = browserLocale();
+  const wanted = lang || browser.slice(0, 2);
+  const load = catalogues[wanted];
+  const catalogue = load ? await load() : NONE;
+  // the browser's regional variant when it speaks that language (fr-CA), else the language itself
+  const locale = browser.slice(0, 2) === wanted ? browser : lang ? wanted : browser;
+  if (call !== latest) return; // a later call (the user's preference after the browser's) won
+  // the route loader applies the preferences on every navigation: the same ones re-render nothing
+  if (setting.locale === locale && setting.catalogue === catalogue && setting.timeZone === (timeZone || undefined)) return;
+  setting = { locale, catalogue, timeZone: timeZone || undefined };
+  if (typeof document !== 'undefined') document.documentElement.lang = locale; // screen readers pronounce the page in its language
+  for (const l of listeners) l();
+}
+if (typeof navigator !== 'undefined') void setLanguage().catch(() => undefined);
+
 export function I18nProvider({ children }: { children: ReactNode }) {
-  const locale = navigator.language || 'en';
   const extra = useSyncExternalStore(subscribe, () => appMessages);
-  const messages = useMemo(() => ({ ...en, ...extra }), [extra]);
-  return <IntlProvider locale={locale} defaultLocale="en" messages={messages} onError={reportIntlError}>{children}</IntlProvider>;
+  const { locale, catalogue, timeZone } = useSyncExternalStore(subscribe, () => setting);
+  const messages = useMemo(() => ({ ...en, ...extra, ...catalogue }), [extra, catalogue]);
+  return <IntlProvider locale={locale} timeZone={timeZone} defaultLocale="en" messages={messages} onError={reportIntlError}>{children}</IntlProvider>;
 }
 
 /**

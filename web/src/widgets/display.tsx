@@ -31,8 +31,10 @@ const boolean: DisplayWidget = ({ value }) => (
 const datetime: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : (
   <time dateTime={String(value)}><FormattedDate value={String(value)} dateStyle="medium" timeStyle="short" /></time>
 ));
+// a moment is shown in the user's time zone (the IntlProvider's, web/src/i18n); a calendar day
+// (2026-03-01) is no moment: read as UTC midnight, it is shown in UTC so no zone moves it a day
 const date: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : (
-  <time dateTime={String(value)}><FormattedDate value={String(value)} dateStyle="medium" /></time>
+  <time dateTime={String(value)}><FormattedDate value={String(value)} dateStyle="medium" {...(/^\d{4}-\d\d-\d\d$/.test(String(value)) ? { timeZone: 'UTC' } : {})} /></time>
 ));
 const money: DisplayWidget = ({ value, arg, record }) => (isEmpty(value) ? empty : (
   <span className="num"><FormattedNumber value={Number(value)} style="currency" currency={currencyFor(arg, record)} /></span>
