@@ -19,7 +19,7 @@ export const en = {
   'shell.apps': 'Apps',
   'shell.user': 'Account',
   'shell.organization': 'Organization',
-  'shell.organization.switch': 'Switch organization (now {name})',
+  'shell.organization.switch': '{name}, switch organization',
   'shell.home': 'Home',
   'shell.skip': 'Skip to content',
   'shell.menu': 'Menu',

@@ -21,7 +21,7 @@ export const fr: Record<string, string> = {
   'shell.apps': 'Applications',
   'shell.user': 'Compte',
   'shell.organization': 'Organisation',
-  'shell.organization.switch': 'Changer d’organisation (actuellement {name})',
+  'shell.organization.switch': '{name}, changer d’organisation',
   'shell.home': 'Accueil',
   'shell.skip': 'Aller au contenu',
   'shell.menu': 'Menu',
