@@ -187,6 +187,7 @@ describe('model commands and auth', () => {
       id: expect.any(String), name: 'Administrator', email: ADMIN_EMAIL, tenant_id: 'default', role: 'admin', is_active: true,
       organization: { id: expect.any(String), name: 'Default Organization', code: expect.any(String) },
       default_organization: rest.organization.id, organizations: [rest.organization],
+      lang: 'en', tz: null, theme: 'system',
     });
     const introspect = await gqlOk(ts, '{ __schema { queryType { fields { name type { name kind } } } } }', {}, { token });
     const me = introspect.__schema.queryType.fields.find((f: { name: string }) => f.name === 'me');
