@@ -106,9 +106,15 @@ export function useModels(): Models {
   return m;
 }
 
-/** Plans never change while the server runs, so they are cached for the whole session. */
+/** Every cached plan's key starts with this (dropped when the user's language changes). */
+export const planKey = ['plan'] as const;
+
+/**
+ * Plans never change while the server runs (in one language: the preferences screen drops them
+ * when the language changes), so they are cached for the whole session.
+ */
 export const planQuery = (viewId: string) => ({
-  queryKey: ['plan', viewId],
+  queryKey: [...planKey, viewId],
   queryFn: async () => (await request(ViewPlanDocument, { view_id: viewId })).presentationGetViewPlan!,
   staleTime: Infinity,
 });
