@@ -58,6 +58,7 @@ describe('a French user reads the apps\' French texts', () => {
     const form = (await ts.request('GET', '/api/presentation/view/res.user.form', { token: french })).body;
     expect(form.title).toBe('Utilisateur'); // the model's description, translated
     expect(label(form, 'name')).toBe('Nom affiché');
+    expect(form.fields.find((f: Rec) => f.name === 'groups').help).toMatch(/^Groupes en plus de ceux du rôle/);
     expect(form.header.buttons.map((x: Rec) => x.string)).toContain('Désactiver');
   });
 
@@ -135,6 +136,8 @@ describe('translation files are checked at boot', () => {
   it.each([
     ['model.crm.lead.field.nope', 'crm.lead has no field "nope"'],
     ['model.crm.nothing', 'no model "crm.nothing"'],
+    ['model.crm.lead.field.name.help', 'crm.lead.name declares no help'],
+    ['model.crm.lead.field.name.hint', 'a field key ends in .field.<field> or .field.<field>.help'],
     ['enum.crm.lead.stage.maybe', 'crm.lead.stage has no value "maybe"'],
     ['view.crm.lead.list.string.Not shown', 'view crm.lead.list shows no text "Not shown"'],
     ['view.crm.lead.nowhere.title', 'no view of that id'],

@@ -10,6 +10,7 @@ import type { RenderPlan } from './plan.js';
  *
  *   model.<model>                       the model's description
  *   model.<model>.field.<field>         a field's label (where a view does not set its own)
+ *   model.<model>.field.<field>.help    a field's help text
  *   enum.<model>.<field>.<value>        an enum value's label (kanban columns)
  *   view.<view_id>.title                a view's title
  *   view.<view_id>.string.<English>     any other text of that view (a page, a group, a button,
@@ -80,6 +81,9 @@ export function translatePlan(plan: RenderPlan, registry: Registry, lookup: Look
         const named = fieldKey(model, o.field ?? o.name, x)
           ?? (groupField && typeof o.value === 'string' && (x === o.value || x === valueLabel(o.value)) ? `enum.${plan.model}.${groupField}.${o.value}` : null);
         out[k] = lookup(x, [viewKey(x), named]);
+      } else if (k === 'help' && typeof x === 'string') {
+        const f = typeof o.name === 'string' ? registry.models.get(model)?.fields.get(o.name) : undefined;
+        out[k] = lookup(x, [f && f.help === x ? `model.${model}.field.${f.name}.help` : null]);
       } else out[k] = walk(x, inner);
     }
     return out;
@@ -150,8 +154,13 @@ export class Translations {
         const at = rest.indexOf('.field.');
         const model = registry.models.get(at < 0 ? rest : rest.slice(0, at));
         if (!model) return `no model "${at < 0 ? rest : rest.slice(0, at)}"`;
-        if (at >= 0 && !model.fields.has(rest.slice(at + '.field.'.length))) return `${model.key} has no field "${rest.slice(at + '.field.'.length)}"`;
-        return null;
+        if (at < 0) return null;
+        const [name, part, ...more] = rest.slice(at + '.field.'.length).split('.');
+        const f = model.fields.get(name);
+        if (!f) return `${model.key} has no field "${name}"`;
+        if (part === undefined) return null;
+        if (part !== 'help' || more.length) return 'a field key ends in .field.<field> or .field.<field>.help';
+        return f.help ? null : `${model.key}.${name} declares no help`;
       }
       case 'enum': {
         const model = [...registry.models.keys()].filter((m) => rest.startsWith(`${m}.`)).sort((a, b) => b.length - a.length)[0];
