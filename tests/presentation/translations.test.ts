@@ -53,6 +53,7 @@ describe('a French user reads the apps\' French texts', () => {
     const list = (await ts.request('GET', '/api/presentation/view/crm.lead.list', { token: french })).body;
     expect(list.title).toBe('Pistes');
     expect(label(list, 'expected_revenue')).toBe('Revenu attendu');
+    expect(list.fields.find((f: Rec) => f.name === 'stage').value_labels).toEqual(['Nouvelle', 'Qualifiée', 'Gagnée', 'Perdue']);
     const kanban = (await ts.request('GET', '/api/presentation/view/crm.lead.kanban', { token: french })).body;
     expect(kanban.columns.map((c: Rec) => c.label)).toEqual(['Nouvelle', 'Qualifiée', 'Gagnée', 'Perdue']);
     const form = (await ts.request('GET', '/api/presentation/view/res.user.form', { token: french })).body;
@@ -87,6 +88,7 @@ describe('an English user reads the declarations unchanged', () => {
     expect(list).toEqual(JSON.parse(JSON.stringify(viewsOf(ts.kernel.registry).plan('crm.lead.list', userPrincipal('default')))));
     expect(list.title).toBe('Leads');
     expect(label(list, 'expected_revenue')).toBe('Expected revenue');
+    expect(list.fields.find((f: Rec) => f.name === 'stage')).not.toHaveProperty('value_labels'); // the client derives them
     const b = (await ts.request('GET', '/api/presentation/bootstrap', { token: admin })).body;
     expect(flatMenus(b.apps).get('base.menu_settings')).toBe('Settings');
     expect(b.actions['crm.action_leads'].name).toBe('Leads');

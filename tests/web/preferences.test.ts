@@ -134,6 +134,7 @@ describe('a French user', () => {
     const headers = await page.locator('[data-testid="list-table"] thead th').allTextContents();
     expect(headers.map((h) => h.replace(/\s*[▲▼]$/, '').trim())).toEqual(expect.arrayContaining(['Nom', 'Étape', 'Revenu attendu', 'Commercial']));
     expect(await page.getByTestId('menu-crm.menu_leads').textContent()).toBe('Pistes');
+    expect(await row.locator('.badge').textContent()).toBe('Nouvelle'); // the stage's value label
     expect(await page.getByRole('navigation', { name: 'Applications' }).count()).toBeGreaterThan(0);
     expect(await page.getByTestId('theme-toggle').textContent()).toMatch(/^Thème (sombre|clair)$/);
     expect(await page.locator('html').getAttribute('lang')).toBe('fr');

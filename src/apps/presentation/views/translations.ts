@@ -11,7 +11,7 @@ import type { RenderPlan } from './plan.js';
  *   model.<model>                       the model's description
  *   model.<model>.field.<field>         a field's label (where a view does not set its own)
  *   model.<model>.field.<field>.help    a field's help text
- *   enum.<model>.<field>.<value>        an enum value's label (kanban columns)
+ *   enum.<model>.<field>.<value>        an enum value's label (`value_labels` of plan fields, kanban columns)
  *   view.<view_id>.title                a view's title
  *   view.<view_id>.string.<English>     any other text of that view (a page, a group, a button,
  *                                       a filter, a label the view sets itself)
@@ -85,6 +85,10 @@ export function translatePlan(plan: RenderPlan, registry: Registry, lookup: Look
         const f = typeof o.name === 'string' ? registry.models.get(model)?.fields.get(o.name) : undefined;
         out[k] = lookup(x, [f && f.help === x ? `model.${model}.field.${f.name}.help` : null]);
       } else out[k] = walk(x, inner);
+    }
+    const f = Array.isArray(o.values) && typeof o.name === 'string' ? registry.models.get(model)?.fields.get(o.name) : undefined;
+    if (f?.type === 'enum') {
+      out.value_labels = (o.values as string[]).map((v) => lookup(valueLabel(v), [`enum.${model}.${f.name}.${v}`]));
     }
     return out;
   };
