@@ -118,6 +118,9 @@ describe('a French user', () => {
     await save();
     await expect.poll(() => page.getByTestId('pref-tz-error').textContent()).toBe('Ce n’est pas un fuseau horaire : choisissez un nom IANA, comme Europe/Paris.');
     expect((await me()).tz).toBe('Pacific/Auckland');
+    // the menus come from the server in the new language without a reload (the bootstrap is refetched)
+    await page.getByTestId('app-crm.menu_root').click();
+    await expect.poll(() => page.getByTestId('menu-crm.menu_leads').textContent()).toBe('Pistes');
   });
 
   it('sees the shell and a list in French, money per the fr locale, after a reload too', async () => {
@@ -127,6 +130,11 @@ describe('a French user', () => {
     const money = new Intl.NumberFormat('fr', { style: 'currency', currency: 'EUR' }).format(1234567);
     expect(await row.locator('td .num').textContent()).toBe(money);
     expect(money).toMatch(/^1\s234\s567,00\s€$/);
+    // the labels the apps translate (src/apps/crm.sales/i18n/fr.json): column headers and the menu
+    const headers = await page.locator('[data-testid="list-table"] thead th').allTextContents();
+    expect(headers.map((h) => h.replace(/\s*[▲▼]$/, '').trim())).toEqual(expect.arrayContaining(['Nom', 'Étape', 'Revenu attendu', 'Commercial']));
+    expect(await page.getByTestId('menu-crm.menu_leads').textContent()).toBe('Pistes');
+    expect(await row.locator('.badge').textContent()).toBe('Nouvelle'); // the stage's value label
     expect(await page.getByRole('navigation', { name: 'Applications' }).count()).toBeGreaterThan(0);
     expect(await page.getByTestId('theme-toggle').textContent()).toMatch(/^Thème (sombre|clair)$/);
     expect(await page.locator('html').getAttribute('lang')).toBe('fr');

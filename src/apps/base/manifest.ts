@@ -10,6 +10,7 @@ const manifest: AppManifest = {
   depends: [],
   data: [
     'data/menus.json',
+    'i18n/fr.json',
     'views/res_organization_list.xml',
     'views/res_organization_form.xml',
     'views/res_organization_search.xml',

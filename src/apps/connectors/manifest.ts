@@ -8,7 +8,7 @@ const manifest: AppManifest = {
   category: 'Foundation',
   version: '1.0.0',
   depends: ['base', 'auth'],
-  data: ['data/menus.json', 'views/ir_connector_list.xml', 'views/ir_connector_form.xml'],
+  data: ['data/menus.json', 'i18n/fr.json', 'views/ir_connector_list.xml', 'views/ir_connector_form.xml'],
   web: { views: ['connectors.form'] },
 };
 export default manifest;

@@ -10,6 +10,7 @@ const manifest: AppManifest = {
   depends: ['base'],
   data: [
     'data/menus.json',
+    'i18n/fr.json',
     'views/crm_lead_list.xml',
     'views/crm_lead_form.xml',
     'views/crm_lead_kanban.xml',

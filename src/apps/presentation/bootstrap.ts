@@ -3,6 +3,7 @@ import type { Env, Principal } from '../../kernel/env.js';
 import type { Registry } from '../../kernel/registry/registry.js';
 import { webNames } from '../../kernel/modules/web-manifest.js';
 import type { ViewRegistry } from './views/registry.js';
+import { callerLanguage } from './language.js';
 import { presentationSettings } from './sse.js';
 
 type Rec = Record<string, unknown>;
@@ -20,12 +21,12 @@ export const GRAPHQL_NAMES = ['typeName', 'one', 'many', 'connection', 'count', 
 export const ACTIVE_FIELD = 'is_active';
 
 /** Every model the principal may read (role access, as the kernel checks it), sorted by key. */
-export function readableModels(registry: Registry, principal: Principal): Rec[] {
+export function readableModels(registry: Registry, principal: Principal, describe: (key: string, description: string) => string = (_k, d) => d): Rec[] {
   return [...registry.models.values()]
     .filter((m) => canAccess(m, principal, 'read'))
     .sort((a, b) => a.key.localeCompare(b.key))
     .map((m) => ({
-      key: m.key, description: m.description, record_name: m.recordName, name_search_fields: [...m.nameSearchFields],
+      key: m.key, description: describe(m.key, m.description), record_name: m.recordName, name_search_fields: [...m.nameSearchFields],
       archivable: archivable(m.fields.get(ACTIVE_FIELD), (f) => canReadField(m, f, principal)),
       // what the caller's role may do (record rules still decide per record): clients offer no more
       access: { create: canAccess(m, principal, 'create'), update: canAccess(m, principal, 'update'), delete: canAccess(m, principal, 'delete') },
@@ -55,13 +56,13 @@ const visibleTo = (principal: Principal) => (m: Rec) => {
  * that view: an app's view type becomes its `view_type`, which ir.action's enum cannot hold) or
  * an app's page (`page`: the action opens that page instead of a view).
  */
-export function actionEntry(a: Rec, views: ViewRegistry): Rec {
+export function actionEntry(a: Rec, views: ViewRegistry, lang?: string): Rec {
   const viewId = (a.view_id as string | null) ?? null;
   const page = viewId && views.names.pages.has(viewId) ? viewId : null;
   const named = viewId ? views.info(viewId) : undefined;
   const own = named ? { [named.type]: named.view_id } : viewId && !page ? { [a.view_type as string]: viewId } : {};
   return {
-    id: a.id, name: a.name, model_key: a.model_key, view_type: named?.type ?? a.view_type, domain: a.domain ?? null, page,
+    id: a.id, name: lang && a.xml_id ? views.translations.text(lang, a.name as string, `action.${a.xml_id as string}`) : a.name, model_key: a.model_key, view_type: named?.type ?? a.view_type, domain: a.domain ?? null, page,
     views: { ...views.viewsOf(a.model_key as string), ...own },
   };
 }
@@ -69,10 +70,13 @@ export function actionEntry(a: Rec, views: ViewRegistry): Rec {
 /**
  * What the web client needs to start: the user, the tenant, the menu tree (ordered by
  * sequence; entries restricted to other roles left out, with their children), actions with
- * their views, active apps, view definitions and the models the caller may read.
+ * their views, active apps, view definitions and the models the caller may read; names, titles
+ * and model descriptions in the caller's language (docs/views.md#translations).
  */
 export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec> {
   const { principal } = env;
+  const lang = await callerLanguage(env);
+  const tr = views.translations;
   const user = principal.user_id
     ? await env.dispatch<Rec>('fw.read_one', { model: 'res.user', id: principal.user_id, fields: ['name', 'email', 'role'] })
     : null;
@@ -82,7 +86,8 @@ export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec
   const actionKey = new Map(actions.map((a) => [a.id as string, (a.xml_id as string) ?? (a.id as string)]));
 
   const nodes = new Map<string, MenuNode>(menus.map((m) => [m.id as string, {
-    id: m.id as string, key: (m.xml_id as string) ?? (m.id as string), name: m.name as string, icon: m.icon ?? null,
+    id: m.id as string, key: (m.xml_id as string) ?? (m.id as string),
+    name: m.xml_id ? tr.text(lang, m.name as string, `menu.${m.xml_id as string}`) : m.name as string, icon: m.icon ?? null,
     category: m.category ?? null, sequence: m.sequence, action: m.action ? actionKey.get(m.action as string) ?? null : null, children: [],
   }]));
   const roots: MenuNode[] = [];
@@ -97,13 +102,13 @@ export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec
     currency: presentationSettings(env.settings).CURRENCY,
     // a top-level entry may open an action itself (Documents has no sub-menus)
     apps: roots.map((r) => ({ key: r.key, name: r.name, icon: r.icon, category: r.category, sequence: r.sequence, action: r.action, menus: r.children })),
-    actions: Object.fromEntries(actions.map((a) => [actionKey.get(a.id as string), actionEntry(a, views)])),
+    actions: Object.fromEntries(actions.map((a) => [actionKey.get(a.id as string), actionEntry(a, views, lang)])),
     active_apps: env.registry.apps.filter((a) => a.name !== 'kernel').map((a) => ({
       name: a.name, summary: a.manifest.summary, version: a.manifest.version, category: a.manifest.category,
       web: { widgets: webNames(a.manifest.web, 'widgets'), views: webNames(a.manifest.web, 'views'), pages: webNames(a.manifest.web, 'pages') },
     })),
-    views: views.list(),
+    views: views.list(lang),
     groups: [...env.registry.groups.byName.values()].map((g) => ({ name: g.name, label: g.label, description: g.description ?? null, implies: g.implies ?? [] })),
-    models: readableModels(env.registry, principal),
+    models: readableModels(env.registry, principal, (key, description) => tr.text(lang, description, `model.${key}`)),
   };
 }

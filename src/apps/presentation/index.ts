@@ -7,6 +7,7 @@ import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import type { Registry } from '../../kernel/registry/registry.js';
 import '../../server/types.js';
 import { buildBootstrap } from './bootstrap.js';
+import { callerLanguage } from './language.js';
 import { currencyOf } from './sse.js';
 import manifest from './manifest.js';
 import { Bootstrap, ViewList, ViewPlan } from './outputs.js';
@@ -49,7 +50,8 @@ const commands: CommandDecl[] = [
     description: 'Render plan of a view (of a model you may read)',
     input: { view_id: f.char(200, { required: true }) },
     handler: async (env, p) => {
-      const plan = viewsOf(env.registry).plan(String(p.view_id), env.principal);
+      // in the caller's language: each language has its own cached plan
+      const plan = viewsOf(env.registry).plan(String(p.view_id), env.principal, new Date(), await callerLanguage(env));
       // as for the model's records: 403 ACCESS_DENIED when the caller's role may not read it
       checkAccess(env.registry.model(plan.model), env.principal, 'read');
       return plan;

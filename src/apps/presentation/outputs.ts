@@ -28,6 +28,7 @@ const PlanField = o.object('PlanField', {
   readonly: o.boolean(),
   relation: o.nullable(o.string({ description: 'Target model of a Reference or One2Many' })),
   values: o.list(o.string(), { nullable: true, description: 'Values of an Enum field' }),
+  value_labels: o.list(o.string(), { nullable: true, description: 'The labels of `values`, in their order, in the caller\'s language (docs/views.md#translations); null in English: the client derives them' }),
   default: o.json({ nullable: true, description: 'The default of a new record ("now": a DateTime stamped at creation); null when none' }),
   help: o.nullable(o.string({ description: 'Help text shown under the input (the field\'s declared help); null when none' })),
 }, { description: 'A field a view shows' });
@@ -49,6 +50,7 @@ const NestedList = o.object('NestedList', {
   columns: o.list(o.object('NestedListColumn', {
     name: str, label: str, type: str, widget: optStr, optional: optStr,
     required: o.boolean(), readonly: o.boolean(), relation: optStr, values: o.nullable(o.list(o.string())),
+    value_labels: o.nullable(o.list(o.string())),
     default: o.json({ nullable: true, description: 'The default of a new line; null when none' }),
   })),
 }, { description: 'The list a One2Many field of a form holds' });

@@ -8,7 +8,7 @@ const manifest: AppManifest = {
   category: 'Foundation',
   version: '1.1.0',
   depends: ['base', 'auth', 'connectors'],
-  data: ['data/menus.json', 'views/storage_document_list.xml', 'views/storage_document_form.xml', 'views/storage_folder_list.xml', 'views/storage_folder_form.xml'],
+  data: ['data/menus.json', 'i18n/fr.json', 'views/storage_document_list.xml', 'views/storage_document_form.xml', 'views/storage_folder_list.xml', 'views/storage_folder_form.xml'],
   web: { views: ['storage.documents'] },
 };
 export default manifest;

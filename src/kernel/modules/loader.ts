@@ -111,6 +111,12 @@ async function loadModels(root: string, app: string): Promise<ModelDecl[]> {
   return models;
 }
 
+/**
+ * `i18n/<lang>.json` entries of a manifest's `data` are the app's translations (docs/views.md#translations):
+ * read by the presentation layer, never loaded as records.
+ */
+export const isTranslationEntry = (entry: string): boolean => /^i18n\/[^/]+\.json$/.test(entry);
+
 /** `views/x.xml` lives in `views/<app>/x.xml`; any other entry is relative to `src/apps/<app>/`. */
 function resolveData(root: string, app: string, entry: string): string {
   const dirs = rootDirs(root);
@@ -135,7 +141,8 @@ async function loadApp({ manifest, root }: FoundManifest): Promise<LoadedApp> {
     manifest,
     module,
     models: await loadModels(root, name),
-    dataFiles: manifest.data.map((d) => resolveData(root, name, d)),
+    dataFiles: manifest.data.filter((d) => !isTranslationEntry(d)).map((d) => resolveData(root, name, d)),
+    translationFiles: manifest.data.filter(isTranslationEntry).map((d) => resolveData(root, name, d)),
     root,
   };
 }

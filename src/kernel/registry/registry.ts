@@ -17,6 +17,8 @@ export interface LoadedApp {
   models: ModelDecl[];
   /** Absolute paths of the manifest's `data` entries, resolved by the loader. */
   dataFiles: string[];
+  /** Absolute paths of the manifest's `i18n/<lang>.json` entries (not in `dataFiles`). */
+  translationFiles?: string[];
   /**
    * The root (a project or the installed fw) holding the app; its migration chain lives in
    * `<root>/prisma/migrations/<app>/`. Test fixture apps have none, and so no tables.

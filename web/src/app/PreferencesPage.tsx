@@ -5,7 +5,7 @@ import { ApiError } from '../api/errors.ts';
 import { graphql } from '../gql/index.ts';
 import { useT } from '../i18n/index.tsx';
 import { errorMessage, fieldErrorsOf } from './errors.ts';
-import { meKey, meQuery, useMe } from './meta.ts';
+import { bootstrapKey, meKey, meQuery, planKey, useMe } from './meta.ts';
 import { applyPreferences } from './preferences.ts';
 import { usePreferencesT } from './preferences-messages.ts';
 import { toast } from './toast.tsx';
@@ -52,6 +52,12 @@ export default function PreferencesPage() {
       const fresh = await qc.fetchQuery({ ...meQuery, staleTime: 0 });
       qc.setQueryData(meKey, fresh);
       await applyPreferences(fresh.me, theme !== me.theme);
+      // menus, view titles and field labels come from the server in the user's language
+      // (docs/views.md#translations): the cached plans and bootstrap are of the old one
+      if (fresh.me?.lang !== me.lang) {
+        qc.removeQueries({ queryKey: planKey });
+        await qc.invalidateQueries({ queryKey: bootstrapKey });
+      }
       toast(pt('preferences.saved'));
     } catch (err) {
       const fields = err instanceof ApiError ? fieldErrorsOf(t, err) : {};

@@ -32,7 +32,7 @@ export const MeDocument = graphql(`
   query Me { me { id name email role tenant_id lang tz theme default_organization organization { id name code } organizations { id name code } } }
 `);
 
-graphql(`fragment PlanFieldParts on PlanField { name label type widget optional required readonly relation values default help }`);
+graphql(`fragment PlanFieldParts on PlanField { name label type widget optional required readonly relation values value_labels default help }`);
 graphql(`fragment PlanButtonParts on PlanButton { string name type special special_accept modifiers }`);
 
 export const ViewPlanDocument = graphql(`
@@ -53,7 +53,7 @@ export const ViewPlanDocument = graphql(`
           index parent kind string modifiers
           field { ...PlanFieldParts }
           button { ...PlanButtonParts }
-          list { model inverse default_order limit columns { name label type widget optional required readonly relation values default } }
+          list { model inverse default_order limit columns { name label type widget optional required readonly relation values value_labels default } }
         }
       }
     }
@@ -106,9 +106,15 @@ export function useModels(): Models {
   return m;
 }
 
-/** Plans never change while the server runs, so they are cached for the whole session. */
+/** Every cached plan's key starts with this (dropped when the user's language changes). */
+export const planKey = ['plan'] as const;
+
+/**
+ * Plans never change while the server runs (in one language: the preferences screen drops them
+ * when the language changes), so they are cached for the whole session.
+ */
 export const planQuery = (viewId: string) => ({
-  queryKey: ['plan', viewId],
+  queryKey: [...planKey, viewId],
   queryFn: async () => (await request(ViewPlanDocument, { view_id: viewId })).presentationGetViewPlan!,
   staleTime: Infinity,
 });

@@ -83,7 +83,7 @@ export function useKeyLabels(groupbys: readonly GroupBy[], fields: readonly Fiel
     const i = refs.findIndex((r) => r.field === g.field);
     if (i >= 0) return displayName(refs[i].target, names[i]?.data?.find((r) => r.id === value) ?? { id: String(value) });
     if (f?.type === 'datetime') return bucketLabel(intl, String(value), g.interval ?? 'day');
-    if (f?.type === 'enum') return enumLabel(String(value));
+    if (f?.type === 'enum') return enumLabel(String(value), f);
     if (f?.type === 'boolean') return value ? '✓' : '✗';
     return typeof value === 'number' ? intl.formatNumber(value) : String(value);
   };

@@ -18,6 +18,8 @@ export interface ModelInfo {
 export interface FieldInfo {
   name: string; label: string; type: string; widget?: string | null; optional?: string | null;
   required?: boolean; readonly?: boolean; relation?: string | null; values?: readonly string[] | null;
+  /** the labels of `values` in the user's language, when the server translates them (else derived: enumLabel) */
+  value_labels?: readonly string[] | null;
   /** the model's default for a new record ("now" for a DateTime stamped at creation) */
   default?: unknown;
   /** a sentence shown under the input (the field's declared help) */

@@ -44,12 +44,15 @@ const money: DisplayWidget = ({ value, arg, record }) => (isEmpty(value) ? empty
  * identifiers; the label is derived from them the same way everywhere (badges, selects, the
  * statusbar, group headers), so a value is never shown raw.
  */
-export function enumLabel(value: string): string {
+export function enumLabel(value: string, field?: Pick<FieldInfo, 'values' | 'value_labels'> | null): string {
+  // the server's label in the user's language (docs/views.md#translations), when it sent one
+  const translated = field?.value_labels?.[field.values?.indexOf(value) ?? -1];
+  if (translated) return translated;
   const words = value.replace(/[_-]+/g, ' ').trim();
   return words ? words.charAt(0).toUpperCase() + words.slice(1) : value;
 }
 const badge: DisplayWidget = ({ field, value }) => (isEmpty(value) ? empty : (
-  <span className={`badge badge-${String(value).replace(/[^a-z0-9_-]/gi, '')}`}>{field.type === 'enum' ? enumLabel(String(value)) : String(value)}</span>
+  <span className={`badge badge-${String(value).replace(/[^a-z0-9_-]/gi, '')}`}>{field.type === 'enum' ? enumLabel(String(value), field) : String(value)}</span>
 ));
 /**
  * bytes in binary multiples, with the unit names Intl formats (kB, MB, GB); below a kilobyte the

@@ -35,7 +35,7 @@ const datetime: InputWidget = (p) => {
 const select: InputWidget = (p) => (
   <select className="input" {...attrs(p)} value={String(p.value ?? '')} onChange={(e) => p.onChange(e.target.value || null)}>
     {!p.field.required && <option value="">—</option>}
-    {(p.field.values ?? []).map((v) => <option key={v} value={v}>{enumLabel(v)}</option>)}
+    {(p.field.values ?? []).map((v) => <option key={v} value={v}>{enumLabel(v, p.field)}</option>)}
   </select>
 );
 const json: InputWidget = (p) => (

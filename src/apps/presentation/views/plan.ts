@@ -22,6 +22,8 @@ export interface PlanField {
   readonly: boolean;
   relation: string | null;
   values: string[] | null;
+  /** The labels of `values` in a translated plan (docs/views.md#translations); absent in English */
+  value_labels?: string[];
   /** The model's default for a new record (`"now"` for a DateTime stamped at creation); null when none */
   default: unknown;
   /** The field's help text (declared `help`), shown under its input; null when none */

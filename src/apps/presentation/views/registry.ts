@@ -6,6 +6,7 @@ import type { Registry } from '../../../kernel/registry/registry.js';
 import { clientNamesOf, type ClientNames } from './client-names.js';
 import { placeholderValues, resolvePlaceholders } from './domain-literal.js';
 import { compileView, type RenderPlan } from './plan.js';
+import { SOURCE_LANGUAGE, translatePlan, Translations } from './translations.js';
 import { parseXml, ViewFileError } from './xml.js';
 
 export interface ViewInfo { view_id: string; version: number; title: string; type: string; model: string; app: string }
@@ -16,6 +17,11 @@ export interface ViewInfo { view_id: string; version: number; title: string; typ
  */
 export class ViewRegistry {
   private readonly plans = new Map<string, { plan: RenderPlan; app: string }>();
+  /** Plans in another language than English, by language then view id: made on first use, then kept. */
+  private readonly translated = new Map<string, Map<string, RenderPlan>>();
+  /** The active apps' `i18n/<lang>.json`, checked against these views. */
+  readonly translations: Translations;
+  private readonly registry: Registry;
   /** The widgets, view types and pages the client knows: built-ins and the active apps' `web`. */
   readonly names: ClientNames;
 
@@ -30,28 +36,47 @@ export class ViewRegistry {
         this.plans.set(plan.view_id, { plan: Object.freeze(plan), app: app.name });
       }
     }
+    this.translations = new Translations(registry, new Map([...this.plans].map(([id, e]) => [id, e.plan])));
+    this.registry = registry;
   }
 
-  list(): ViewInfo[] {
+  /** Every view's metadata, titles in `lang` (English by default). */
+  list(lang = SOURCE_LANGUAGE): ViewInfo[] {
     return [...this.plans.values()].map(({ plan, app }) => ({
-      view_id: plan.view_id, version: plan.version, title: plan.title, type: plan.type, model: plan.model, app,
+      view_id: plan.view_id, version: plan.version, title: this.inLanguage(plan, lang).title, type: plan.type, model: plan.model, app,
     })).sort((a, b) => a.view_id.localeCompare(b.view_id));
   }
 
-  /** The cached plan; search filter placeholders (`%(month_start)s`, …) resolved for this request. */
-  plan(viewId: string, principal: Principal, now = new Date()): RenderPlan {
+  /** The plan with its texts in `lang`: the app translations' texts where they have one. */
+  private inLanguage(plan: RenderPlan, lang: string): RenderPlan {
+    if (lang === SOURCE_LANGUAGE || !this.translations.languages().includes(lang)) return plan;
+    let byView = this.translated.get(lang);
+    if (!byView) this.translated.set(lang, (byView = new Map()));
+    let out = byView.get(plan.view_id);
+    if (!out) {
+      out = Object.freeze(translatePlan(plan, this.registry, (text, keys) => this.translations.text(lang, text, ...keys)));
+      byView.set(plan.view_id, out);
+    }
+    return out;
+  }
+
+  /**
+   * The cached plan in the caller's language (`lang`, English by default); search filter
+   * placeholders (`%(month_start)s`, …) resolved for this request.
+   */
+  plan(viewId: string, principal: Principal, now = new Date(), lang = SOURCE_LANGUAGE): RenderPlan {
     const entry = this.plans.get(viewId);
     if (!entry) throw new NotFound(`unknown view "${viewId}"`, { view_id: viewId }, 'UNKNOWN_VIEW');
-    const { plan } = entry;
+    const plan = this.inLanguage(entry.plan, lang);
     if (plan.type !== 'search') return plan;
     const values = placeholderValues(now, principal);
     return { ...plan, filters: (plan.filters as Array<{ domain: unknown }>).map((f) => ({ ...f, domain: resolvePlaceholders(f.domain, values) })) };
   }
 
   /** A registered view's metadata, or undefined. */
-  info(viewId: string): ViewInfo | undefined {
+  info(viewId: string, lang = SOURCE_LANGUAGE): ViewInfo | undefined {
     const entry = this.plans.get(viewId);
-    return entry && { view_id: viewId, version: entry.plan.version, title: entry.plan.title, type: entry.plan.type, model: entry.plan.model, app: entry.app };
+    return entry && { view_id: viewId, version: entry.plan.version, title: this.inLanguage(entry.plan, lang).title, type: entry.plan.type, model: entry.plan.model, app: entry.app };
   }
 
   /** Views of a model by type, for actions. */

@@ -216,6 +216,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   const title = isNew ? t('form.new_title', { model: m.description }) : displayName(m, record.data);
   const statusField = plan.header?.statusbar?.field;
   const status = statusField ? form.watch(statusField) : undefined;
+  const statusInfo = fields.find((f) => f.name === statusField);
   return (
     <ModifierValues.Provider value={modifierValues}>
     <form className="view view-form" onSubmit={form.handleSubmit((v) => { if (!readOnly) void save(v); })} noValidate data-testid="form-view" data-readonly={readOnly || undefined}
@@ -262,14 +263,14 @@ export default function FormView({ plan, action, org, recordId, search, where, e
             ))}
           </div>
           {plan.header.statusbar && (
-            <ol className="statusbar" aria-label={fields.find((f) => f.name === statusField)?.label} data-testid="statusbar">
+            <ol className="statusbar" aria-label={statusInfo?.label} data-testid="statusbar">
               {plan.header.statusbar.values.map((v) => (
                 <li key={v} className={v === status ? 'current' : undefined} aria-current={v === status ? 'step' : undefined}>
                   {plan.header!.statusbar!.clickable && !readOnly && v !== status ? (
                     // a stage is set like any field: the form becomes dirty and Save writes it
                     <button type="button" className="statusbar-step" data-testid={`statusbar-${v}`}
-                      onClick={() => form.setValue(statusField!, v, { shouldDirty: true })}>{enumLabel(v)}</button>
-                  ) : <span data-testid={`statusbar-${v}`}>{enumLabel(v)}</span>}
+                      onClick={() => form.setValue(statusField!, v, { shouldDirty: true })}>{enumLabel(v, statusInfo)}</button>
+                  ) : <span data-testid={`statusbar-${v}`}>{enumLabel(v, statusInfo)}</span>}
                 </li>
               ))}
             </ol>

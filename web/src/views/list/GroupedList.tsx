@@ -37,7 +37,7 @@ export function GroupedList({ model, groupBy, fields, columns, where, sel, order
   const label = (v: unknown) => {
     if (v === null || v === undefined) return t('list.group_none');
     if (target) return displayName(target, names.data?.find((r) => r.id === v) ?? { id: String(v) });
-    if (field?.type === 'enum') return enumLabel(String(v));
+    if (field?.type === 'enum') return enumLabel(String(v), field);
     return String(v);
   };
   if (groups.error) return <ErrorPanel error={groups.error} retry={() => void groups.refetch()} />;
