@@ -46,7 +46,16 @@ afterAll(async () => {
 const get = (url: string, t = token) => ts.request('GET', url, { token: t });
 
 /** The GraphQL answer expected for a REST plan (tests/api/operations/presentation.graphql selects every field). */
-function asGraphql(rest: Record<string, any>): Record<string, unknown> {
+/** GraphQL selects a plan field's `value_labels` (null in English); the REST plan has it only when translated. */
+function withValueLabels(x: unknown): any {
+  if (Array.isArray(x)) return x.map(withValueLabels);
+  if (!x || typeof x !== 'object') return x;
+  const o = Object.fromEntries(Object.entries(x).map(([k, v]) => [k, withValueLabels(v)]));
+  return 'values' in o && 'type' in o && 'name' in o && !('value_labels' in o) ? { ...o, value_labels: null } : o;
+}
+
+function asGraphql(restPlan: Record<string, any>): Record<string, unknown> {
+  const rest = withValueLabels(restPlan);
   // GraphQL selects js_class (null when none); the REST plan has it only when the view names one
   const { sheet, columns, ...plan }: Record<string, any> = { js_class: null, ...rest };
   const typename = rest.type.includes('.') ? 'AppViewPlan' : `${rest.type[0].toUpperCase()}${rest.type.slice(1)}Plan`;
