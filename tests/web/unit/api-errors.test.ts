@@ -37,3 +37,31 @@ describe('formatBytes', () => {
       .toEqual(['1 byte', '20 bytes', '1023 bytes', '1 KB', '19.1 MB', '25 MB', '5 GB']);
   });
 });
+
+describe('field errors in the reader\'s language (fieldErrorsOf)', () => {
+  const tOf = async (locale: 'en' | 'fr') => {
+    const { createIntl } = await import('react-intl');
+    const { en } = await import('../../../web/src/i18n/en.ts');
+    const { fr } = await import('../../../web/src/i18n/fr.ts');
+    const intl = createIntl({ locale, messages: locale === 'fr' ? { ...en, ...fr } : en });
+    return Object.assign((id: string) => intl.formatMessage({ id }), { intl });
+  };
+  const err = new ApiError('VALIDATION_FAILED', 'invalid', 422, {
+    errors: [
+      { field: 'name', code: 'REQUIRED', message: '"name" is required', label: 'Name', reason: 'is required' },
+      { field: 'code3', code: 'TOO_LONG', message: '"code3": longer than 3 characters', label: 'Code', reason: 'longer than 3 characters' },
+      { field: 'numeric', code: 'SOMETHING_NEW', message: '"numeric": odd', label: 'Numeric', reason: 'is odd' },
+    ],
+  });
+
+  it('a French reader gets the catalogue\'s reason for a known problem code, and the server\'s English for an unknown one', async () => {
+    const { fieldErrorsOf } = await import('../../../web/src/app/errors.ts');
+    const fr = fieldErrorsOf(await tOf('fr') as never, err);
+    expect(fr).toEqual({ name: 'Obligatoire.', code3: 'Trop long.', numeric: 'Odd.' });
+  });
+
+  it('an English reader gets the server\'s reasons', async () => {
+    const { fieldErrorsOf } = await import('../../../web/src/app/errors.ts');
+    expect(fieldErrorsOf(await tOf('en') as never, err)).toEqual({ name: 'Required.', code3: 'Longer than 3 characters.', numeric: 'Odd.' });
+  });
+});

@@ -54,7 +54,7 @@ describe('the French catalogue', () => {
     const chunks = await chunkCatalogues();
     expect(Object.keys(chunks).length).toBeGreaterThanOrEqual(8);
     const expected = new Set([...Object.keys(en), ...Object.values(chunks).flatMap((c) => Object.keys(c))]);
-    const ids = new Set(Object.keys(fr).filter((id) => !id.startsWith('error.code.')));
+    const ids = new Set(Object.keys(fr).filter((id) => !id.startsWith('error.code.') && !id.startsWith('error.field.')));
     expect([...expected].filter((id) => !ids.has(id)), 'missing in fr.ts').toEqual([]);
     expect([...ids].filter((id) => !expected.has(id)), 'in fr.ts but nowhere in English').toEqual([]);
   });
@@ -65,13 +65,13 @@ describe('the French catalogue', () => {
     expect(differ).toEqual([]);
   });
 
-  it('each error.code.<CODE> entry names a code the server raises (a string in src/)', () => {
+  it('each error.code.<CODE> and error.field.<CODE> entry names a code the server raises (a string in src/)', () => {
     const server = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
       const p = path.join(dir, e.name);
       return e.isDirectory() ? (e.name === 'web' ? [] : server(p)) : e.name.endsWith('.ts') ? [fs.readFileSync(p, 'utf8')] : [];
     });
     const text = server(path.resolve(import.meta.dirname, '../../../src')).join('\n');
-    const codes = Object.keys(fr).filter((id) => id.startsWith('error.code.')).map((id) => id.slice('error.code.'.length));
+    const codes = Object.keys(fr).filter((id) => id.startsWith('error.code.') || id.startsWith('error.field.')).map((id) => id.replace(/^error\.(code|field)\./, ''));
     expect(codes.length).toBeGreaterThan(0);
     expect(codes.filter((c) => !text.includes(`'${c}'`))).toEqual([]);
   });

@@ -29,13 +29,18 @@ export class ApiError extends Error {
     return this.problems().map((e) => (e.label && e.reason ? sentence(`${e.label} ${e.reason}`) : sentence(e.message ?? this.message)));
   }
 
+  /** The field problems of a VALIDATION_FAILED (`details.errors`): field, code, reason. */
+  fieldProblems(): readonly FieldProblem[] {
+    return this.problems();
+  }
+
   private problems(): FieldProblem[] {
     return (this.details?.errors as FieldProblem[] | undefined) ?? [];
   }
 }
 
 /** One entry of `details.errors` (src/kernel/data/values.ts FieldProblem). */
-interface FieldProblem { field?: string; code?: string; message?: string; label?: string; reason?: string }
+export interface FieldProblem { field?: string; code?: string; message?: string; label?: string; reason?: string }
 
 /** A server message as a sentence: capital first letter, a full stop at the end. */
 export function sentence(text: string): string {

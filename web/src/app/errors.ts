@@ -11,9 +11,17 @@ export function byCode(t: ReturnType<typeof useT>, err: ApiError): string {
   return id in t.intl.messages ? t.intl.formatMessage({ id }) : sentence(err.message);
 }
 
-/** Field errors (ApiError.fieldErrors), a hook's single one (`details.field`) in the reader's language. */
+/**
+ * Field errors (ApiError.fieldErrors) in the reader's language: a field problem's reason from
+ * `error.field.<CODE>` (REQUIRED, TOO_LONG, …) when the catalogue has one, else the server's
+ * English reason; a hook's single one (`details.field`) from its error code.
+ */
 export function fieldErrorsOf(t: ReturnType<typeof useT>, err: ApiError): Record<string, string> {
   const out = err.fieldErrors();
+  for (const p of err.fieldProblems()) {
+    const id = `error.field.${p.code}`;
+    if (p.field && p.code && id in t.intl.messages) out[p.field] = t.intl.formatMessage({ id });
+  }
   if (typeof err.details?.field === 'string') out[err.details.field] = byCode(t, err);
   return out;
 }

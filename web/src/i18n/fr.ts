@@ -452,6 +452,12 @@ export const fr: Record<string, string> = {
   'qa.error.QA_LOCATOR_TOO_BROAD': 'Ce clic n’a pas été enregistré : il est tombé sur la page elle-même, pas sur une commande. Cliquez à nouveau sur la commande.',
   'qa.error.QA_RECORDING_NOT_FINALISED': 'Seul un enregistrement terminé peut être promu, une seule fois.',
   // server error codes (errors shown to people: the server's English message when a code has no entry)
+  'error.field.REQUIRED': 'Obligatoire.',
+  'error.field.TOO_LONG': 'Trop long.',
+  'error.field.INVALID_ENUM': 'N’est pas l’une des valeurs proposées.',
+  'error.field.INVALID_TYPE': 'N’est pas une valeur valide pour ce champ.',
+  'error.field.READONLY_FIELD': 'En lecture seule.',
+  'error.field.FIELD_ACCESS_DENIED': 'Vous ne pouvez pas le modifier.',
   'error.code.ACCESS_DENIED': 'Vous n’êtes pas autorisé à faire ceci.',
   'error.code.INVALID_TIME_ZONE': 'Ce n’est pas un fuseau horaire : choisissez un nom IANA, comme Europe/Paris.',
   'error.code.NOT_YOUR_ORGANIZATION': 'Votre organisation par défaut doit être l’une de celles dont vous êtes membre.',

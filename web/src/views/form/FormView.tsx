@@ -7,7 +7,7 @@ import { request } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
 import { ErrorPanel, NotFoundPanel } from '../../app/ErrorBoundary.tsx';
 import { Chatter } from '../../chatter/Chatter.tsx';
-import { errorMessage } from '../../app/errors.ts';
+import { errorMessage, fieldErrorsOf } from '../../app/errors.ts';
 import { asFields, useBootstrap, useModels, type FormPlan, type PlanButton } from '../../app/meta.ts';
 import { formActionOf } from '../../app/nav.ts';
 import { actionSegment, listScope } from '../../app/search-params.ts';
@@ -176,7 +176,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
       if (err instanceof ApiError && err.code === 'STALE_REVISION') {
         setConflict({ expected: Number(err.details?.expected), actual: Number(err.details?.actual), input: values });
       } else if (err instanceof ApiError && err.status === 422 && Object.keys(err.fieldErrors()).length) {
-        for (const [name, message] of Object.entries(err.fieldErrors())) form.setError(name, { type: 'server', message });
+        for (const [name, message] of Object.entries(fieldErrorsOf(t, err))) form.setError(name, { type: 'server', message });
         toast(t('error.validation'), 'error');
       } else {
         toast(errorMessage(t, err), 'error');

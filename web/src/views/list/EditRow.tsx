@@ -1,7 +1,7 @@
 import { useRef, useState, type FocusEvent, type KeyboardEvent } from 'react';
 import { request } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
-import { errorMessage } from '../../app/errors.ts';
+import { errorMessage, fieldErrorsOf } from '../../app/errors.ts';
 import { useModels } from '../../app/meta.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
@@ -69,8 +69,9 @@ export function EditRow({ model, columns, widths, editing, setEditing, onSaved, 
         // what was typed stays: the person decides whether to reload (losing it) or leave the row
         toast(te('list.edit.conflict', { name }), 'error', { label: t('form.conflict.reload'), testId: 'edit-reload', run: () => { setEditing(null); void onSaved(editing.record!.id); } });
       } else if (err instanceof ApiError && err.status === 422 && Object.keys(err.fieldErrors()).length) {
-        setEditing({ ...editing, errors: err.fieldErrors() });
-        toast(`${t('error.validation')} ${Object.values(err.fieldErrors()).join(' ')}`, 'error');
+        const errors = fieldErrorsOf(t, err);
+        setEditing({ ...editing, errors });
+        toast(`${t('error.validation')} ${Object.values(errors).join(' ')}`, 'error');
       } else {
         toast(errorMessage(t, err), 'error');
       }
