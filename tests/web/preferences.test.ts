@@ -88,11 +88,27 @@ describe('the preferences screen', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Preferences' }).waitFor();
     await expect.poll(theme).toBe('dark');
+    // with a stored light or dark theme, the top bar's toggle stores the other one (else the next
+    // sign-in would bring the old one back)
+    await page.getByTestId('theme-toggle').click();
+    await expect.poll(theme).toBe('light');
+    await expect.poll(async () => (await me()).theme).toBe('light');
+    await page.getByTestId('theme-toggle').click();
+    await expect.poll(async () => (await me()).theme).toBe('dark');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Preferences' }).waitFor();
     // "same as the device" gives the choice back to the device (light in this browser)
     await page.getByTestId('pref-theme-system').check();
     await save();
     await expect.poll(theme).toBe('light');
     expect(await page.evaluate(() => localStorage.getItem('fw.theme'))).toBeNull();
+    // left to the device, the toggle is this browser's choice only: nothing is stored
+    await page.getByTestId('theme-toggle').click();
+    await expect.poll(theme).toBe('dark');
+    await page.waitForTimeout(300);
+    expect((await me()).theme).toBe('system');
+    await page.getByTestId('theme-toggle').click();
+    await expect.poll(theme).toBe('light');
   });
 
   it('the default organization is one of the user\'s: choosing Beta stores it and keeps Alpha as a membership', async () => {

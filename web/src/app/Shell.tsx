@@ -2,16 +2,18 @@ import { Link, Navigate, Outlet, useNavigate, useParams, useRouter, useRouterSta
 import { Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { Button, Dialog, Menu, MenuItem, MenuTrigger, Modal, ModalOverlay, Popover } from 'react-aria-components';
 import { AssistantButton } from '../ai/AssistantButton.tsx';
-import { logout as endSession } from '../api/client.ts';
+import { useQueryClient } from '@tanstack/react-query';
+import { logout as endSession, request } from '../api/client.ts';
+import { graphql } from '../gql/index.ts';
 import { useT } from '../i18n/index.tsx';
 import { LiveBridge, LiveStatusBanner } from '../live/LiveBridge.tsx';
 import { RecorderButton } from '../qa/RecorderButton.tsx';
 import { AppIcon } from './AppIcon.tsx';
 import { ErrorBoundary } from './ErrorBoundary.tsx';
-import { useBootstrap, useMe, useModels } from './meta.ts';
+import { meKey, useBootstrap, useMe, useModels } from './meta.ts';
 import { appOfAction, firstAction, menuDepth, orgSlug, visibleApps, type App } from './nav.ts';
 import { actionKeyOf, actionSegment } from './search-params.ts';
-import { currentTheme, setTheme } from './theme.ts';
+import { setTheme, useCurrentTheme } from './theme.ts';
 
 
 export function Shell() {
@@ -169,12 +171,29 @@ async function signOut() {
   await endSession(); // the server ends the login; every tab, this one included, reloads at /login (main.tsx)
 }
 
+const StoreThemeDocument = graphql(`
+  mutation StoreTheme($id: ID!, $theme: ResUserTheme) { resUserSetPreferences(id: $id, theme: $theme) { id } }
+`);
+
+/**
+ * Light or dark for this browser; when the person stored one of them as their preference, the
+ * toggle stores the other one too, or the next sign-in would bring the stored one back. A
+ * person who left it to the device keeps a per-browser choice.
+ */
 function ThemeToggle({ testId = 'theme-toggle' }: { testId?: string }) {
   const t = useT();
-  const [theme, set] = useState(currentTheme());
+  const me = useMe();
+  const qc = useQueryClient();
+  const theme = useCurrentTheme();
   const next = theme === 'dark' ? 'light' : 'dark';
+  const toggle = () => {
+    setTheme(next);
+    if (me.theme === 'light' || me.theme === 'dark') {
+      void request(StoreThemeDocument, { id: me.id, theme: next }).then(() => qc.invalidateQueries({ queryKey: meKey }), () => {});
+    }
+  };
   return (
-    <Button className="btn btn-ghost" data-testid={testId} onPress={() => { setTheme(next); set(next); }}>
+    <Button className="btn btn-ghost" data-testid={testId} onPress={toggle}>
       {t(next === 'dark' ? 'shell.theme.dark' : 'shell.theme.light')}
     </Button>
   );

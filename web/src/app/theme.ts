@@ -1,5 +1,19 @@
+import { useSyncExternalStore } from 'react';
+
 export type Theme = 'light' | 'dark';
 export const currentTheme = (): Theme => (document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light');
+/**
+ * The theme on the page now, followed wherever it is set (the toggle, the preferences screen,
+ * the stored preference applied at sign-in): a MutationObserver on <html data-theme>.
+ */
+export function useCurrentTheme(): Theme {
+  return useSyncExternalStore((changed) => {
+    const observer = new MutationObserver(changed);
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    return () => observer.disconnect();
+  }, currentTheme);
+}
+
 export function setTheme(t: Theme): void {
   document.documentElement.dataset.theme = t;
   localStorage.setItem('fw.theme', t);
