@@ -169,6 +169,15 @@ describe('a French user', () => {
     // the browser runs in UTC: Auckland is 12 or 13 hours ahead, so this is no accident of the machine's zone
     expect(expected).not.toBe(new Intl.DateTimeFormat('fr', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(posted.body.created_at_utc)));
     expect(await time.textContent()).toBe(expected);
+    // the form's date-time input shows and reads the wall clock of their zone, not the browser's
+    const lead = await env.api('PATCH', `/api/data/crm.lead/${leadId}`, { date_deadline: '2026-07-01T12:00:00.000Z' });
+    expect(lead.status, JSON.stringify(lead.body)).toBe(200);
+    await page.reload();
+    const input = page.getByTestId('input-date_deadline');
+    await expect.poll(() => input.inputValue()).toBe('2026-07-02T00:00');
+    await input.fill('2026-07-02T09:15');
+    await page.getByTestId('form-save').click();
+    await expect.poll(async () => (await env.api('GET', `/api/data/crm.lead/${leadId}`)).body.date_deadline).toBe('2026-07-01T21:15:00.000Z');
   });
 
   it('on a phone the drawer holds the preferences link, and the screen fits the width', async () => {

@@ -1,8 +1,10 @@
 import type { ReactNode } from 'react';
+import { useIntl } from 'react-intl';
 import type { FieldInfo } from '../model/records.ts';
 import { enumLabel, widgetParts } from './display.tsx';
 import { ReferencePicker } from './ReferencePicker.tsx';
 import { registerWidget, widgetRegistry } from './registry.ts';
+import { fromZonedInput, toZonedInput } from './zoned-time.ts';
 
 /** An editable field: value in, value out; `id` ties it to its label, `invalid` to its error. */
 export interface InputProps {
@@ -27,11 +29,13 @@ const number = (step: string): InputWidget => (p) => (
     onChange={(e) => p.onChange(e.target.value === '' ? null : e.target.valueAsNumber)} />
 );
 const checkbox: InputWidget = (p) => <input type="checkbox" className="check" {...attrs(p)} checked={!!p.value} onChange={(e) => p.onChange(e.target.checked)} />;
-/** datetime-local speaks local time; the API speaks UTC ISO strings */
-const datetime: InputWidget = (p) => {
-  const v = p.value ? toLocalInput(String(p.value)) : '';
-  return <input type="datetime-local" className="input" {...attrs(p)} value={v} onChange={(e) => p.onChange(e.target.value ? new Date(e.target.value).toISOString() : null)} />;
-};
+/** datetime-local speaks wall-clock time, in the person's time zone; the API speaks UTC ISO strings (./zoned-time.ts) */
+const datetime: InputWidget = (p) => <DateTimeInput {...p} />;
+function DateTimeInput(p: InputProps) {
+  const { timeZone } = useIntl();
+  const v = p.value ? toZonedInput(String(p.value), timeZone) : '';
+  return <input type="datetime-local" className="input" {...attrs(p)} value={v} onChange={(e) => p.onChange(e.target.value ? fromZonedInput(e.target.value, timeZone) : null)} />;
+}
 const select: InputWidget = (p) => (
   <select className="input" {...attrs(p)} value={String(p.value ?? '')} onChange={(e) => p.onChange(e.target.value || null)}>
     {!p.field.required && <option value="">—</option>}
@@ -58,9 +62,3 @@ export function inputWidgetFor(field: FieldInfo): InputWidget {
   return (name && inputWidgets.byWidget[name]) || inputWidgets.byType[field.type] || text;
 }
 
-function toLocalInput(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
