@@ -115,18 +115,20 @@ describe('the form\'s record actions', () => {
   });
 
   it('a record gone meanwhile: Duplicate, Archive and Delete each show the server\'s 404 and stay on the form', async () => {
-    const gone = await createOrg({ name: 'Gone elsewhere', code: 'gone-elsewhere' });
-    await page.goto(actionUrl(org, 'base.action_organizations', gone.id));
-    await page.getByTestId('form-title').waitFor();
-    // removed in the database itself (another process): no live notice turns the form into "not found"
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(env.kernel.tenants.sqliteFile(env.kernel.settings.DEFAULT_TENANT), { timeout: 10_000 });
-    try {
-      db.prepare('DELETE FROM res_organization WHERE record_uuid = ?').run(gone.id);
-    } finally {
-      db.close();
-    }
+    // one record per action, removed while its form is open: a form left open longer than the
+    // records' staleTime may rightly refetch and find it gone, which is not what this checks
     for (const action of ['duplicate', 'archive', 'delete'] as const) {
+      const gone = await createOrg({ name: `Gone elsewhere ${action}`, code: `gone-elsewhere-${action}` });
+      await page.goto(actionUrl(org, 'base.action_organizations', gone.id));
+      await page.getByTestId('form-title').waitFor();
+      // removed in the database itself (another process): no live notice turns the form into "not found"
+      const { default: Database } = await import('better-sqlite3');
+      const db = new Database(env.kernel.tenants.sqliteFile(env.kernel.settings.DEFAULT_TENANT), { timeout: 10_000 });
+      try {
+        db.prepare('DELETE FROM res_organization WHERE record_uuid = ?').run(gone.id);
+      } finally {
+        db.close();
+      }
       await openActions(page);
       await page.getByTestId(`record-${action}`).click();
       if (action === 'delete') await page.getByTestId('delete-confirm').click();
