@@ -115,12 +115,14 @@ describe('the form\'s record actions', () => {
   });
 
   it('a record gone meanwhile: Duplicate, Archive and Delete each show the server\'s 404 and stay on the form', async () => {
-    // one record per action, removed while its form is open: a form left open longer than the
-    // records' staleTime may rightly refetch and find it gone, which is not what this checks
+    // one record per action, removed while its Actions menu is open: any refetch of the form (its
+    // staleTime, or a change notice of another server on a shared Redis) may rightly find it gone
+    // and show "not found" instead, which is not what this checks
     for (const action of ['duplicate', 'archive', 'delete'] as const) {
       const gone = await createOrg({ name: `Gone elsewhere ${action}`, code: `gone-elsewhere-${action}` });
       await page.goto(actionUrl(org, 'base.action_organizations', gone.id));
       await page.getByTestId('form-title').waitFor();
+      await openActions(page);
       // removed in the database itself (another process): no live notice turns the form into "not found"
       const { default: Database } = await import('better-sqlite3');
       const db = new Database(env.kernel.tenants.sqliteFile(env.kernel.settings.DEFAULT_TENANT), { timeout: 10_000 });
@@ -129,7 +131,6 @@ describe('the form\'s record actions', () => {
       } finally {
         db.close();
       }
-      await openActions(page);
       await page.getByTestId(`record-${action}`).click();
       if (action === 'delete') await page.getByTestId('delete-confirm').click();
       await expect.poll(() => toastText(page, 'error').catch(() => '')).toBe(NOT_FOUND);
