@@ -6,7 +6,9 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, countGraphql, createLead, getRecord, login, patchRecord, shot, startWeb, type WebEnv } from './helpers/browser.ts';
+import {
+  actionUrl, countGraphql, createLead, getRecord, login, patchRecord, shot, startWeb, toastText, type WebEnv,
+} from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
@@ -20,7 +22,6 @@ afterAll(async () => { await env?.close(); });
 const path = (p: Page) => new URL(p.url()).pathname;
 const leadUrl = (id?: string) => actionUrl('default', 'crm.action_leads', id);
 /** The text of the latest toast of a tone (without its dismiss button). */
-const toastText = (p: Page, tone: 'info' | 'error') => p.getByTestId(`toast-${tone}`).last().locator('span').first().textContent();
 
 /** Opens a lead's form and waits until its values are in the inputs. */
 async function openLead(id: string, name: string): Promise<void> {

@@ -8,7 +8,9 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, axeSerious, describeViolations, login, shot, startSignedIn, type WebEnv } from './helpers/browser.ts';
+import {
+  actionUrl, axeSerious, describeViolations, login, shot, startSignedIn, toastText, type WebEnv,
+} from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
@@ -20,7 +22,6 @@ beforeAll(async () => {
 afterAll(async () => { await env?.close(); });
 
 const countries = (q?: string) => actionUrl(org, 'base.action_countries', undefined, q ? { q } : {});
-const toastText = (p: Page, tone: 'info' | 'error') => p.getByTestId(`toast-${tone}`).last().locator('span').first().textContent();
 const country = async (code: string) => (await env.gql('query($w: ResCountryWhere) { resCountries(where: $w) { id name code code3 numeric revision } }', { w: { code: { eq: code } } })).resCountries[0];
 const rowOf = (p: Page, name: string) => p.getByTestId('list-row').filter({ hasText: name }).first();
 const count = (p: Page, testId: string) => p.getByTestId(testId).count();

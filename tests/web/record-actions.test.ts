@@ -9,7 +9,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  actionUrl, adminOrg, axeSerious, createLead, describeViolations, getRecord, login, modelNames, seedLeads, shot, startSignedIn, type WebEnv,
+  actionUrl, adminOrg, axeSerious, createLead, describeViolations, getRecord, login, modelNames, seedLeads, shot, startSignedIn, toastText, type WebEnv,
 } from './helpers/browser.ts';
 
 let env: WebEnv;
@@ -22,7 +22,6 @@ beforeAll(async () => {
 afterAll(async () => { await env?.close(); });
 
 const NOT_FOUND = 'This no longer exists, or you may not see it.';
-const toastText = (p: Page, tone: 'info' | 'error') => p.getByTestId(`toast-${tone}`).last().locator('span').first().textContent();
 const countryId = async (code: string) => (await env.gql('query($w: ResCountryWhere) { resCountries(where: $w) { id } }', { w: { code: { eq: code } } })).resCountries[0].id as string;
 const count = async (model: string, where: Record<string, unknown>) => {
   const n = await modelNames(env, model);

@@ -7,7 +7,9 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, axeSerious, describeViolations, login, seedLeads, shot, startSignedIn, type WebEnv } from './helpers/browser.ts';
+import {
+  actionUrl, axeSerious, describeViolations, login, seedLeads, shot, startSignedIn, toastText, type WebEnv,
+} from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
@@ -34,7 +36,6 @@ const filters = (p: Page): string[] => {
 };
 const count = (p: Page, testId: string) => p.getByTestId(testId).count();
 const names = (p: Page) => p.getByTestId('list-row').evaluateAll((rows) => rows.map((r) => (r as HTMLTableRowElement).cells[1]?.innerText.trim()));
-const toastText = (p: Page, tone: 'info' | 'error') => p.getByTestId(`toast-${tone}`).last().locator('span').first().textContent();
 const leads = (search: Record<string, string | string[]> = {}) => actionUrl(org, 'crm.action_leads', undefined, { view: 'list', ...search });
 const favorites = async (p: Page) => {
   await p.getByTestId('search-favorites').click();

@@ -273,6 +273,9 @@ export async function shot(page: Page, name: string, opts: { dark?: boolean; ful
   return files;
 }
 
+/** The text of the newest toast of a tone (info or error). */
+export const toastText = (p: Page, tone: 'info' | 'error') => p.getByTestId(`toast-${tone}`).last().locator('span').first().textContent();
+
 export interface AxeViolation { id: string; impact: string | null; help: string; nodes: Array<{ target: string[]; html: string; failureSummary?: string }> }
 
 /** axe-core on the current page: violations whose impact is serious or critical. */
