@@ -3,12 +3,15 @@
  * visible month, week or day only (AND the search); dragging an entry with the mouse, or the
  * arrow keys on a focused one, moves it to another day at the same time of day through the
  * update mutation, checked against the revision it was read at; a click opens the form.
- * Screenshots desktop and phone, light and dark; axe finds no serious or critical violation.
+ * Every day is a day of the user's time zone (their `tz` preference), not the browser's: a lead
+ * lies on the day it falls on there, and a move keeps its wall-clock time there, across a
+ * daylight-saving change too. Screenshots desktop and phone, light and dark; axe finds no serious
+ * or critical violation.
  */
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ADMIN_EMAIL, ADMIN_PASSWORD, actionUrl, axeSerious, countGraphql, describeViolations, getRecord, login, patchRecord, seedLeads, shot, startWeb, UI_TIMEOUT, type WebEnv,
+  ADMIN_EMAIL, ADMIN_PASSWORD, actionUrl, axeSerious, countGraphql, describeViolations, getRecord, login, patchRecord, seedLeads, shot, startWeb, toastText, UI_TIMEOUT, type WebEnv,
 } from './helpers/browser.ts';
 
 let env: WebEnv;
@@ -35,6 +38,35 @@ const url = (search: Record<string, string> = {}) => actionUrl('default', 'crm.a
 const day = (p: Page, d: string) => p.getByTestId(`calendar-day-${d}`);
 const namesOn = (p: Page, d: string) => day(p, d).locator('.cal-entry-title').allTextContents();
 const entry = (p: Page, name: string) => p.getByTestId('calendar-entry').filter({ hasText: name });
+const title = (p: Page) => p.getByTestId('calendar-title').textContent();
+
+/** Drags an entry with the mouse onto a day cell, as a person does (a few pixels first: the sensor's threshold). */
+async function drag(p: Page, name: string, to: string): Promise<void> {
+  const from = (await entry(p, name).boundingBox())!;
+  const target = (await day(p, to).boundingBox())!;
+  await p.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await p.mouse.down();
+  await p.mouse.move(from.x + from.width / 2 + 10, from.y + from.height / 2 + 5, { steps: 5 });
+  await p.mouse.move(target.x + target.width / 2, target.y + target.height / 2, { steps: 20 });
+  await expect.poll(() => day(p, to).getAttribute('class')).toContain('over');
+  await p.mouse.up();
+}
+
+/** A signed-in context whose browser runs in `timezoneId`, at a desktop's or a phone's size. */
+async function signedIn(timezoneId: string, phone = false): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await env.browser.newContext({
+    baseURL: env.base, locale: 'en-US', timezoneId,
+    ...(phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 800 } }),
+  });
+  ctx.setDefaultTimeout(UI_TIMEOUT);
+  const p = await ctx.newPage();
+  await p.goto('/login');
+  await p.getByTestId('login-email').fill(ADMIN_EMAIL);
+  await p.getByTestId('login-password').fill(ADMIN_PASSWORD);
+  await p.getByTestId('login-submit').click();
+  await p.getByTestId(phone ? 'nav-toggle' : 'user-menu').waitFor();
+  return { ctx, page: p };
+}
 
 describe('calendar view', () => {
   it('shows the month\'s leads on the days of their expected closing, with their time, fetched for that month only', async () => {
@@ -90,16 +122,8 @@ describe('calendar view', () => {
 
   it('dragging an entry with the mouse to another day moves its lead there at the same time', async () => {
     await page.goto(url());
-    const alpha = entry(page, 'Cal Alpha');
-    await alpha.waitFor();
-    const from = (await alpha.boundingBox())!;
-    const to = (await day(page, `${MONTH}-12`).boundingBox())!;
-    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(from.x + from.width / 2 + 10, from.y + from.height / 2 + 5, { steps: 5 });
-    await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 20 });
-    await expect.poll(() => day(page, `${MONTH}-12`).getAttribute('class')).toContain('over');
-    await page.mouse.up();
+    await entry(page, 'Cal Alpha').waitFor();
+    await drag(page, 'Cal Alpha', `${MONTH}-12`);
     await expect.poll(() => namesOn(page, `${MONTH}-12`)).toEqual(['Cal Alpha']);
     expect(await namesOn(page, `${MONTH}-10`)).toEqual(['Cal Beta']);
     await expect.poll(async () => (await getRecord(env, 'crm.lead', ids[0])).date_deadline).toBe(`${MONTH}-12T14:30:00.000Z`);
@@ -160,19 +184,119 @@ describe('calendar view', () => {
   });
 
   it('on a phone the month fits the screen', async () => {
-    const ctx = await env.browser.newContext({ baseURL: env.base, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US', timezoneId: 'UTC' });
-    ctx.setDefaultTimeout(UI_TIMEOUT);
-    const phone = await ctx.newPage();
-    await phone.goto('/login');
-    await phone.getByTestId('login-email').fill(ADMIN_EMAIL);
-    await phone.getByTestId('login-password').fill(ADMIN_PASSWORD);
-    await phone.getByTestId('login-submit').click();
-    await phone.getByTestId('nav-toggle').waitFor();
+    const { ctx, page: phone } = await signedIn('UTC', true);
     await phone.goto(url());
     await expect.poll(() => namesOn(phone, `${MONTH}-10`)).toContain('Cal Beta');
     expect(await phone.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth))).toBe(0);
     expect(describeViolations(await axeSerious(phone))).toBe('');
     await shot(phone, 'calendar-phone', { dark: true, themeByAttribute: true });
     await ctx.close();
+  });
+});
+
+/**
+ * The user's zone is not the browser's: the admin lives in Auckland (+12, +13 from the last
+ * Sunday of September) and opens the calendar on a laptop set to Los Angeles (-7). Their days are
+ * Auckland's: a lead at 23:30 UTC lies on the next day, the month asks for the instants
+ * Auckland's days start at, and a move keeps the Auckland wall-clock time, across the change to
+ * summer time too.
+ */
+describe('calendar in the user\'s time zone, not the browser\'s', () => {
+  const USER_ZONE = 'Pacific/Auckland';
+  const BROWSER_ZONE = 'America/Los_Angeles';
+  let adminId: string;
+  let zoneIds: string[];
+  let ctx: BrowserContext;
+  let p: Page;
+  const setTz = async (tz: string | null) => {
+    const res = await env.api('POST', `/api/data/res.user/${adminId}/set_preferences`, { tz: tz ?? '' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.tz).toBe(tz);
+  };
+  const zoneUrl = (search: Record<string, string> = {}) => actionUrl('default', 'crm.action_leads', undefined, { view: 'calendar', date: '2031-09-10', ...search });
+
+  beforeAll(async () => {
+    adminId = (await env.gql('{ me { id } }')).me.id;
+    await setTz(USER_ZONE);
+    zoneIds = await seedLeads(env, [
+      // 11:30 on Sep 10 in Auckland (+12); 16:30 on Sep 9 in Los Angeles
+      { name: 'Zone Late', stage: 'new', date_deadline: '2031-09-09T23:30:00.000Z' },
+      // 09:00 on Sep 25 in Auckland, before its clocks go forward on the 28th
+      { name: 'Zone Drift', stage: 'qualified', date_deadline: '2031-09-24T21:00:00.000Z' },
+    ]);
+    ({ ctx, page: p } = await signedIn(BROWSER_ZONE));
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    if (adminId) await setTz(null);
+  });
+
+  it('a lead lies on the day and at the time it has in the user\'s zone, and the month is asked for by the instants its days start at there', async () => {
+    expect(await p.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe(BROWSER_ZONE);
+    const rows = countGraphql(p, 'query Rows');
+    await p.goto(zoneUrl());
+    await expect.poll(() => namesOn(p, '2031-09-10')).toEqual(['Zone Late']);
+    expect(await namesOn(p, '2031-09-09')).toEqual([]);
+    expect(await entry(p, 'Zone Late').locator('.cal-time').textContent()).toBe('11:30 AM');
+    expect(await title(p)).toBe('September 2031');
+    // Sunday Aug 31 00:00 at +12 to Sunday Oct 5 00:00 at +13
+    expect(await p.locator('.cal-day').first().getAttribute('data-testid')).toBe('calendar-day-2031-08-31');
+    const where = JSON.stringify(JSON.parse(rows.bodies.at(-1)!).variables.where);
+    expect(where).toContain('"date_deadline":{"gte":"2031-08-30T12:00:00.000Z","lt":"2031-10-04T11:00:00.000Z"}');
+    rows.stop();
+    expect(describeViolations(await axeSerious(p))).toBe('');
+    await shot(p, 'calendar-zone', { dark: true });
+
+    // the week and the day say the user's dates too
+    await p.getByTestId('calendar-mode-week').click();
+    await expect.poll(() => title(p)).toBe('Sep 7 – 13, 2031');
+    await expect.poll(() => namesOn(p, '2031-09-10')).toEqual(['Zone Late']);
+    await p.getByTestId('calendar-mode-day').click();
+    await expect.poll(() => title(p)).toBe('Wednesday, September 10, 2031');
+    await expect.poll(() => namesOn(p, '2031-09-10')).toEqual(['Zone Late']);
+  });
+
+  it('today is the user\'s today, not the browser\'s', async () => {
+    await p.goto(zoneUrl({ mode: 'day' }));
+    await p.getByTestId('calendar-today').click();
+    const todayThere = () => new Intl.DateTimeFormat('en-CA', { timeZone: USER_ZONE }).format(new Date());
+    await expect.poll(() => p.locator('.cal-day[aria-current="date"]').getAttribute('data-testid')).toBe(`calendar-day-${todayThere()}`);
+    expect(await title(p)).toBe(new Date().toLocaleDateString('en-US', { weekday: 'long', month: 'long', day: 'numeric', year: 'numeric', timeZone: USER_ZONE }));
+  });
+
+  it('dragging a lead across the change to summer time keeps its wall-clock time in the user\'s zone and writes that instant', async () => {
+    await p.goto(zoneUrl());
+    await entry(p, 'Zone Drift').waitFor();
+    expect(await namesOn(p, '2031-09-25')).toEqual(['Zone Drift']);
+    await drag(p, 'Zone Drift', '2031-09-30');
+    // 09:00 on Sep 30 at +13 (moving the browser's instant by five days would give 10:00 there)
+    await expect.poll(async () => (await getRecord(env, 'crm.lead', zoneIds[1])).date_deadline).toBe('2031-09-29T20:00:00.000Z');
+    await expect.poll(() => namesOn(p, '2031-09-30')).toEqual(['Zone Drift']);
+    expect(await entry(p, 'Zone Drift').locator('.cal-time').textContent()).toBe('9:00 AM');
+    await expect.poll(() => toastText(p, 'info')).toBe('Moved to Tuesday, September 30, 2031.');
+    expect((await getRecord(env, 'crm.lead', zoneIds[1])).revision).toBe(2);
+  });
+
+  it('the arrow keys move a lead by the user\'s days, and its form shows the same day and time', async () => {
+    await p.goto(zoneUrl());
+    await entry(p, 'Zone Late').focus();
+    await p.keyboard.press('ArrowRight');
+    await expect.poll(() => namesOn(p, '2031-09-11')).toEqual(['Zone Late']);
+    await expect.poll(async () => (await getRecord(env, 'crm.lead', zoneIds[0])).date_deadline).toBe('2031-09-10T23:30:00.000Z');
+    await entry(p, 'Zone Late').click();
+    await expect.poll(() => p.getByTestId('form-title').textContent()).toBe('Zone Late');
+    expect(await p.getByTestId('field-date_deadline').locator('input').inputValue()).toBe('2031-09-11T11:30');
+  });
+
+  it('on a phone in another zone the month shows the user\'s days', async () => {
+    const phone = await signedIn(BROWSER_ZONE, true);
+    try {
+      await phone.page.goto(zoneUrl());
+      await expect.poll(() => namesOn(phone.page, '2031-09-11')).toEqual(['Zone Late']);
+      expect(await phone.page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth))).toBe(0);
+      await shot(phone.page, 'calendar-zone-phone', { dark: true, themeByAttribute: true });
+    } finally {
+      await phone.ctx.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { DndContext, PointerSensor, useDraggable, useDroppable, useSensor, useSensors, type DragEndEvent } from '@dnd-kit/core';
+import { getLocalTimeZone } from '@internationalized/date';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { request } from '../../api/client.ts';
@@ -16,7 +17,10 @@ import { Display } from '../../widgets/display.tsx';
 import { ControlPanel } from '../ControlPanel.tsx';
 import type { ViewProps } from '../registry.ts';
 import { useCalendarT } from './messages.ts';
-import { CALENDAR_MODES, addDays, dayKey, daysBetween, daysOf, isMode, localeFirstDay, moveToDay, parseDayKey, rangeOf, startOfDay, stepAnchor, type CalendarMode } from './range.ts';
+import {
+  CALENDAR_MODES, dayAsUtcDate, dayKey, dayOf, daysOf, isDayOnly, isMode, localeFirstDay, moveToDay, parseDayKey, rangeOf, shiftDays, stepAnchor, todayIn,
+  type CalendarDate, type CalendarMode,
+} from './range.ts';
 import './calendar.css';
 
 type Entry = Row & { revision?: number };
@@ -33,10 +37,10 @@ function colorIndex(value: unknown): number | null {
 
 /**
  * The calendar view: the records of the visible month, week or day on the days of their
- * `date_start` (through `date_stop`), fetched for that range only. Dragging an entry to another
- * day (pointer), or the arrow keys on a focused entry, moves it there at the same time of day
- * through the model's update mutation, checked against the revision it was read at; a click or
- * Enter opens its form.
+ * `date_start` (through `date_stop`), fetched for that range only, every day being a day of the
+ * person's time zone (./range.ts). Dragging an entry to another day (pointer), or the arrow keys
+ * on a focused entry, moves it there at the same wall-clock time in that zone through the model's
+ * update mutation, checked against the revision it was read at; a click or Enter opens its form.
  */
 export default function CalendarView({ plan, action, search, searchPlan, where, org }: ViewProps<CalendarPlan>) {
   const t = useT();
@@ -53,16 +57,22 @@ export default function CalendarView({ plan, action, search, searchPlan, where, 
   const sel = useMemo(() => `${selection(fields, models)} revision`, [fields, models]);
 
   const mode: CalendarMode = isMode(search.mode) ? search.mode : isMode(plan.mode) ? plan.mode : 'month';
-  const anchor = parseDayKey(search.date) ?? startOfDay(new Date());
+  // the person's zone (their `tz`, the IntlProvider's), else the browser's: where every other date is shown
+  const zone = t.intl.timeZone ?? getLocalTimeZone();
+  const today = todayIn(zone);
+  const anchor = parseDayKey(search.date) ?? today;
   const firstDay = localeFirstDay(t.intl.locale);
-  const range = rangeOf(mode, anchor, firstDay);
+  const range = rangeOf(mode, anchor, firstDay, zone);
+  // the range's days in the person's zone, asked for as the UTC instants they start at
+  const from = range.from.toISOString();
+  const until = range.to.toISOString();
   const rangeWhere = useMemo((): Where => {
-    const inRange = { [plan.date_start]: { gte: range.start.toISOString(), lt: range.end.toISOString() } };
+    const inRange = { [plan.date_start]: { gte: from, lt: until } };
     // with a stop, a record that started earlier and is still running shows too
     return plan.date_stop
-      ? { OR: [inRange, { AND: [{ [plan.date_start]: { lt: range.start.toISOString() } }, { [plan.date_stop]: { gte: range.start.toISOString() } }] }] }
+      ? { OR: [inRange, { AND: [{ [plan.date_start]: { lt: from } }, { [plan.date_stop]: { gte: from } }] }] }
       : inRange;
-  }, [plan.date_start, plan.date_stop, range.start.getTime(), range.end.getTime()]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [plan.date_start, plan.date_stop, from, until]);
   const rows = useBlock(m, sel, andWhere([where, rangeWhere]), orderBy(`${plan.date_start} asc`), 0, BLOCK);
   const invalidate = useInvalidateModel();
 
@@ -75,23 +85,29 @@ export default function CalendarView({ plan, action, search, searchPlan, where, 
     for (const r of list) {
       const start = r[plan.date_start];
       if (typeof start !== 'string') continue;
-      const stop = plan.date_stop && typeof r[plan.date_stop] === 'string' ? new Date(r[plan.date_stop] as string) : null;
-      for (const day of daysOf(new Date(start), stop)) byDay.set(day, [...(byDay.get(day) ?? []), r]);
+      const stop = plan.date_stop && typeof r[plan.date_stop] === 'string' ? r[plan.date_stop] as string : null;
+      for (const day of daysOf(start, stop, zone)) byDay.set(day, [...(byDay.get(day) ?? []), r]);
     }
     return byDay;
-  }, [rows.data, moved, plan.date_start, plan.date_stop]);
+  }, [rows.data, moved, plan.date_start, plan.date_stop, zone]);
 
   const sensors = useSensors(useSensor(PointerSensor, { activationConstraint: { distance: 5 } }));
-  const dayLabel = (d: Date) => t.intl.formatDate(d, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
+  // a day is no moment: formatted as the UTC day it names, where no zone moves it (./range.ts)
+  const formatDay = (d: CalendarDate, o: Intl.DateTimeFormatOptions) => t.intl.formatDate(dayAsUtcDate(d), { ...o, timeZone: 'UTC' });
+  const dayLabel = (d: CalendarDate) => formatDay(d, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
 
-  /** Moves a record to `day` at the same time of day (its stop by as many days). */
-  async function move(row: Entry, day: Date) {
+  /** Moves a record to `day` at the same wall-clock time in the person's zone (its stop by as many days). */
+  async function move(row: Entry, day: CalendarDate) {
     if (!movable || moved[row.id]) return;
-    const start = new Date(row[plan.date_start] as string);
-    const shift = daysBetween(start, day);
+    const start = row[plan.date_start] as string;
+    const fromDay = dayOf(start, zone);
+    const target = moveToDay(start, day, zone);
+    if (!fromDay || !target) return;
+    const shift = day.compare(fromDay);
     if (shift === 0) return;
-    const input: Record<string, string> = { [plan.date_start]: moveToDay(start, day).toISOString() };
-    if (plan.date_stop && typeof row[plan.date_stop] === 'string') input[plan.date_stop] = addDays(new Date(row[plan.date_stop] as string), shift).toISOString();
+    const input: Record<string, string> = { [plan.date_start]: target };
+    const stop = plan.date_stop && typeof row[plan.date_stop] === 'string' ? shiftDays(row[plan.date_stop] as string, shift, zone) : null;
+    if (plan.date_stop && stop) input[plan.date_stop] = stop;
     setMoved((x) => ({ ...x, [row.id]: { ...row, ...input } }));
     try {
       await request(updateDocument(m), { id: row.id, input, revision: row.revision });
@@ -114,19 +130,20 @@ export default function CalendarView({ plan, action, search, searchPlan, where, 
     const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7 }[e.key];
     if (step === undefined || !movable || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     e.preventDefault();
-    const day = addDays(startOfDay(new Date(row[plan.date_start] as string)), step);
+    const day = dayOf(row[plan.date_start] as string, zone)?.add({ days: step });
+    if (!day) return;
     setFocusId(row.id);
-    if (day < range.start || day >= range.end) void navigate(to({ date: dayKey(day) }));
+    if (day.compare(range.start) < 0 || day.compare(range.end) >= 0) void navigate(to({ date: dayKey(day) }));
     void move(row, day);
   }
 
   const open = (id: string) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: listScope(search) });
   const to = (s: Partial<ViewSearch>) => ({ to: '/$org/$action' as const, params: { org, action: actionSegment(action.key) }, search: { ...search, view: 'calendar', page: undefined, ...s } });
-  const today = startOfDay(new Date());
   const title = mode === 'month'
-    ? t.intl.formatDate(anchor, { month: 'long', year: 'numeric' })
+    ? formatDay(anchor, { month: 'long', year: 'numeric' })
     : mode === 'week'
-      ? new Intl.DateTimeFormat(t.intl.locale, { day: 'numeric', month: 'short', year: 'numeric' }).formatRange(range.start, addDays(range.end, -1))
+      ? new Intl.DateTimeFormat(t.intl.locale, { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })
+        .formatRange(dayAsUtcDate(range.start), dayAsUtcDate(range.end.subtract({ days: 1 })))
       : dayLabel(anchor);
   const full = rows.data?.length === BLOCK;
 
@@ -156,8 +173,8 @@ export default function CalendarView({ plan, action, search, searchPlan, where, 
           <thead>
             <tr>
               {range.weeks[0].map((d) => (
-                <th key={d.getDay()} scope="col">
-                  {mode === 'month' ? t.intl.formatDate(d, { weekday: 'short' }) : t.intl.formatDate(d, { weekday: 'short', day: 'numeric', month: mode === 'day' ? 'long' : undefined })}
+                <th key={dayKey(d)} scope="col">
+                  {mode === 'month' ? formatDay(d, { weekday: 'short' }) : formatDay(d, { weekday: 'short', day: 'numeric', month: mode === 'day' ? 'long' : undefined })}
                 </th>
               ))}
             </tr>
@@ -166,12 +183,12 @@ export default function CalendarView({ plan, action, search, searchPlan, where, 
             {range.weeks.map((week) => (
               <tr key={dayKey(week[0])}>
                 {week.map((d) => (
-                  <Day key={dayKey(d)} day={d} label={dayLabel(d)} outside={mode === 'month' && d.getMonth() !== anchor.getMonth()}
-                    today={d.getTime() === today.getTime()} showNumber={mode === 'month'}>
+                  <Day key={dayKey(d)} day={d} label={dayLabel(d)} outside={mode === 'month' && d.month !== anchor.month}
+                    today={d.compare(today) === 0} showNumber={mode === 'month'}>
                     {(entries.get(dayKey(d)) ?? []).map((r) => (
                       <CalendarEntry key={r.id} row={r} day={dayKey(d)} plan={plan} cardFields={mode === 'month' ? cardFields.slice(0, 1) : cardFields}
                         colorOf={plan.color} movable={movable} pending={!!moved[r.id]} focus={focusId === r.id}
-                        onOpen={open} onKey={onKey} />
+                        home={dayKey(d) === dayOf(r[plan.date_start] as string, zone)?.toString()} onOpen={open} onKey={onKey} />
                     ))}
                   </Day>
                 ))}
@@ -186,22 +203,23 @@ export default function CalendarView({ plan, action, search, searchPlan, where, 
 }
 
 function Day({ day, label, outside, today, showNumber, children }: {
-  day: Date; label: string; outside: boolean; today: boolean; showNumber: boolean; children: ReactNode;
+  day: CalendarDate; label: string; outside: boolean; today: boolean; showNumber: boolean; children: ReactNode;
 }) {
   const { setNodeRef, isOver } = useDroppable({ id: dayKey(day) });
   return (
     <td ref={setNodeRef} className={`cal-day${outside ? ' outside' : ''}${today ? ' today' : ''}${isOver ? ' over' : ''}`}
       data-testid={`calendar-day-${dayKey(day)}`} aria-current={today ? 'date' : undefined}>
-      {showNumber ? <div className="cal-daynum"><span aria-hidden="true">{day.getDate()}</span><span className="sr-only">{label}</span></div>
+      {showNumber ? <div className="cal-daynum"><span aria-hidden="true">{day.day}</span><span className="sr-only">{label}</span></div>
         : <span className="sr-only">{label}</span>}
       <div className="cal-entries">{children}</div>
     </td>
   );
 }
 
-function CalendarEntry({ row, day, plan, cardFields, colorOf, movable, pending, focus, onOpen, onKey }: {
+/** An entry on one of its days; `home` when that day is its start's (where focus goes after a keyboard move). */
+function CalendarEntry({ row, day, plan, cardFields, colorOf, movable, pending, focus, home, onOpen, onKey }: {
   row: Entry; day: string; plan: CalendarPlan; cardFields: readonly FieldInfo[]; colorOf: string | null | undefined; movable: boolean;
-  pending: boolean; focus: boolean; onOpen: (id: string) => void; onKey: (e: KeyboardEvent, row: Entry) => void;
+  pending: boolean; focus: boolean; home: boolean; onOpen: (id: string) => void; onKey: (e: KeyboardEvent, row: Entry) => void;
 }) {
   const t = useT();
   const models = useModels();
@@ -209,8 +227,9 @@ function CalendarEntry({ row, day, plan, cardFields, colorOf, movable, pending, 
   const { attributes, listeners, setNodeRef, transform, isDragging } = useDraggable({ id: `${row.id}@${day}`, data: { row }, disabled: !movable });
   const ref = useRef<HTMLDivElement | null>(null);
   // moved by the keyboard, the entry is drawn in another day's cell: focus follows it there
-  useEffect(() => { if (focus && dayKey(new Date(row[plan.date_start] as string)) === day) ref.current?.focus(); }, [focus, row, plan.date_start, day]);
+  useEffect(() => { if (focus && home) ref.current?.focus(); }, [focus, home, row]);
   const color = colorOf ? colorIndex(row[colorOf]) : null;
+  const start = row[plan.date_start] as string;
   const style = transform ? { transform: `translate(${transform.x}px, ${transform.y}px)` } : undefined;
   return (
     <div ref={(el) => { setNodeRef(el); ref.current = el; }} style={style} {...attributes} {...listeners}
@@ -218,7 +237,8 @@ function CalendarEntry({ row, day, plan, cardFields, colorOf, movable, pending, 
       data-testid="calendar-entry" data-id={row.id}
       onClick={() => onOpen(row.id)}
       onKeyDown={(e) => { if (e.key === 'Enter') onOpen(row.id); else onKey(e, row); }}>
-      <span className="cal-time">{t.intl.formatTime(new Date(row[plan.date_start] as string), { hour: 'numeric', minute: '2-digit' })}</span>{' '}
+      {/* a moment's time in the person's zone (the IntlProvider's); a calendar day has none */}
+      {!isDayOnly(start) && <><span className="cal-time">{t.intl.formatTime(new Date(start), { hour: 'numeric', minute: '2-digit' })}</span>{' '}</>}
       {cardFields.map((f, i) => (
         <span key={f.name} className={i === 0 ? 'cal-entry-title' : 'cal-entry-line'}>
           {i > 0 && <span className="muted">{f.label}: </span>}<Display field={f} value={row[f.name]} models={models} record={row} />
