@@ -14,8 +14,8 @@ import { BadRequest, NotFound, StaleRevision, ValidationError } from '../errors.
 import { runPostHooks, runPreHooks, runReadHooks } from '../bus/hooks.js';
 import { deterministicUuid } from '../canonical.js';
 import { parseOrder, type ResolvedField, type ResolvedModel } from '../registry/model.js';
-import { countRecords, searchRecords } from '../data/sql/reads.js';
-import { compileMatch } from '../data/sql/compile.js';
+import { countRecords, searchRecords, searchWithJoins } from '../data/sql/reads.js';
+import { compileMatch, type SearchJoin } from '../data/sql/compile.js';
 import { ordersInJavaScript, rowComparator, type OrderItem } from '../data/sort-rows.js';
 import { readGroup } from './read-group.js';
 
@@ -99,6 +99,36 @@ function readableFields(model: ResolvedModel, fields: unknown, env: Env): Resolv
 }
 
 const selectOf = (fields: ResolvedField[]): Record<string, true> => Object.fromEntries(fields.map((f) => [f.name, true]));
+
+/**
+ * `fw.search`'s `include: { <reference field>: [<target field>, …] }`: References to read in the
+ * same statement as the records (a list and the names of the countries it shows, in one round
+ * trip instead of a second search). Each one is read as the caller would read it through its own
+ * search: the target's readable fields, its read rules in the join. It is a hint: a Reference is
+ * left out (its records then come from a search of their own, which also reports why not) when
+ * the caller may not read the target, when the target has read hooks (they run per record
+ * searched), or on the Prisma path; `included` holds only what was joined.
+ */
+function includedReferences(env: Env, model: ResolvedModel, include: unknown, fields: ResolvedField[]): SearchJoin[] {
+  if (include === undefined || include === null) return [];
+  if (typeof include !== 'object' || Array.isArray(include)) {
+    throw new BadRequest('include must map Reference fields to lists of field names', undefined, 'INVALID_INCLUDE');
+  }
+  const out: SearchJoin[] = [];
+  for (const [name, targetFields] of Object.entries(include)) {
+    const field = model.fields.get(name);
+    if (!field || field.type !== 'reference' || !fields.some((f) => f.name === name)) {
+      throw new BadRequest(`"${name}" is not a Reference of ${model.key} read by this search`, { field: name }, 'INVALID_INCLUDE');
+    }
+    // a Reference whose target app is not loaded reads as a plain id: nothing to join
+    if (!field.target || !env.registry.models.has(field.target)) continue;
+    const target = env.registry.model(field.target);
+    const read = readableFields(target, targetFields, env);
+    if (!canAccess(target, env.principal, 'read') || env.registry.hooksAt(`post.${target.key}.read`).length) continue;
+    out.push({ field: name, target, fields: read, where: ruleWhere({ registry: env.registry, provider: env.provider, principal: env.principal }, target, 'read') });
+  }
+  return out;
+}
 
 /**
  * An ordered read through Prisma (inside a transaction) whose order names a text or enum field:
@@ -358,7 +388,7 @@ export const crudCommands: CommandDecl[] = [
     name: 'fw.search',
     op: 'read',
     mutates: false,
-    description: 'Records matching a domain: { model, domain?, order?, limit?, offset?, fields?, count? }',
+    description: 'Records matching a domain: { model, domain?, order?, limit?, offset?, fields?, count?, include? }',
     async handler(env, payload) {
       const model = targetModel(env, payload, 'read');
       let where = scopedWhere(env, model, 'read', payload.domain);
@@ -366,12 +396,13 @@ export const crudCommands: CommandDecl[] = [
       const offset = pageNumber(payload.offset, 'offset') ?? 0;
       const fields = readableFields(model, payload.fields, env);
       const order = orderBy(model, payload.order, env);
+      const include = includedReferences(env, model, payload.include, fields);
       const sql = sqlReads(env);
       if (sql) {
-        const items = await searchRecords(sql, model, { where, orderBy: order, take: limit, skip: offset, fields });
+        const { items, included } = await searchWithJoins(sql, model, { where, orderBy: order, take: limit, skip: offset, fields, joins: include });
         await runReadHooks(env, model.key, items);
         const total = payload.count ? await countRecords(sql, model, where) : undefined;
-        return { items, total, limit: limit ?? null, offset };
+        return { items, total, limit: limit ?? null, offset, ...(include.length ? { included } : {}) };
       }
       const d = delegateOf(env.db, model);
       where = await prismaWhere(env.db, env.registry, model, where);

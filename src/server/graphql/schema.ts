@@ -12,7 +12,7 @@ import type { Principal } from '../../kernel/env.js';
 import { sharedFields, UNION_OTHERS, type NamedShape, type OutputShape, type UnionShape } from '../../kernel/output.js';
 import type { Loaders } from './loaders.js';
 import { publicCommandName } from '../commands.js';
-import { selectedFields } from './selection.js';
+import { selectedFields, selectedReferences } from './selection.js';
 import { whereToDomain } from './where.js';
 
 export interface GqlContext {
@@ -99,6 +99,9 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
               resolve: (parent: Rec, _a: Args, ctx: GqlContext, info: AnyRef) => {
                 const id = parent[f.name] as string | null | undefined;
                 if (!id) return null;
+                // read by the list's own statement (primeIncluded): no load, no promise per item
+                const joined = (parent as Joined)[JOINED];
+                if (joined && f.name in joined) return joined[f.name];
                 // `{ x { id } }` needs no load: the reference already is the id
                 const sel = info.fieldNodes[0]?.selectionSet?.selections ?? [];
                 if (sel.length === 1 && sel[0].kind === 'Field' && sel[0].name.value === 'id') return { id };
@@ -169,9 +172,10 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     const object = objects.get(m.key);
     const where = wheres.get(m.key);
     const order = (o: unknown) => (o as Rec[] | undefined)?.flatMap((x) => Object.entries(x).map(([k, v]) => `${k} ${v}`)).join(', ') || undefined;
-    const search = (ctx: GqlContext, a: Args, limit: number, offset: number, count = false, fields?: string[]) =>
-      ctx.kernel.dispatch<{ items: Rec[]; total?: number }>('fw.search', {
+    const search = (ctx: GqlContext, a: Args, limit: number, offset: number, count = false, fields?: string[], include?: Record<string, string[]>) =>
+      ctx.kernel.dispatch<{ items: Rec[]; total?: number; included?: Record<string, Rec[]> }>('fw.search', {
         model: m.key, domain: whereToDomain(registry, m, a.where as Rec), order: order(a.orderBy), limit, offset, count, fields,
+        ...(include && Object.keys(include).length ? { include } : {}),
       }, ctx.principal);
     const pageArg = (v: unknown, fallback: number) => {
       const x = (v as number | null | undefined) ?? fallback;
@@ -188,8 +192,12 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     b.queryField(n.many, (t: AnyRef) => t.field({
       type: [object], nullable: false,
       args: { where: t.arg({ type: where }), orderBy: t.arg({ type: [orderBy] }), limit: t.arg.int(), offset: t.arg.int() },
-      resolve: async (_r: unknown, a: Args, ctx: GqlContext, info: AnyRef) =>
-        (await search(ctx, a, pageArg(a.limit, limits.defaultLimit), (a.offset as number) ?? 0, false, fieldsOf(m, info, ctx))).items,
+      resolve: async (_r: unknown, a: Args, ctx: GqlContext, info: AnyRef) => {
+        const include = selectedReferences(registry, m, info.fieldNodes, info.fragments, ctx.principal);
+        const r = await search(ctx, a, pageArg(a.limit, limits.defaultLimit), (a.offset as number) ?? 0, false, fieldsOf(m, info, ctx), include);
+        primeIncluded(r.items, r.included);
+        return r.items;
+      },
     }));
     b.queryField(n.connection, (t: AnyRef) => t.field({
       type: common.connection(n.typeName, object), nullable: false,
@@ -543,6 +551,30 @@ function commonTypes(b: Builder) {
       return connections.get(typeName);
     },
   } as Record<string, AnyRef> & { connection(typeName: string, node: AnyRef): AnyRef };
+}
+
+/**
+ * The References a list's search read in its own statement, kept on each item under a symbol
+ * (never serialised: GraphQL picks the selected fields) for its Reference resolvers, which then
+ * answer at once instead of loading: the same record, with the fields the selection asks for,
+ * that the loader would give. A Reference the search did not join is not there: its resolver
+ * loads as usual. One the join found no record for (the caller may not see it) is null, what
+ * its search would answer.
+ */
+const JOINED = Symbol('References read with the list');
+type Joined = Rec & { [JOINED]?: Record<string, Rec | null> };
+
+function primeIncluded(items: Rec[], included: Record<string, Rec[]> | undefined): void {
+  if (!included) return;
+  const fields = Object.entries(included).map(([field, records]) => ({ field, byId: new Map(records.map((r) => [r.id as string, r])) }));
+  for (const item of items as Joined[]) {
+    const joined: Record<string, Rec | null> = {};
+    for (const { field, byId } of fields) {
+      const id = item[field];
+      if (typeof id === 'string' && id) joined[field] = byId.get(id.toLowerCase()) ?? null;
+    }
+    item[JOINED] = joined;
+  }
 }
 
 /** Relation filter inputs are shared by every model that points at the same target: built once. */

@@ -36,6 +36,22 @@ const builders: Record<Dialect, AnyDb> = {
 
 export interface CompiledSql { sql: string; params: readonly unknown[] }
 
+/**
+ * A Reference read in the same statement as the records pointing at it (`fw.search`'s
+ * `include`): LEFT JOINed on its id, with the target's read rules for the caller in the join
+ * condition, so a referenced record the caller may not see reads as absent, as it would through
+ * its own search.
+ */
+export interface SearchJoin {
+  /** The Reference field of the searched model. */
+  field: string;
+  target: ResolvedModel;
+  /** Stored fields of the target to read, in order; `record_uuid` among them. */
+  fields: ResolvedField[];
+  /** The target's read rules for the caller, or null when none binds them. */
+  where: Where | null;
+}
+
 export interface SearchQuery {
   where: Where;
   orderBy: Record<string, 'asc' | 'desc'>[];
@@ -43,18 +59,34 @@ export interface SearchQuery {
   skip?: number;
   /** Stored fields to read, in order; `record_uuid` among them. */
   fields: ResolvedField[];
+  /** References read in the same statement; their columns follow the record's in each row. */
+  joins?: SearchJoin[];
 }
 
 const ROOT = 't0';
+/** Joined targets are j1, j2, …: subqueries of a `where` take t1, t2, … from the shared scope. */
+const joinAlias = (i: number) => `j${i + 1}`;
 
-function base(registry: Registry, model: ResolvedModel, where: Where, dialect: Dialect) {
-  const scope = { registry, dialect, next: { n: 1 } };
+function base(registry: Registry, model: ResolvedModel, where: Where, dialect: Dialect, scope = { registry, dialect, next: { n: 1 } }) {
   const q = builders[dialect].selectFrom(`${model.names.table} as ${ROOT}`);
   return Object.keys(where).length ? q.where((eb) => whereToSql(eb, model, ROOT, where, scope)) : q;
 }
 
 export function compileSearch(registry: Registry, model: ResolvedModel, query: SearchQuery, dialect: Dialect): CompiledSql {
-  let q = base(registry, model, query.where, dialect).select(query.fields.map((f) => `${ROOT}.${f.name}`));
+  const scope = { registry, dialect, next: { n: 1 } };
+  let q = base(registry, model, query.where, dialect, scope);
+  (query.joins ?? []).forEach((j, i) => {
+    const alias = joinAlias(i);
+    q = q.leftJoin(`${j.target.names.table} as ${alias}`, (join) => {
+      const on = join.onRef(`${alias}.record_uuid`, '=', `${ROOT}.${j.field}`);
+      const rules = j.where;
+      return rules && Object.keys(rules).length ? on.on((eb) => whereToSql(eb, j.target, alias, rules, scope)) : on;
+    });
+  });
+  let sel = q.select([
+    ...query.fields.map((f) => `${ROOT}.${f.name}`),
+    ...(query.joins ?? []).flatMap((j, i) => j.fields.map((f) => `${joinAlias(i)}.${f.name}`)),
+  ]);
   for (const o of query.orderBy) {
     const [field, dir] = Object.entries(o)[0];
     const column = `${ROOT}.${field}`;
@@ -63,20 +95,20 @@ export function compileSearch(registry: Registry, model: ResolvedModel, query: S
     // CASE WHEN column = 'new' THEN 0 … END; NULL (or a value no longer declared) ranks NULL
     if (f?.type === 'enum' && f.values) {
       const values = f.values;
-      q = q.orderBy((eb) => values.slice(1)
+      sel = sel.orderBy((eb) => values.slice(1)
         .reduce((c, v, i) => c.when(column, '=', v).then(eb.lit<number>(i + 1)), eb.case().when(column, '=', values[0]).then(eb.lit<number>(0)))
         .end(), dir);
     }
     // text sorts as people read it (src/kernel/data/collation.ts), not by its bytes
-    else if (!COLLATED_TYPES.has(f?.type ?? '')) q = q.orderBy(column, dir);
-    else if (dialect === 'postgresql') q = q.orderBy(column, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).collate(POSTGRES_TEXT_COLLATION));
-    else q = q.orderBy((eb) => eb.fn(SQLITE_SORT_KEY_FUNCTION, [eb.ref(column)]), dir);
+    else if (!COLLATED_TYPES.has(f?.type ?? '')) sel = sel.orderBy(column, dir);
+    else if (dialect === 'postgresql') sel = sel.orderBy(column, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).collate(POSTGRES_TEXT_COLLATION));
+    else sel = sel.orderBy((eb) => eb.fn(SQLITE_SORT_KEY_FUNCTION, [eb.ref(column)]), dir);
   }
   // SQLite needs a LIMIT before an OFFSET; -1 means none
-  if (query.take !== undefined) q = q.limit(query.take);
-  else if (query.skip && dialect === 'sqlite') q = q.limit(-1);
-  if (query.skip) q = q.offset(query.skip);
-  const c = q.compile();
+  if (query.take !== undefined) sel = sel.limit(query.take);
+  else if (query.skip && dialect === 'sqlite') sel = sel.limit(-1);
+  if (query.skip) sel = sel.offset(query.skip);
+  const c = sel.compile();
   return { sql: c.sql, params: c.parameters };
 }
 
@@ -88,13 +120,16 @@ export function compileCount(registry: Registry, model: ResolvedModel, where: Wh
 /** Turns rows (arrays, in `fields` order) into records: `id` from record_uuid, then every field. */
 export function recordBuilder(fields: ResolvedField[], dialect: Dialect): (row: unknown[]) => Record<string, unknown> {
   const plan = fields.map((f) => ({ name: f.name === 'record_uuid' ? 'id' : f.name, decode: decoderOf(f, dialect) }));
+  const n = plan.length;
   return (row) => {
     // `id` first, as toRecord puts it: the key is placed here, its value set in the loop
     const out: Record<string, unknown> = { id: null };
-    plan.forEach((p, i) => {
+    // a plain loop: this runs for every value of every row read
+    for (let i = 0; i < n; i++) {
+      const p = plan[i];
       const v = row[i];
       out[p.name] = v === null || v === undefined || !p.decode ? (v ?? null) : p.decode(v);
-    });
+    }
     return out;
   };
 }
