@@ -56,9 +56,19 @@ function covers(accepted: string, responseType: string): boolean {
 
 /** The response types (of `offered`) an Accept header lets us answer with; empty: 406. */
 export function answerableTypes(accept: string | null | undefined, offered: readonly string[] = GRAPHQL_RESPONSE_TYPES): string[] {
+  // every GraphQL request asks this of the endpoint's own list: clients send a handful of Accept
+  // headers, so their answers are kept (bounded, as the header is the caller's text)
+  const memo = offered === GRAPHQL_RESPONSE_TYPES && accept ? answerable.get(accept) : undefined;
+  if (memo) return memo;
   const accepted = acceptedMediaTypes(accept);
-  return offered.filter((t) => accepted.some((a) => covers(a, t)));
+  const out = offered.filter((t) => accepted.some((a) => covers(a, t)));
+  if (offered === GRAPHQL_RESPONSE_TYPES && accept && accept.length <= 256) {
+    if (answerable.size >= 64) answerable.clear();
+    answerable.set(accept, out);
+  }
+  return out;
 }
+const answerable = new Map<string, string[]>();
 
 /** yoga answers these itself without running GraphQL: GraphiQL's page and CORS preflights. */
 export function isGraphQLRequest(method: string, accept: string | null | undefined): boolean {
