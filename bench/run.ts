@@ -163,6 +163,20 @@ async function main(): Promise<void> {
       const countryId = fr.items[0]!.id;
       await section('floors', () => floors(b, fixture));
       await section('workloads 1-4', () => apiWorkloads(b, { server: server!, token, orgIds, countryId }, only));
+      // the same reads with the read cache off, on a server of its own with the same data
+      if (['1', '2', '3'].some(only)) {
+        await section('workloads 1-3, cache off', async () => {
+          log('starting fw server (cache off, READ_CACHE_ROWS=0)');
+          const cold = await startFw(ctx, 'nocache', { READ_CACHE_ROWS: '0' });
+          try {
+            const coldToken = await login(cold.base, ctx);
+            const coldIds = await seedOrganizations(cold.base, coldToken, 60);
+            await apiWorkloads(b, { server: cold, token: coldToken, orgIds: coldIds, countryId }, only, 'off');
+          } finally {
+            await cold.stop();
+          }
+        });
+      }
       if (only('5')) await section('workload 5', () => loginWorkload(b, server!, token));
       // against the same floors as workload 1, on a server of its own (five tenants)
       if (only('16')) await section('workload 16', () => mixedWorkload(b));

@@ -12,7 +12,7 @@ import { ok } from '../lib/http.ts';
 import { spawnScript } from '../lib/load.ts';
 import { waitExit } from '../lib/proc.ts';
 import { seedOrganizations } from '../lib/seed.ts';
-import { fwEnv, startFw } from '../lib/server.ts';
+import { fwEnv, startFw, type FwServer } from '../lib/server.ts';
 
 const TENANTS = 5;
 const USERS_PER_TENANT = 4;
@@ -52,34 +52,45 @@ export async function mixedWorkload(b: Bench): Promise<void> {
   const tokens = JSON.parse(fs.readFileSync(out, 'utf8')) as Record<string, string>;
   if (Object.keys(tokens).length !== TENANTS) throw new Error(`provisioned ${Object.keys(tokens).length} of ${TENANTS} tenants`);
 
-  const server = await startFw(b.ctx, name, shared);
-  try {
-    const jobs = [];
-    for (const [tenant, token] of Object.entries(tokens)) {
-      b.log(`  seeding 60 organizations in ${tenant}`);
-      const orgIds = await seedOrganizations(server.base, token, 60, 'Org');
-      const bodies = bodiesOf(orgIds);
-      // every body answers without errors before it is measured
-      for (const body of bodies) {
-        const r = await ok<{ data?: unknown; errors?: unknown }>(server.base, 'POST', '/graphql', { token, body: JSON.parse(body) });
-        if (r.errors || !r.data) throw new Error(`workload 16: ${tenant}: ${JSON.stringify(r).slice(0, 300)}`);
-      }
-      jobs.push(job(b, { name: `w16-${tenant}`, base: server.base, method: 'POST', paths: ['/graphql'], headers: { authorization: `Bearer ${token}` }, bodies, connections: USERS_PER_TENANT }));
+  // the same data measured twice: read cache on (the default), then off (issue 30)
+  const bodiesByTenant = new Map<string, string[]>();
+  for (const cache of ['on', 'off'] as const) {
+    const server = await startFw(b.ctx, name, cache === 'off' ? { ...shared, READ_CACHE_ROWS: '0' } : shared);
+    try {
+      await measureMixed(b, server, tokens, bodiesByTenant, cache);
+    } finally {
+      await server.stop();
     }
-    b.log('workload 16: 20 users on 5 tenants, pages and filters, 1 request in 10 a write');
-    const results = await measure(server.pid, jobs);
-    const rps = results.reduce((n, r) => n + r.rps, 0);
-    // the tenants' latencies, weighted by their requests
-    const weighted = (k: 'p50' | 'p99') => results.reduce((n, r) => n + r[k] * r.rps, 0) / Math.max(rps, 1);
-    const bad = results.map(failures).filter(Boolean).join('; ');
-    const xYoga = b.floors.yoga ? rps / b.floors.yoga : undefined;
-    b.rows.push({
-      id: '16', workload: 'mixed: 20 users, 5 tenants, 10 % writes', rps, p50: weighted('p50'), p99: Math.max(...results.map((r) => r.p99)),
-      peakRssMb: results[0]?.peakRssMb, xYoga,
-      vsFloor: b.floors.http ? { name: 'node:http', ratio: rps / b.floors.http } : undefined,
-      target: '≥ 1.0× yoga', met: xYoga === undefined ? null : !bad && xYoga >= 1.0, note: bad || `p50 weighted by requests; p99 the worst tenant's`,
-    });
-  } finally {
-    await server.stop();
   }
+}
+
+async function measureMixed(b: Bench, server: FwServer, tokens: Record<string, string>, bodiesByTenant: Map<string, string[]>, cache: 'on' | 'off'): Promise<void> {
+  const jobs = [];
+  for (const [tenant, token] of Object.entries(tokens)) {
+    let bodies = bodiesByTenant.get(tenant);
+    if (!bodies) {
+      b.log(`  seeding 60 organizations in ${tenant}`);
+      bodies = bodiesOf(await seedOrganizations(server.base, token, 60, 'Org'));
+      bodiesByTenant.set(tenant, bodies);
+    }
+    // every body answers without errors before it is measured
+    for (const body of bodies) {
+      const r = await ok<{ data?: unknown; errors?: unknown }>(server.base, 'POST', '/graphql', { token, body: JSON.parse(body) });
+      if (r.errors || !r.data) throw new Error(`workload 16: ${tenant}: ${JSON.stringify(r).slice(0, 300)}`);
+    }
+    jobs.push(job(b, { name: `w16${cache === 'off' ? 'c' : ''}-${tenant}`, base: server.base, method: 'POST', paths: ['/graphql'], headers: { authorization: `Bearer ${token}` }, bodies, connections: USERS_PER_TENANT }));
+  }
+  b.log(`workload 16: 20 users on 5 tenants, pages and filters, 1 request in 10 a write, read cache ${cache}`);
+  const results = await measure(server.pid, jobs);
+  const rps = results.reduce((n, r) => n + r.rps, 0);
+  // the tenants' latencies, weighted by their requests
+  const weighted = (k: 'p50' | 'p99') => results.reduce((n, r) => n + r[k] * r.rps, 0) / Math.max(rps, 1);
+  const bad = results.map(failures).filter(Boolean).join('; ');
+  const xYoga = b.floors.yoga ? rps / b.floors.yoga : undefined;
+  b.rows.push({
+    id: cache === 'off' ? '16c' : '16', workload: `mixed: 20 users, 5 tenants, 10 % writes${cache === 'off' ? ', cache off' : ''}`, rps, p50: weighted('p50'), p99: Math.max(...results.map((r) => r.p99)),
+    peakRssMb: results[0]?.peakRssMb, xYoga,
+    vsFloor: b.floors.http ? { name: 'node:http', ratio: rps / b.floors.http } : undefined,
+    target: '≥ 1.0× yoga', met: xYoga === undefined ? null : !bad && xYoga >= 1.0, note: bad || `p50 weighted by requests; p99 the worst tenant's`,
+  });
 }
