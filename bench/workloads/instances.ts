@@ -105,7 +105,8 @@ export async function instancesWorkload(b: Bench): Promise<void> {
   const ctx: RunContext = { ...b.ctx, pg: pgRun };
   // both instances on the same databases (fwEnv gives each server name its own prefix otherwise)
   const prefix = `${pgRun.prefix}inst_`;
-  const shared = { PG_DATABASE_PREFIX: prefix, REDIS_URL, CONNECTOR_SECRET_KEY: crypto.randomBytes(32).toString('base64url') };
+  // one deployment: its own Redis prefix too, so a test run on the same Redis is not heard
+  const shared = { PG_DATABASE_PREFIX: prefix, REDIS_URL, REDIS_PREFIX: prefix, CONNECTOR_SECRET_KEY: crypto.randomBytes(32).toString('base64url') };
   const rounds = b.ctx.quick ? 1 : 3;
   const durationS = Math.max(2, Math.round(b.durationS / 2));
   const servers: FwServer[] = [];

@@ -23,7 +23,8 @@ import { countRecords, searchRecords, type SqlReadContext } from './data/sql/rea
 import { loadDataFile } from './seed-data.js';
 import { Registry, type LoadedApp, type ResolvedCommand } from './registry/registry.js';
 import { createMemoryPubSub } from './pubsub/memory/index.js';
-import { channelOf, type PubSub } from './pubsub/types.js';
+import { RedisName } from './pubsub/names.js';
+import type { PubSub } from './pubsub/types.js';
 import { loadSettings, type Settings } from './settings.js';
 
 export interface KernelOptions {
@@ -106,7 +107,7 @@ export class Kernel implements EnvCore, KernelHandle {
     // ioredis is imported only when Redis is configured: a single process (and every CLI
     // command) skips loading it (bench/cli.ts)
     const pubsub = settings.REDIS_URL
-      ? (await import('./pubsub/redis/index.js')).createRedisPubSub(settings.REDIS_URL)
+      ? (await import('./pubsub/redis/index.js')).createRedisPubSub(settings.REDIS_URL, settings.REDIS_PREFIX)
       : createMemoryPubSub();
     const kernel = new Kernel(registry, settings, layout, pubsub, opts);
     for (const app of registry.apps) await app.module.boot?.(kernel);
@@ -199,14 +200,14 @@ export class Kernel implements EnvCore, KernelHandle {
   /** Live notification to a tenant's subscribers on every server process. */
   async publish(tenant: string, topic: string, message: Record<string, unknown>): Promise<void> {
     try {
-      await this.pubsub.publish(channelOf(tenant, topic), message);
+      await this.pubsub.publish(RedisName.tenantChannel(tenant, topic), message);
     } catch (err) {
       this.log('warn', 'publish failed', { tenant, topic, err: String(err) });
     }
   }
 
   subscribe(tenant: string, topic: string, handler: (message: unknown) => void): Promise<() => void> {
-    return this.pubsub.subscribe(channelOf(tenant, topic), handler);
+    return this.pubsub.subscribe(RedisName.tenantChannel(tenant, topic), handler);
   }
 
   private async deliverEvent(tenant: string, event: FwEvent, handler: EventHandlerDecl): Promise<void> {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { BootError } from './errors.js';
 import { instanceSecret } from './instance-secrets.js';
+import { checkRedisPrefix, DEFAULT_REDIS_PREFIX } from './pubsub/names.js';
 
 /**
  * Every setting, its default and its meaning lives in this table; docs/configuration.md is
@@ -11,8 +12,9 @@ type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
  * `min`/`max` bound an `int` or `number` setting (inclusive): a value outside stops the boot.
  * `generated` (a `string` secret): unset or empty, the value is a random key generated once into
  * `<DATA_DIR>/secrets.json` (src/kernel/instance-secrets.ts) instead of a default anyone can read.
+ * `check` (a `string` setting): throws a BootError with the setting's own code for a value it refuses.
  */
-interface Spec { kind: Kind; default: string; doc: string; min?: number; max?: number; generated?: boolean }
+interface Spec { kind: Kind; default: string; doc: string; min?: number; max?: number; generated?: boolean; check?: (value: string) => unknown }
 
 export const SETTINGS = {
   NODE_ENV: { kind: 'string', default: 'development', doc: '`production` turns on production safety checks (e.g. `ALLOW_PUBLIC_DEV_KEYS` is ignored) and production defaults (introspection and the OpenAPI document for signed-in callers only, GraphiQL off).' },
@@ -56,7 +58,8 @@ export const SETTINGS = {
   HTTP_REQUEST_TIMEOUT_SECONDS: { kind: 'int', default: '300', min: 0, max: 86400, doc: 'A client must send a whole request, headers and body, within this (408 and disconnected otherwise); 0 = no limit. Responses are not limited: event streams, subscriptions and downloads last as long as they need. Uploads must fit in it.' },
   HTTP_IDLE_TIMEOUT_SECONDS: { kind: 'int', default: '60', min: 0, max: 86400, doc: 'A connection on which no byte moves either way for this long is closed: a request body that stalls, a download nobody reads. Live streams (event streams, subscriptions, WebSocket connections) are exempt once started. 0 = never.' },
   HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: { kind: 'int', default: '72', min: 1, max: 3600, doc: 'How long an idle keep-alive connection waits for its next request. Above the idle timeout of a load balancer in front (often 60 s), so the balancer closes first.' },
-  REDIS_URL: { kind: 'string', default: '', doc: 'Empty = in-process pub/sub (one server process). `redis://host:port` = live notifications (subscriptions, client reloads) reach subscribers of every server process, revocations drop cached sessions everywhere, and the login throttle\'s counters are shared by every process.' },
+  REDIS_URL: { kind: 'string', default: '', doc: 'Empty = in-process pub/sub (one server process). `redis://host:port` = live notifications (subscriptions, client reloads) reach subscribers of every server process, revocations drop cached sessions everywhere, the login throttle\'s counters are shared by every process, and an export link works once across them; every name fw uses there starts with REDIS_PREFIX.' },
+  REDIS_PREFIX: { kind: 'string', default: DEFAULT_REDIS_PREFIX, check: checkRedisPrefix, doc: 'First part of every Redis channel and key fw uses (`<prefix>:<tenant>:<topic>`, `<prefix>:_auth:…`), so deployments sharing one Redis server stay apart: **two deployments on one Redis (staging and production, concurrent test runs) must set different prefixes**, or they hear each other\'s record changes and session revocations and share login throttle counters. Every process of one deployment sets the same. 1 to 64 letters, digits, `_`, `-` or `.` (no `:`); anything else stops the boot with REDIS_PREFIX_INVALID.' },
   TRUST_PROXY: { kind: 'bool', default: 'false', doc: 'Behind a reverse proxy: take the client address from X-Forwarded-For (login throttling per address, session records).' },
   CORS_ORIGINS: { kind: 'list', default: '', doc: 'Origins (`https://app.example.com`, comma-separated) whose pages may call /graphql from a browser: their preflights are answered and their responses readable, without credentials (the API authenticates with a bearer header, never a cookie). Empty = no cross-origin browser access; no Origin is reflected.' },
   WEB_CLIENT_DIR: { kind: 'string', default: 'web/dist', doc: 'Built web client (`npm ci` builds it) served at `/` with the SPA fallback for app URLs, relative to the project; a team project without a build of its own is served the one prebuilt in the installed fw. Empty = no web client; a missing folder logs a warning and serves none.' },
@@ -104,6 +107,7 @@ function parse(name: string, spec: Spec, raw: string): unknown {
     case 'list':
       return raw.split(',').map((s) => s.trim()).filter(Boolean);
     default:
+      spec.check?.(raw);
       return raw;
   }
 }

@@ -24,7 +24,8 @@ export interface TestKernelOptions {
   root?: string;
   /**
    * Settings, as strings as the environment would give them, over the test defaults: a temp
-   * DATA_DIR (SQLite), BCRYPT_COST 4, quiet logs, keys of this process only. The kernel's own
+   * DATA_DIR (SQLite), BCRYPT_COST 4, quiet logs, keys of this process only, a REDIS_PREFIX of
+   * its own (with a REDIS_URL, it hears no other test kernel on that Redis). The kernel's own
    * defaults hold for the rest (foundation apps: ACTIVE_MODULES; no domain: set ACTIVE_DOMAINS).
    * No setting is taken from `process.env`.
    */
@@ -71,6 +72,9 @@ export async function bootTestKernel(opts: TestKernelOptions = {}): Promise<Test
       EVENT_RETRY_BASE_MS: '20',
       JWT_SECRET_KEY: key(),
       CONNECTOR_SECRET_KEY: key(),
+      // with a REDIS_URL: a deployment of its own, so test kernels running at once on one Redis
+      // (all with tenant `default`) never hear each other
+      REDIS_PREFIX: `fw-test-${crypto.randomBytes(5).toString('hex')}`,
       ...opts.settings,
     });
   } catch (err) {

@@ -11,9 +11,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL, uniqueRedisPrefix } from '../helpers/redis.ts';
 import { randomKey, startTestServer, type TestServer } from '../helpers/server.ts';
 
-const REDIS_URL = process.env.FW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** A and B are one deployment: the same Redis, under the same prefix. */
+const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: uniqueRedisPrefix() };
 const tenant = `revoke-${crypto.randomBytes(4).toString('hex')}`;
 /** What the issue asks of a revocation on another instance. */
 const WITHIN_MS = 1_000;
@@ -38,9 +40,9 @@ async function refusedAfter(ts: TestServer, token: string, since: number): Promi
 beforeAll(async () => {
   shared = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-revoke-'));
   const keys = { JWT_SECRET_KEY: randomKey(), CONNECTOR_SECRET_KEY: randomKey(), AUTH_SESSION_CACHE_SECONDS: '30' };
-  a = await startTestServer({ DATA_DIR: shared, REDIS_URL, ...keys });
+  a = await startTestServer({ DATA_DIR: shared, ...redis, ...keys });
   await a.kernel.tenants.get(tenant);
-  b = await startTestServer({ DATA_DIR: shared, REDIS_URL, ...keys });
+  b = await startTestServer({ DATA_DIR: shared, ...redis, ...keys });
   await b.kernel.tenants.get(tenant);
   local = await startTestServer({ DATA_DIR: shared, ...keys });
   await local.kernel.tenants.get(tenant);

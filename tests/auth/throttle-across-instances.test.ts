@@ -2,17 +2,18 @@
  * The login throttle across instances (issue 27, "whatever a process caches must stay right with
  * two processes"): with Redis its counters are shared, so failures spread over two instances count
  * together and the (email, address) pair is refused on both once over the limit; an instance
- * without Redis counts alone and would have let the guesser go on. Redis keys are per tenant and
- * email, so this file's unique tenant keeps its counters apart from any other run.
+ * without Redis counts alone and would have let the guesser go on. A and B are one deployment (the
+ * same REDIS_PREFIX, which keeps their counters apart from any other run's).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL, uniqueRedisPrefix } from '../helpers/redis.ts';
 import { expectError, randomKey, startTestServer, type TestServer } from '../helpers/server.ts';
 
-const REDIS_URL = process.env.FW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: uniqueRedisPrefix() };
 const tenant = `throttle-${crypto.randomBytes(4).toString('hex')}`;
 
 let shared: string;
@@ -29,9 +30,9 @@ beforeAll(async () => {
     DATA_DIR: shared, JWT_SECRET_KEY: randomKey(), CONNECTOR_SECRET_KEY: randomKey(),
     LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP: '3', LOGIN_SLOWDOWN_AFTER: '100', LOGIN_IP_SLOWDOWN_AFTER: '100',
   };
-  a = await startTestServer({ ...same, REDIS_URL });
+  a = await startTestServer({ ...same, ...redis });
   await a.kernel.tenants.get(tenant);
-  b = await startTestServer({ ...same, REDIS_URL });
+  b = await startTestServer({ ...same, ...redis });
   await b.kernel.tenants.get(tenant);
   local = await startTestServer(same);
   await local.kernel.tenants.get(tenant);

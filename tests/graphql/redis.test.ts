@@ -10,10 +10,11 @@ import path from 'node:path';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminToken, listen, sleep, trackSubscribes, wsClient, wsSubscribe } from '../helpers/api.ts';
+import { TEST_REDIS_URL, uniqueRedisPrefix } from '../helpers/redis.ts';
 import { randomKey, startTestServer, type TestServer } from '../helpers/server.ts';
 
-const REDIS_URL = process.env.FW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** A tenant no other run uses, so channels on the shared Redis cannot cross-talk. */
+/** A and B are one deployment: the same Redis, under the same prefix. */
+const redis = { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: uniqueRedisPrefix() };
 const tenant = `redis-${crypto.randomBytes(4).toString('hex')}`;
 
 let shared: string;
@@ -29,8 +30,8 @@ beforeAll(async () => {
   // one after the other: the first boot creates and seeds the shared default tenant
   // instances of one deployment share their keys through the environment (a token of B works on A)
   const keys = { JWT_SECRET_KEY: randomKey(), CONNECTOR_SECRET_KEY: randomKey() };
-  b = await startTestServer({ DATA_DIR: shared, REDIS_URL, ...keys });
-  a = await startTestServer({ DATA_DIR: shared, REDIS_URL, ...keys });
+  b = await startTestServer({ DATA_DIR: shared, ...redis, ...keys });
+  a = await startTestServer({ DATA_DIR: shared, ...redis, ...keys });
   // B creates the tenant; A then opens the existing database
   tokenOnB = await adminToken(b, tenant);
   await a.kernel.tenants.get(tenant);

@@ -21,6 +21,7 @@ import { generateAppMigration, upgradePlan, type ChainApp } from '../../src/kern
 import type { UpgradePlan } from '../../src/kernel/migrate/upgrade.ts';
 import type { LoadedApp } from '../../src/kernel/registry/registry.ts';
 import { loadSettings, type Settings } from '../../src/kernel/settings.ts';
+import { uniqueRedisPrefix } from './redis.ts';
 
 export type Provider = 'sqlite' | 'postgresql';
 export const PROVIDERS: Provider[] = ['sqlite', 'postgresql'];
@@ -74,6 +75,8 @@ export function testSettings(opts: { provider: Provider; dataDir: string; pgPref
     CONNECTOR_SECRET_KEY: crypto.randomBytes(32).toString('base64url'),
     DATABASE_URL: opts.provider === 'postgresql' ? PG_URL : '',
     PG_DATABASE_PREFIX: opts.pgPrefix,
+    // a deployment of its own on a shared Redis (tests/helpers/redis.ts)
+    REDIS_PREFIX: uniqueRedisPrefix(),
     ...opts.settings,
   });
 }

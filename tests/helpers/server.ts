@@ -14,6 +14,7 @@ import { delegateOf } from '../../src/kernel/data/delegate.ts';
 import { Kernel } from '../../src/kernel/kernel.ts';
 import { loadSettings } from '../../src/kernel/settings.ts';
 import { buildServer } from '../../src/server/index.ts';
+import { uniqueRedisPrefix } from './redis.ts';
 
 export type Provider = 'sqlite' | 'postgresql';
 
@@ -107,6 +108,9 @@ export async function startTestServer(overrides: Record<string, string> = {}, op
     LOG_LEVEL: 'silent',
     JWT_SECRET_KEY: randomKey(),
     CONNECTOR_SECRET_KEY: randomKey(),
+    // a deployment of its own on a shared Redis (tests/helpers/redis.ts); servers of one
+    // deployment pass the same REDIS_PREFIX
+    REDIS_PREFIX: uniqueRedisPrefix(),
     ...(provider === 'postgresql' ? { DATABASE_URL: PG_URL, PG_DATABASE_PREFIX: pgPrefix } : {}),
     ...overrides,
   });

@@ -5,9 +5,8 @@
  *
  * Every instance has a data folder of its own (as on separate machines) and shares, through its
  * environment, what the docs say instances share: the keys, DATABASE_URL under one database
- * prefix unique to the run, REDIS_URL, the tenant (a name unique to the run: Redis channels are
- * named by tenant, and other tests may use the same Redis at the same time) and the storage
- * settings. `stop()` kills what is still running and drops the run's databases, whatever failed.
+ * prefix unique to the run, REDIS_URL under a REDIS_PREFIX unique to the run (other tests use the
+ * same Redis at the same time: a deployment of its own), the tenant and the storage settings. `stop()` kills what is still running and drops the run's databases, whatever failed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -16,9 +15,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { TEST_REDIS_URL as REDIS_URL, uniqueRedisPrefix } from '../helpers/redis.ts';
 
 export const PG_URL = process.env.FW_TEST_PG_URL || process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
-export const REDIS_URL = process.env.FW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'multi-admin-pass-1';
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -68,6 +67,7 @@ export function cluster(shared: Record<string, string> = {}): Cluster {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-multi-'));
   const tenant = `mi${run}`;
   const pgPrefix = `fwmi_${run}_`;
+  const redisPrefix = uniqueRedisPrefix();
   const keys = { JWT_SECRET_KEY: crypto.randomBytes(32).toString('base64url'), CONNECTOR_SECRET_KEY: crypto.randomBytes(32).toString('base64url') };
   const instances: Instance[] = [];
   const clients: pg.Client[] = [];
@@ -85,7 +85,7 @@ export function cluster(shared: Record<string, string> = {}): Cluster {
       env: {
         PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '',
         HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir,
-        DATABASE_URL: PG_URL, PG_DATABASE_PREFIX: pgPrefix, REDIS_URL, DEFAULT_TENANT: tenant,
+        DATABASE_URL: PG_URL, PG_DATABASE_PREFIX: pgPrefix, REDIS_URL, REDIS_PREFIX: redisPrefix, DEFAULT_TENANT: tenant,
         ADMIN_EMAIL, ADMIN_PASSWORD, BCRYPT_COST: '4', LOG_LEVEL: 'warn',
         ...keys, ...shared, ...env,
       },

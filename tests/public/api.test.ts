@@ -20,7 +20,7 @@ const ENTRIES = Object.entries(pkg.exports).filter(([k]) => k !== './package.jso
 /**
  * The layers a public entry point may reach: the public modules, the app contract (app.ts,
  * env.ts, kernel-handle.ts, and typed-app.ts, which types it from the generated file), declarations, output shapes, errors, and the types `Env` names
- * (the model registry, settings, the SQL reader interface). Not kernel.ts nor anything of the
+ * (the model registry, settings and the REDIS_PREFIX rule they check, the SQL reader interface). Not kernel.ts nor anything of the
  * command bus, the databases or the server.
  */
 const ALLOWED = new Set([
@@ -29,7 +29,7 @@ const ALLOWED = new Set([
   'src/kernel/declare.ts', 'src/kernel/output.ts', 'src/kernel/errors.ts',
   'src/kernel/registry/registry.ts', 'src/kernel/registry/model.ts', 'src/kernel/registry/names.ts',
   'src/kernel/registry/closest.ts', 'src/kernel/registry/events.ts', 'src/kernel/registry/groups.ts',
-  'src/kernel/settings.ts', 'src/kernel/instance-secrets.ts', 'src/kernel/db/readers/types.ts',
+  'src/kernel/settings.ts', 'src/kernel/instance-secrets.ts', 'src/kernel/pubsub/names.ts', 'src/kernel/db/readers/types.ts',
   'src/kernel/migrate/data-context.ts',
 ]);
 

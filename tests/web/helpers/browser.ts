@@ -18,6 +18,7 @@ import { Kernel } from '../../../src/kernel/kernel.ts';
 import { loadSettings } from '../../../src/kernel/settings.ts';
 import { buildServer } from '../../../src/server/index.ts';
 import { trackSubscribes } from '../../helpers/api.ts';
+import { uniqueRedisPrefix } from '../../helpers/redis.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The built client under test; FW_WEB_CLIENT_DIR points the tests at another build (e.g. a patched copy). */
@@ -99,6 +100,8 @@ export async function startWeb(overrides: Record<string, string> = {}): Promise<
     EVENT_WORKER: 'true',
     EVENT_POLL_INTERVAL_MS: '200',
     WEB_CLIENT_DIR: WEB_DIST,
+    // with a REDIS_URL override: a deployment of its own on the shared Redis (tests/helpers/redis.ts)
+    REDIS_PREFIX: uniqueRedisPrefix(),
     ...overrides,
   });
   const kernel = await Kernel.boot({ settings, worker: true, log: () => {} });

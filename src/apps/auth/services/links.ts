@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Principal } from '../../../kernel/env.js';
 import { FwError, TokenError } from '../../../kernel/errors.js';
+import { RedisName } from '../../../kernel/pubsub/names.js';
 import type { SessionService } from './sessions.js';
 
 /**
@@ -15,7 +16,8 @@ import type { SessionService } from './sessions.js';
  * any instance can check it. At redemption the session is checked as for any request (revoked,
  * expired, user inactive: refused) and the principal rebuilt from it, so access rules apply as
  * the user is then. Single use needs shared state: the token's id is claimed with `SET NX` in
- * Redis (REDIS_URL) until it expires, else in this process only.
+ * Redis (REDIS_URL; key `<REDIS_PREFIX>:_auth:link:<tenant>:<jti>`) until it expires, else in this
+ * process only.
  */
 export const LINK_TYPE = 'fw-link+jwt';
 
@@ -81,7 +83,7 @@ export class LinkService {
   /** True the first time `id` is claimed, until `exp` (seconds) when the token dies anyway. */
   private async claim(id: string, exp: number): Promise<boolean> {
     const ms = Math.max(1000, exp * 1000 - Date.now() + 1000);
-    if (this.store) return (await this.store.set(`fw:_auth:link:${id}`, '1', 'PX', ms, 'NX')) === 'OK';
+    if (this.store) return (await this.store.set(RedisName.app('auth', 'link', id).name, '1', 'PX', ms, 'NX')) === 'OK';
     if (this.used.has(id)) return false;
     this.used.set(id, true, { ttl: ms });
     return true;

@@ -7,6 +7,7 @@ import { checkTenantKey } from '../../../kernel/db/tenants.js';
 import { systemPrincipal, type DbClient, type Env, type Principal } from '../../../kernel/env.js';
 import { FwError, InvalidTokenError, OrganizationNotAllowed } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
+import { RedisName } from '../../../kernel/pubsub/names.js';
 import { authSettings } from '../settings.js';
 import type { AccessClaims, JwtService } from './jwt.js';
 
@@ -50,10 +51,11 @@ function currentOrganization(s: CachedSession, asked: string | null | undefined)
  * The channel on which every process's session service hears what another one revoked or
  * changed (a logout, revoke-all, a deactivated user, a new role or organization): each drops
  * the sessions it cached, so a revoked token is refused on every instance at once, not after
- * AUTH_SESSION_CACHE_SECONDS. Through Redis with several processes (REDIS_URL), in-process
+ * AUTH_SESSION_CACHE_SECONDS. Through Redis with several processes (REDIS_URL; channel
+ * `<REDIS_PREFIX>:_auth:forget`, so only the processes of this deployment hear it), in-process
  * otherwise; a lost message leaves the cache window as the bound.
  */
-export const FORGET_CHANNEL = 'fw:_auth:forget';
+export const FORGET_CHANNEL = RedisName.app('auth', 'forget');
 interface ForgetMessage { from: string; tenant: string; userId?: string; sid?: string }
 
 /**

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
 import { Throttled } from '../../../kernel/errors.js';
+import { RedisName } from '../../../kernel/pubsub/names.js';
 import type { Settings } from '../../../kernel/settings.js';
 import { authSettings } from '../settings.js';
 
@@ -29,7 +30,8 @@ export const MAX_DELAY_MS = 3000;
  * Only wrong credentials count: an attempt that ends in a server error (a database that cannot be
  * read) gives back what it reserved.
  *
- * With Redis (REDIS_URL) the counters live there, shared by every process of the deployment, so
+ * With Redis (REDIS_URL) the counters live there (keys `<REDIS_PREFIX>:_auth:login:<counter>:…`),
+ * shared by every process of the deployment and by no other deployment on that Redis, so
  * N instances behind a load balancer do not give a guesser N times the attempts; each counter has
  * an in-process twin that takes over while Redis cannot be reached (rate-limiter-flexible's
  * insurance limiter), so an outage never lifts the limits. Without Redis they live in this process.
@@ -46,7 +48,7 @@ export class LoginThrottle {
     const duration = s.LOGIN_FAILURE_WINDOW_SECONDS;
     const limiter = (name: string, opts: { points: number; duration: number; blockDuration?: number }): RateLimiterAbstract => {
       const memory = new RateLimiterMemory(opts);
-      return store ? new RateLimiterRedis({ ...opts, storeClient: store, keyPrefix: `fw:_auth:login:${name}`, insuranceLimiter: memory }) : memory;
+      return store ? new RateLimiterRedis({ ...opts, storeClient: store, keyPrefix: RedisName.app('auth', 'login', name).name, insuranceLimiter: memory }) : memory;
     };
     this.pair = limiter('pair', { points: s.LOGIN_MAX_FAILURES_PER_EMAIL_AND_IP, duration, blockDuration: s.LOGIN_BLOCK_SECONDS });
     // counted with penalty(), which never rejects: these two only slow attempts down

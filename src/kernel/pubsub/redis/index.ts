@@ -1,13 +1,18 @@
 import { Redis } from 'ioredis';
+import { prefixed } from '../names.js';
 import type { PubSub } from '../types.js';
 
 /**
  * Redis pub/sub for several server processes: every process publishes to Redis and each
  * delivers what it receives to its own subscribers. One connection publishes, one listens
  * (a subscribed Redis connection cannot publish).
+ *
+ * `prefix` (REDIS_PREFIX) is put in front of every channel here and of every key by the publishing
+ * connection (`keyPrefix`, which ioredis applies to keys, never to channels), so the deployment's
+ * names stay apart from another deployment's on the same server whoever names them.
  */
-export function createRedisPubSub(url: string): PubSub {
-  const pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+export function createRedisPubSub(url: string, prefix: string): PubSub {
+  const pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3, keyPrefix: prefixed(prefix, '') });
   const sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
   const handlers = new Map<string, Set<(m: unknown) => void>>();
   let closed = false;
@@ -19,10 +24,11 @@ export function createRedisPubSub(url: string): PubSub {
   });
   return {
     store: pub,
-    async publish(channel, message) {
-      await pub.publish(channel, JSON.stringify(message));
+    async publish(to, message) {
+      await pub.publish(prefixed(prefix, to.name), JSON.stringify(message));
     },
-    async subscribe(channel, handler) {
+    async subscribe(to, handler) {
+      const channel = prefixed(prefix, to.name);
       let set = handlers.get(channel);
       if (!set) {
         set = new Set();
