@@ -1868,6 +1868,8 @@ export interface Commands {
     result: {
       success: boolean;
       message: string | null;
+      message_id: string | null;
+      message_values: unknown;
       status: string | null;
       details: unknown;
     } | null;

@@ -42,7 +42,9 @@ const ConnectorTypes = o.object('ConnectorTypes', {
 }, { nullable: true });
 const ConnectorTestResult = o.object('ConnectorTestResult', {
   success: o.boolean(),
-  message: o.string({ nullable: true }),
+  message: o.string({ nullable: true, description: 'What the test found, in English' }),
+  message_id: o.string({ nullable: true, description: 'The id of the message (the connectors app\'s web messages translate it), when it is one of the app\'s own' }),
+  message_values: o.json({ nullable: true, description: 'The values message_id\'s text names ({ status }, { host, port }, …)' }),
   status: o.string({ nullable: true, description: 'The connector status after the test (connected or error)' }),
   details: o.json({ nullable: true }),
 }, { nullable: true });
@@ -63,7 +65,7 @@ function withTimeout<T>(env: Env, p: Promise<T>, what: string): Promise<T> {
   const ms = connectorSettings(env.settings).CONNECTOR_TEST_TIMEOUT_MS;
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConnectionFailedError(`${what} timed out after ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new ConnectionFailedError(`${what} timed out after ${ms} ms`, { timeout_ms: ms })), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
@@ -80,7 +82,10 @@ async function providerTest(env: Env, row: Row): Promise<ConnectionTestResult> {
       await Promise.resolve(instance.close?.()).catch(() => undefined);
     }
   } catch (err) {
-    if (err instanceof ConnectorError) return { success: false, message: err.message, details: { code: err.code, ...(err.details ?? {}) } };
+    // a provider's configuration or refusal is said in the error's English; only the timeout is the app's own sentence
+    const timedOut = err instanceof ConnectionFailedError && typeof err.details?.timeout_ms === 'number'
+      ? { message_id: 'connectors.test.timed_out', message_values: { ms: err.details.timeout_ms } } : {};
+    if (err instanceof ConnectorError) return { success: false, message: err.message, ...timedOut, details: { code: err.code, ...(err.details ?? {}) } };
     return failure(err);
   }
 }
@@ -166,7 +171,8 @@ export const commands: CommandDecl[] = [
       const row = await connectorRow(env, id);
       const result = await providerTest(env, row);
       const connector = await recordStatus(env, id, result.success, result.message);
-      return { success: result.success, message: result.message, ...(result.details ? { details: result.details } : {}), status: connector.status, connector };
+      const said = result.message_id ? { message_id: result.message_id, message_values: result.message_values ?? {} } : {};
+      return { success: result.success, message: result.message, ...said, ...(result.details ? { details: result.details } : {}), status: connector.status, connector };
     },
   },
   {
@@ -314,7 +320,10 @@ export const commands: CommandDecl[] = [
       if (p.error) {
         const message = `authorization refused by the provider: ${String(p.error)}${p.error_description ? ` (${String(p.error_description)})` : ''}`;
         const connector = await recordStatus(sys, id, false, message);
-        return { success: false, connector_id: id, status: connector.status, message, stored_keys: [], action };
+        const said = p.error_description
+          ? { message_id: 'connectors.oauth.refused_described', message_values: { error: String(p.error), description: String(p.error_description) } }
+          : { message_id: 'connectors.oauth.refused', message_values: { error: String(p.error) } };
+        return { success: false, connector_id: id, status: connector.status, message, ...said, stored_keys: [], action };
       }
       let pairs: Array<[string, string]>;
       try {
@@ -328,13 +337,15 @@ export const commands: CommandDecl[] = [
         if (!isObject(result)) throw new ConnectorConfigError('the OAuth code exchange must return a key/value object');
         pairs = flattenConfig(result);
       } catch (err) {
-        const message = `OAuth code exchange failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 512);
+        const reason = err instanceof Error ? err.message : String(err);
+        const message = `OAuth code exchange failed: ${reason}`.slice(0, 512);
         const connector = await recordStatus(sys, id, false, message);
-        return { success: false, connector_id: id, status: connector.status, message, stored_keys: [], action };
+        return { success: false, connector_id: id, status: connector.status, message, message_id: 'connectors.oauth.exchange_failed', message_values: { reason: reason.slice(0, 480) }, stored_keys: [], action };
       }
       await upsertParams(sys, id, pairs);
-      const test = await sys.dispatch<{ success: boolean; message: string; status: string }>('ir.connector.test_connection', { id });
-      return { success: test.success, connector_id: id, status: test.status, message: test.message, stored_keys: pairs.map(([k]) => k), action };
+      const test = await sys.dispatch<{ success: boolean; message: string; message_id?: string; message_values?: Row; status: string }>('ir.connector.test_connection', { id });
+      const said = test.message_id ? { message_id: test.message_id, message_values: test.message_values } : {};
+      return { success: test.success, connector_id: id, status: test.status, message: test.message, ...said, stored_keys: pairs.map(([k]) => k), action };
     },
   },
   {
