@@ -556,6 +556,8 @@ export type IrConnectorRecord = {
   is_default: boolean;
   status: "draft" | "connected" | "error";
   status_message: string | null;
+  status_message_id: string | null;
+  status_message_values: unknown;
   last_tested_at: string | null;
 };
 export type IrConnectorCreate = {

@@ -190,6 +190,8 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('connectors on %s', (provi
       expect(t.body).toEqual(expect.objectContaining({
         success: true, status: 'connected', message: 'webhook answered 200', message_id: 'connectors.test.webhook_ok', message_values: { status: 200 },
       }));
+      // the connector keeps them with its status: a form opened later says the last test in its reader's language
+      expect(t.body.connector).toMatchObject({ status_message: 'webhook answered 200', status_message_id: 'connectors.test.webhook_ok', status_message_values: { status: 200 } });
       const ping = hook.received.at(-1)!;
       expect(ping.method).toBe('POST');
       expect(JSON.parse(ping.body)).toEqual(expect.objectContaining({ type: 'ping' }));
@@ -216,6 +218,7 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('connectors on %s', (provi
       const refused = (await post(c.id, 'test')).body;
       expect(refused.message).toBe('could not connect: nothing answers at that address (connection refused)');
       expect(refused.message_id).toBe('connectors.test.network.refused');
+      expect(refused.connector).toMatchObject({ status_message_id: 'connectors.test.network.refused', status_message_values: {} });
 
       const instance = createWebhookProvider().from_config({ url: hook.url }, { settings: ts.kernel.settings, tenant: 'default' });
       await instance.send({ text: 'deploy finished' });

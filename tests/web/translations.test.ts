@@ -3,7 +3,7 @@
  * descriptions of the user form's `base.groups` checklist come translated in the bootstrap (the
  * apps' i18n files), the CRM funnel's counts and the connector form's texts come from their apps'
  * extension messages (`defineWebExtension({ messages: { en, fr } })`), and a connection test's
- * result is formatted from its message id. Screenshots light and dark at desktop and phone width;
+ * result, fresh or stored with the connector, is formatted from its message id. Screenshots light and dark at desktop and phone width;
  * axe finds nothing serious.
  */
 import fs from 'node:fs';
@@ -79,7 +79,7 @@ describe('a French user', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
-  it('reads the connector form and its test result in French: the server\'s message id formatted from the connectors extension\'s messages', async () => {
+  it('reads the connector form and its test result in French, fresh and stored: the server\'s message id formatted from the connectors extension\'s messages', async () => {
     await page.goto(actionUrl(org.code, 'connectors.action_connectors', connectorId));
     const params = page.getByTestId('connector-params');
     await params.waitFor();
@@ -88,8 +88,10 @@ describe('a French user', () => {
     const result = page.getByTestId('test-result');
     await expect.poll(() => result.textContent()).toBe(`La connexion fonctionne : le dossier ${folder} est accessible en écriture`);
     expect(await page.getByTestId('connector-test').innerText()).toBe('Tester la connexion');
-    // the server's own record keeps the English sentence (API callers, the stored status)
-    expect((await env.api('GET', `/api/connectors/${connectorId}`)).body.status_message).toBe(`folder ${folder} is writable`);
+    // the record keeps the English sentence (API callers) with its id: opened again, the form says the last test in French
+    expect((await env.api('GET', `/api/connectors/${connectorId}`)).body).toMatchObject({ status_message: `folder ${folder} is writable`, status_message_id: 'connectors.test.local_ok' });
+    await page.reload();
+    await expect.poll(() => page.getByTestId('test-result').textContent()).toBe(`La connexion fonctionne : le dossier ${folder} est accessible en écriture`);
     await shot(page, 'fr-connector-test', { dark: true });
     const violations = await axeSerious(page, '[data-testid="connector-params"]');
     expect(violations, describeViolations(violations)).toEqual([]);

@@ -90,11 +90,18 @@ async function providerTest(env: Env, row: Row): Promise<ConnectionTestResult> {
   }
 }
 
-async function recordStatus(env: Env, id: string, success: boolean, message: string): Promise<Row> {
+/** The message of a test or an OAuth callback: English, and its id and values when it is the app's own. */
+type Said = Pick<ConnectionTestResult, 'message' | 'message_id' | 'message_values'>;
+
+async function recordStatus(env: Env, id: string, success: boolean, said: Said): Promise<Row> {
   return env.sudo().dispatch<Row>('fw.update', {
     model: CONNECTOR,
     id,
-    values: { status: success ? 'connected' : 'error', status_message: message.slice(0, 512), last_tested_at: new Date().toISOString() },
+    values: {
+      status: success ? 'connected' : 'error', status_message: said.message.slice(0, 512),
+      status_message_id: said.message_id ?? null, status_message_values: said.message_id ? said.message_values ?? {} : null,
+      last_tested_at: new Date().toISOString(),
+    },
   });
 }
 
@@ -170,7 +177,7 @@ export const commands: CommandDecl[] = [
       const id = String(p.id).toLowerCase();
       const row = await connectorRow(env, id);
       const result = await providerTest(env, row);
-      const connector = await recordStatus(env, id, result.success, result.message);
+      const connector = await recordStatus(env, id, result.success, result);
       const said = result.message_id ? { message_id: result.message_id, message_values: result.message_values ?? {} } : {};
       return { success: result.success, message: result.message, ...said, ...(result.details ? { details: result.details } : {}), status: connector.status, connector };
     },
@@ -319,11 +326,11 @@ export const commands: CommandDecl[] = [
       const action = await formAction(sys, id);
       if (p.error) {
         const message = `authorization refused by the provider: ${String(p.error)}${p.error_description ? ` (${String(p.error_description)})` : ''}`;
-        const connector = await recordStatus(sys, id, false, message);
-        const said = p.error_description
-          ? { message_id: 'connectors.oauth.refused_described', message_values: { error: String(p.error), description: String(p.error_description) } }
-          : { message_id: 'connectors.oauth.refused', message_values: { error: String(p.error) } };
-        return { success: false, connector_id: id, status: connector.status, message, ...said, stored_keys: [], action };
+        const said: Said = p.error_description
+          ? { message, message_id: 'connectors.oauth.refused_described', message_values: { error: String(p.error), description: String(p.error_description) } }
+          : { message, message_id: 'connectors.oauth.refused', message_values: { error: String(p.error) } };
+        const connector = await recordStatus(sys, id, false, said);
+        return { success: false, connector_id: id, status: connector.status, ...said, stored_keys: [], action };
       }
       let pairs: Array<[string, string]>;
       try {
@@ -338,9 +345,9 @@ export const commands: CommandDecl[] = [
         pairs = flattenConfig(result);
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        const message = `OAuth code exchange failed: ${reason}`.slice(0, 512);
-        const connector = await recordStatus(sys, id, false, message);
-        return { success: false, connector_id: id, status: connector.status, message, message_id: 'connectors.oauth.exchange_failed', message_values: { reason: reason.slice(0, 480) }, stored_keys: [], action };
+        const said: Said = { message: `OAuth code exchange failed: ${reason}`.slice(0, 512), message_id: 'connectors.oauth.exchange_failed', message_values: { reason: reason.slice(0, 480) } };
+        const connector = await recordStatus(sys, id, false, said);
+        return { success: false, connector_id: id, status: connector.status, ...said, stored_keys: [], action };
       }
       await upsertParams(sys, id, pairs);
       const test = await sys.dispatch<{ success: boolean; message: string; message_id?: string; message_values?: Row; status: string }>('ir.connector.test_connection', { id });

@@ -51,7 +51,8 @@ export default function ConnectorForm(props: ViewProps<FormPlan>) {
   };
   return <FormView {...props} extension={ConnectorPanel} hiddenFields={HIDDEN} onSave={onSave} headerButton={headerButton} />;
 }
-const HIDDEN = ['param_ids'];
+// the parameter lines are the panel's; the last test's message is shown by the panel, in the reader's language
+const HIDDEN = ['param_ids', 'status_message'];
 
 /**
  * Parameters come from the provider's `config_schema`: one input per key, secrets as password
@@ -78,6 +79,11 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
   // a focused secret that still holds the mask shows empty, so it can be retyped
   const [focused, setFocused] = useState<string | null>(null);
   const [result, setResult] = useState<{ success: boolean; message: string } | null>(null);
+  // before a test of this visit, the last one's, as stored (its message id formatted like a fresh result's)
+  const last = record && (record.status === 'connected' || record.status === 'error') && typeof record.status_message === 'string' && record.status_message
+    ? { success: record.status === 'connected', message: resultMessage(t.intl, { message: record.status_message, message_id: record.status_message_id, message_values: record.status_message_values }) ?? '' }
+    : null;
+  const shown = result ?? last;
 
   async function test() {
     // the test reads the stored configuration: unsaved edits would not be what is tested
@@ -130,9 +136,9 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
       <div className="form-buttons">
         <Button className="btn" onPress={() => void test()} data-testid="connector-test">{ct('connectors.test')}</Button>
       </div>
-      {result && (
-        <p role="status" className={result.success ? 'test-ok' : 'test-failed'} data-testid="test-result">
-          {ct(result.success ? 'connectors.test_ok' : 'connectors.test_failed', { message: result.message })}
+      {shown && (
+        <p role="status" className={shown.success ? 'test-ok' : 'test-failed'} data-testid="test-result">
+          {ct(shown.success ? 'connectors.test_ok' : 'connectors.test_failed', { message: shown.message })}
         </p>
       )}
     </section>
