@@ -121,7 +121,7 @@ describe('an app\'s messages', () => {
     await setLanguage('en');
   });
 
-  it('an id must start with the app\'s prefix, is the app\'s alone, and a translation may not name an id English lacks; a refused entry installs nothing', () => {
+  it('an id must start with the app\'s prefix, is the app\'s alone, and a translation may not name an id English lacks; messages come one object per language; a refused entry installs nothing', () => {
     expect(() => installExtension({ name: 'shop.sales', web: web({}) }, { messages: { en: { 'sales.total': 'Total' } } }))
       .toThrow(new ExtensionMessageError('app shop.sales: message "sales.total" must start with the app\'s prefix "shop."'));
     expect(() => installExtension({ name: 'list', web: web({}) }, { messages: { en: { 'list.empty': 'x' } } })).toThrow(new DuplicateNameError('message', 'list.empty'));
@@ -131,6 +131,9 @@ describe('an app\'s messages', () => {
       messages: { en: { 'typo.a': 'A' }, fr: { 'typo.a': 'A', 'typo.b': 'B' } } as never,
     })).toThrow(new ExtensionMessageError('app typo: messages.fr has "typo.b", which messages.en does not'));
     expect(widgetRegistry.display['typo.w']).toBeUndefined();
+    // the English-only shape, { id: text }, is named for what it is
+    expect(() => installExtension({ name: 'flat', web: web({}) }, { messages: { 'flat.a': 'A' } as never }))
+      .toThrow(new ExtensionMessageError('app flat: messages is one object per language, English required ({ en: { id: text }, fr: { … } })'));
   });
 });
 

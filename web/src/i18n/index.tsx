@@ -29,7 +29,10 @@ let appMessages: Readonly<Record<string, Readonly<Record<string, string>>>> = { 
 const listeners = new Set<() => void>();
 export function addMessages(app: string, messages: ExtensionMessages): void {
   const prefix = `${app.split('.')[0]}.`;
-  const ids = Object.keys(messages.en ?? {});
+  // (the English-only shape of before, { id: text }, would otherwise read as languages named by ids)
+  const perLanguage = Object.values(messages).every((texts) => !!texts && typeof texts === 'object') && typeof messages.en === 'object';
+  if (!perLanguage) throw new ExtensionMessageError(`app ${app}: messages is one object per language, English required ({ en: { id: text }, fr: { … } })`);
+  const ids = Object.keys(messages.en);
   for (const id of ids) {
     if (!id.startsWith(prefix)) throw new ExtensionMessageError(`app ${app}: message "${id}" must start with the app's prefix "${prefix}"`);
     if (id in en || id in appMessages.en) throw new DuplicateNameError('message', id);
