@@ -108,7 +108,7 @@ async function appMessages(): Promise<Map<string, Record<string, Record<string, 
 describe('the apps\' web messages', () => {
   it('an app whose web code reads messages (useAppT) ships web/messages.ts and passes it to defineWebExtension', async () => {
     const apps = await appMessages();
-    expect([...apps.entries()].filter(([, m]) => m).map(([a]) => a)).toEqual(['base', 'connectors', 'crm.sales', 'storage']);
+    expect([...apps.entries()].filter(([, m]) => m).map(([a]) => a)).toEqual(expect.arrayContaining(['base', 'connectors', 'crm.sales', 'storage']));
     for (const [app, messages] of apps) {
       const code = sources(path.join(APPS, app, 'web')).map((f) => fs.readFileSync(f, 'utf8'));
       if (code.some((c) => c.includes('useAppT'))) expect(messages, `${app} reads messages but has no web/messages.ts`).not.toBeNull();
