@@ -556,6 +556,8 @@ export type IrConnectorRecord = {
   is_default: boolean;
   status: "draft" | "connected" | "error";
   status_message: string | null;
+  status_message_id: string | null;
+  status_message_values: unknown;
   last_tested_at: string | null;
 };
 export type IrConnectorCreate = {
@@ -1868,6 +1870,8 @@ export interface Commands {
     result: {
       success: boolean;
       message: string | null;
+      message_id: string | null;
+      message_values: unknown;
       status: string | null;
       details: unknown;
     } | null;

@@ -2,8 +2,8 @@ import { CONNECTOR_CATEGORIES } from '../../src/apps/connectors/providers/types.
 import { defineModel, f } from '../../src/kernel/declare.js';
 
 /**
- * An admin-configured connector instance of one organization. `status`, `status_message`,
- * `last_tested_at` and `is_enabled` are written only by the connector commands (test_connection,
+ * An admin-configured connector instance of one organization. `status`, `status_message` (and its
+ * id and values), `last_tested_at` and `is_enabled` are written only by the connector commands (test_connection,
  * activate, deactivate). The three private `oauth_state_*` fields hold the pending OAuth nonce
  * (SHA-256 only) of ir.connector.oauth_start; generic reads, GraphQL and filters never see them.
  */
@@ -24,6 +24,10 @@ export default defineModel({
     is_default: f.boolean({ default: false, description: 'Default of its category' }),
     status: f.enum(['draft', 'connected', 'error'], { default: 'draft', readonly: true }),
     status_message: f.char(512, { readonly: true, description: 'Message of the last test' }),
+    // the message's id and values, when the test's text is one of the connectors app's own: the
+    // form shows it in the reader's language (docs/decisions.md, "Command result messages")
+    status_message_id: f.char(100, { readonly: true, description: 'Message id of the last test' }),
+    status_message_values: f.json({ readonly: true, description: 'Values of the last test\'s message' }),
     last_tested_at: f.datetime({ readonly: true, description: 'Time of the last test' }),
     oauth_state_hash: f.char(64, { private: true, description: 'SHA-256 of the pending OAuth state nonce' }),
     oauth_state_expires_at: f.datetime({ private: true }),

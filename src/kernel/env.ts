@@ -27,6 +27,12 @@ export interface Principal {
   organization_id?: string | null;
   /** Every organization the user belongs to (`$principal.organization_ids`): the default one and the memberships. */
   organization_ids?: readonly string[];
+  /**
+   * The user's language (`res.user.lang`), when the principal came from a session (cached with
+   * it, dropped with it when the user's preferences change): what translated answers read.
+   * Absent elsewhere; null for a user without one.
+   */
+  lang?: string | null;
   /** Session id of the access token, when the principal came from one. */
   sid?: string;
   /** The calling client as the transport saw it (HTTP), for sessions and throttling. */

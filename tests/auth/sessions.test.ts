@@ -96,11 +96,11 @@ describe('access-token check (SessionService.authenticate)', () => {
     .setExpirationTime(Math.floor(Date.now() / 1000) + expSeconds)
     .sign(new TextEncoder().encode(t.jwtKey));
 
-  it('a valid token gives the user principal: user, tenant, role, groups (and the names they hold) and organization from the database, sid from the token', async () => {
+  it('a valid token gives the user principal: user, tenant, role, groups (and the names they hold), language and organization from the database, sid from the token', async () => {
     const pair: TokenPair = await t.login(email, password);
     const claims = decodeJwt(pair.access_token).payload;
     const p = await (await sessions()).authenticate(pair.access_token);
-    expect(p).toEqual({ kind: 'user', user_id: userId, tenant_id: 'default', role: 'user', groups: [], names: ['base.user', 'user'], organization_id: expect.any(String), organization_ids: [p.organization_id], sid: claims.sid });
+    expect(p).toEqual({ kind: 'user', user_id: userId, tenant_id: 'default', role: 'user', groups: [], names: ['base.user', 'user'], lang: 'en', organization_id: expect.any(String), organization_ids: [p.organization_id], sid: claims.sid });
     const admin = await (await sessions()).authenticate((await t.loginAdmin()).access_token);
     expect(admin).toMatchObject({ kind: 'user', user_id: expect.any(String), role: 'admin' });
   });

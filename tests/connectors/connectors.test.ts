@@ -182,12 +182,16 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('connectors on %s', (provi
       expect(msg.raw).toMatch(/Subject: Hello/);
     });
 
-    it('webhook: a signed ping answered 2xx connects; a 500 or an unreachable URL is an error; send() posts messages', async () => {
+    it('webhook: a signed ping answered 2xx connects; a 500 or an unreachable URL is an error; send() posts messages; each result names its message id and values for the client to translate', async () => {
       const c = await create({ name: 'Hook', category: 'messaging', provider_type: 'webhook', organization_id: orgA });
       await post(c.id, 'import-config', { json_data: { url: hook.url, secret: 'hook-secret' } });
       hook.status = 200;
       const t = await post(c.id, 'test');
-      expect(t.body).toEqual(expect.objectContaining({ success: true, status: 'connected' }));
+      expect(t.body).toEqual(expect.objectContaining({
+        success: true, status: 'connected', message: 'webhook answered 200', message_id: 'connectors.test.webhook_ok', message_values: { status: 200 },
+      }));
+      // the connector keeps them with its status: a form opened later says the last test in its reader's language
+      expect(t.body.connector).toMatchObject({ status_message: 'webhook answered 200', status_message_id: 'connectors.test.webhook_ok', status_message_values: { status: 200 } });
       const ping = hook.received.at(-1)!;
       expect(ping.method).toBe('POST');
       expect(JSON.parse(ping.body)).toEqual(expect.objectContaining({ type: 'ping' }));
@@ -196,7 +200,9 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('connectors on %s', (provi
       expect(ping.headers['x-fw-signature']).toBe(`sha256=${expected}`);
 
       hook.status = 500;
-      expect((await post(c.id, 'test')).body).toEqual(expect.objectContaining({ success: false, status: 'error' }));
+      expect((await post(c.id, 'test')).body).toEqual(expect.objectContaining({
+        success: false, status: 'error', message_id: 'connectors.test.webhook_refused', message_values: { status: 500 },
+      }));
       hook.status = 200;
       await post(c.id, 'import-config', { json_data: { url: 'http://127.0.0.1:9/hook' } });
       // the reason in people's words (fetch itself says "fetch failed: bad port"), the driver's words in details
@@ -204,11 +210,15 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('connectors on %s', (provi
       expect(blocked).toEqual(expect.objectContaining({ success: false, status: 'error' }));
       expect(blocked.message).toMatch(/^could not connect: this port is blocked for web requests/);
       expect(blocked.details.cause).toMatch(/bad port/);
+      expect(blocked).toMatchObject({ message_id: 'connectors.test.network.blocked_port', message_values: {} });
       // a port nobody listens on: refused, said so
       const net = await import('node:net');
       const closed = await new Promise<number>((resolve) => { const srv = net.createServer().listen(0, '127.0.0.1', () => { const { port } = srv.address() as { port: number }; srv.close(() => resolve(port)); }); });
       await post(c.id, 'import-config', { json_data: { url: `http://127.0.0.1:${closed}/hook` } });
-      expect((await post(c.id, 'test')).body.message).toBe('could not connect: nothing answers at that address (connection refused)');
+      const refused = (await post(c.id, 'test')).body;
+      expect(refused.message).toBe('could not connect: nothing answers at that address (connection refused)');
+      expect(refused.message_id).toBe('connectors.test.network.refused');
+      expect(refused.connector).toMatchObject({ status_message_id: 'connectors.test.network.refused', status_message_values: {} });
 
       const instance = createWebhookProvider().from_config({ url: hook.url }, { settings: ts.kernel.settings, tenant: 'default' });
       await instance.send({ text: 'deploy finished' });

@@ -395,16 +395,19 @@ describe('OAuth callback', () => {
     expect((await callback({ code: 'ok', state: newer.state })).body.success).toBe(true);
   });
 
-  it('a refused authorization or a failing exchange consumes the state and records the error, with the action back', async () => {
+  it('a refused authorization or a failing exchange consumes the state and records the error, with the action back and the message\'s id and values', async () => {
     const denied = await callback({ error: 'access_denied', error_description: 'user said no', state: (await start()).state });
     expect(denied.status).toBe(200);
     expect(denied.body).toEqual(expect.objectContaining({ success: false, status: 'error', action: expect.objectContaining({ type: 'navigate' }) }));
     expect(denied.body.message).toMatch(/access_denied/);
+    expect(denied.body).toMatchObject({ message_id: 'connectors.oauth.refused_described', message_values: { error: 'access_denied', description: 'user said no' } });
 
     const s = await start();
     const bad = await callback({ code: 'bad-code', state: s.state });
     expect(bad.body).toEqual(expect.objectContaining({ success: false, status: 'error' }));
     expect(bad.body.message).toMatch(/invalid_grant/);
+    expect(bad.body.message_id).toBe('connectors.oauth.exchange_failed');
+    expect(bad.body.message_values.reason).toMatch(/invalid_grant/);
     expect((await ts.request('GET', `/api/connectors/${conn.id}`, { token: admin })).body.status).toBe('error');
     expectError(await callback({ code: 'bad-code', state: s.state }), 401, 'OAUTH_STATE_REPLAYED');
   });

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewsOf } from '../../src/apps/presentation/index.ts';
+import { delegateOf } from '../../src/kernel/data/delegate.ts';
 import { ViewRegistry } from '../../src/apps/presentation/views/registry.ts';
 import { BootError } from '../../src/kernel/errors.ts';
 import { createRegistry } from '../../src/kernel/kernel.ts';
@@ -80,6 +81,46 @@ describe('a French user reads the apps\' French texts', () => {
     expect(b.views.find((v: Rec) => v.view_id === 'crm.lead.pivot').title).toBe('Analyse des pistes');
     expect(b.models.find((m: Rec) => m.key === 'crm.lead').description).toBe('Piste');
   });
+
+  it('the bootstrap carries French group labels and descriptions (group.<name>, group.<name>.description) and app summaries (app.<app>.summary)', async () => {
+    const b = (await ts.request('GET', '/api/presentation/bootstrap', { token: french })).body;
+    const admins = b.groups.find((g: Rec) => g.name === 'base.admin');
+    expect(admins).toMatchObject({ label: 'Administrateur', description: 'Gère les utilisateurs, les paramètres et tous les enregistrements', implies: [] });
+    expect(b.groups.find((g: Rec) => g.name === 'base.user').label).toBe('Utilisateur');
+    const summary = (app: string) => b.active_apps.find((a: Rec) => a.name === app).summary;
+    expect(summary('base')).toBe('Utilisateurs, organisations, pays et métadonnées de navigation');
+    expect(summary('crm.sales')).toBe('Pistes (domaine d’exemple)');
+    const data = await gqlOk<Rec>(ts, '{ presentationBootstrap { groups { name label description } active_apps { name summary } } }', undefined, { token: french });
+    expect(data.presentationBootstrap.groups.find((g: Rec) => g.name === 'base.user').description).toBe('Travaille sur les enregistrements de son organisation');
+    expect(data.presentationBootstrap.active_apps.find((a: Rec) => a.name === 'storage').summary).toBe('Documents versionnés sur le disque local ou un connecteur de stockage');
+  });
+});
+
+describe('the language comes from the session', () => {
+  it('after res.user.set_preferences the next view plan and bootstrap on the same token are in the new language', async () => {
+    const user = await ts.createUser(admin, { email: 'switcher@example.com', name: 'Switcher', password: 'switcher-pass-123' });
+    const token = (await ts.login('switcher@example.com', 'switcher-pass-123')).access_token;
+    const title = async () => (await ts.request('GET', '/api/presentation/view/crm.lead.list', { token })).body.title;
+    const groupLabel = async () => (await ts.request('GET', '/api/presentation/bootstrap', { token })).body.groups.find((g: Rec) => g.name === 'base.admin').label;
+    expect(await title()).toBe('Leads'); // the session is now cached, English
+    const set = async (lang: string) => expect((await ts.request('POST', `/api/data/res.user/${user.id}/set_preferences`, { token, body: { lang } })).status).toBe(200);
+    await set('fr');
+    expect(await title()).toBe('Pistes');
+    expect(await groupLabel()).toBe('Administrateur');
+    await set('en');
+    expect(await title()).toBe('Leads');
+    expect(await groupLabel()).toBe('Administrator');
+  });
+
+  it('the session\'s cached principal carries the language: a lang written behind the command bus\'s back (no hook forgets the session) is not read per request', async () => {
+    const user = await ts.createUser(admin, { email: 'cached@example.com', name: 'Cached', password: 'cached-pass-1234' });
+    const token = (await ts.login('cached@example.com', 'cached-pass-1234')).access_token;
+    const title = async () => (await ts.request('GET', '/api/presentation/view/crm.lead.list', { token })).body.title;
+    expect(await title()).toBe('Leads');
+    const db = await ts.kernel.tenants.get(ts.kernel.settings.DEFAULT_TENANT);
+    await delegateOf(db, ts.kernel.registry.model('res.user')).updateMany({ where: { record_uuid: user.id }, data: { lang: 'fr' } });
+    expect(await title()).toBe('Leads'); // no read of res.user per plan
+  });
 });
 
 describe('an English user reads the declarations unchanged', () => {
@@ -144,10 +185,19 @@ describe('translation files are checked at boot', () => {
     ['view.crm.lead.nowhere.title', 'no view of that id'],
     ['menu.crm.menu_nowhere', 'no ir.menu record of that xml_id'],
     ['action.crm.action_nowhere', 'no ir.action record of that xml_id'],
-    ['label.crm.lead', 'keys start with model., enum., view., menu. or action.'],
+    ['group.crm.nobody', 'no active app declares that group'],
+    ['group.base.user.help', 'a group key is group.<group> or group.<group>.description'],
+    ['app.crm.sales', 'an app key is app.<app>.summary'],
+    ['app.helpdesk.summary', 'no active app "helpdesk"'],
+    ['label.crm.lead', 'keys start with model., enum., view., menu., action., group. or app.'],
   ])('an unknown key (%s) stops the boot naming the file', (key, why) => {
     expect(boot('fr', { [key]: 'x' })).toThrow(BootError);
     expect(boot('fr', { [key]: 'x' })).toThrow(`src/apps/crm.sales/i18n/fr.json: unknown key "${key}" (${why})`);
+  });
+
+  it('group and app keys follow the same rules: a group label base already translates stops the boot, the app\'s own summary passes', () => {
+    expect(boot('fr', { 'group.base.user': 'Utilisatrice', 'app.crm.sales.summary': 'Pistes' })).toThrow('"group.base.user" is already translated by src/apps/base/i18n/fr.json');
+    expect(boot('fr', { 'app.crm.sales.summary': 'Pistes' })).not.toThrow();
   });
 
   it('a view text the view no longer shows (its English was edited) translates nothing and does not stop the boot', () => {

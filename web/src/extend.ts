@@ -8,6 +8,7 @@
 import type { WebExtension } from './extensions/install.ts';
 
 export type { WebExtension } from './extensions/install.ts';
+export type { ExtensionMessages } from './i18n/index.tsx';
 export type { WidgetDef } from './widgets/registry.ts';
 export type { DisplayWidget } from './widgets/display.tsx';
 export type { InputProps, InputWidget } from './widgets/inputs.tsx';
@@ -40,6 +41,7 @@ export { asFields, useBootstrap, useModels } from './app/meta.ts';
 // what a screen is made of
 export { useAppT, useT } from './i18n/index.tsx';
 export { errorMessage } from './app/errors.ts';
+export { resultMessage } from './app/result-message.ts';
 export { toast } from './app/toast.tsx';
 export { actionSegment } from './app/search-params.ts';
 export { Display, enumLabel } from './widgets/display.tsx';

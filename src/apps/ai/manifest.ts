@@ -11,6 +11,7 @@ const manifest: AppManifest = {
   depends: ['base', 'auth', 'connectors'],
   data: [
     'data/menus.json',
+    'i18n/fr.json',
     'views/ai_provider_config_list.xml',
     'views/ai_provider_config_form.xml',
     'views/ai_provider_routing_list.xml',

@@ -250,7 +250,9 @@ const commands: CommandDecl[] = [
 
 const hooks: HookDecl[] = [
   {
-    // a deactivated user loses every session at once; a role or group change applies on the next request
+    // a deactivated user loses every session at once; a role or group change applies on the next
+    // request, and so does a new language (the session's principal carries it: translated plans
+    // and the bootstrap read it from there)
     point: 'post.res.user.update',
     async handler(ctx) {
       const { before, after } = ctx;
@@ -259,7 +261,8 @@ const hooks: HookDecl[] = [
       const id = after.id as string;
       if (before.is_active && !after.is_active) await sessions.revokeAllForUser(ctx.env.sudo().db, ctx.env.tenant, id, 'user_inactive');
       const groupsChanged = JSON.stringify(before.groups ?? null) !== JSON.stringify(after.groups ?? null);
-      if (before.role !== after.role || groupsChanged || before.organization !== after.organization || before.is_active !== after.is_active) {
+      if (before.role !== after.role || groupsChanged || before.organization !== after.organization || before.is_active !== after.is_active
+        || before.lang !== after.lang) {
         ctx.env.afterCommit(() => sessions.forgetUser(ctx.env.tenant, id));
       }
     },

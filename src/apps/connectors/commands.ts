@@ -42,7 +42,9 @@ const ConnectorTypes = o.object('ConnectorTypes', {
 }, { nullable: true });
 const ConnectorTestResult = o.object('ConnectorTestResult', {
   success: o.boolean(),
-  message: o.string({ nullable: true }),
+  message: o.string({ nullable: true, description: 'What the test found, in English' }),
+  message_id: o.string({ nullable: true, description: 'The id of the message (the connectors app\'s web messages translate it), when it is one of the app\'s own' }),
+  message_values: o.json({ nullable: true, description: 'The values message_id\'s text names ({ status }, { host, port }, …)' }),
   status: o.string({ nullable: true, description: 'The connector status after the test (connected or error)' }),
   details: o.json({ nullable: true }),
 }, { nullable: true });
@@ -63,7 +65,7 @@ function withTimeout<T>(env: Env, p: Promise<T>, what: string): Promise<T> {
   const ms = connectorSettings(env.settings).CONNECTOR_TEST_TIMEOUT_MS;
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConnectionFailedError(`${what} timed out after ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new ConnectionFailedError(`${what} timed out after ${ms} ms`, { timeout_ms: ms })), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
@@ -80,16 +82,26 @@ async function providerTest(env: Env, row: Row): Promise<ConnectionTestResult> {
       await Promise.resolve(instance.close?.()).catch(() => undefined);
     }
   } catch (err) {
-    if (err instanceof ConnectorError) return { success: false, message: err.message, details: { code: err.code, ...(err.details ?? {}) } };
+    // a provider's configuration or refusal is said in the error's English; only the timeout is the app's own sentence
+    const timedOut = err instanceof ConnectionFailedError && typeof err.details?.timeout_ms === 'number'
+      ? { message_id: 'connectors.test.timed_out', message_values: { ms: err.details.timeout_ms } } : {};
+    if (err instanceof ConnectorError) return { success: false, message: err.message, ...timedOut, details: { code: err.code, ...(err.details ?? {}) } };
     return failure(err);
   }
 }
 
-async function recordStatus(env: Env, id: string, success: boolean, message: string): Promise<Row> {
+/** The message of a test or an OAuth callback: English, and its id and values when it is the app's own. */
+type Said = Pick<ConnectionTestResult, 'message' | 'message_id' | 'message_values'>;
+
+async function recordStatus(env: Env, id: string, success: boolean, said: Said): Promise<Row> {
   return env.sudo().dispatch<Row>('fw.update', {
     model: CONNECTOR,
     id,
-    values: { status: success ? 'connected' : 'error', status_message: message.slice(0, 512), last_tested_at: new Date().toISOString() },
+    values: {
+      status: success ? 'connected' : 'error', status_message: said.message.slice(0, 512),
+      status_message_id: said.message_id ?? null, status_message_values: said.message_id ? said.message_values ?? {} : null,
+      last_tested_at: new Date().toISOString(),
+    },
   });
 }
 
@@ -165,8 +177,9 @@ export const commands: CommandDecl[] = [
       const id = String(p.id).toLowerCase();
       const row = await connectorRow(env, id);
       const result = await providerTest(env, row);
-      const connector = await recordStatus(env, id, result.success, result.message);
-      return { success: result.success, message: result.message, ...(result.details ? { details: result.details } : {}), status: connector.status, connector };
+      const connector = await recordStatus(env, id, result.success, result);
+      const said = result.message_id ? { message_id: result.message_id, message_values: result.message_values ?? {} } : {};
+      return { success: result.success, message: result.message, ...said, ...(result.details ? { details: result.details } : {}), status: connector.status, connector };
     },
   },
   {
@@ -313,8 +326,11 @@ export const commands: CommandDecl[] = [
       const action = await formAction(sys, id);
       if (p.error) {
         const message = `authorization refused by the provider: ${String(p.error)}${p.error_description ? ` (${String(p.error_description)})` : ''}`;
-        const connector = await recordStatus(sys, id, false, message);
-        return { success: false, connector_id: id, status: connector.status, message, stored_keys: [], action };
+        const said: Said = p.error_description
+          ? { message, message_id: 'connectors.oauth.refused_described', message_values: { error: String(p.error), description: String(p.error_description) } }
+          : { message, message_id: 'connectors.oauth.refused', message_values: { error: String(p.error) } };
+        const connector = await recordStatus(sys, id, false, said);
+        return { success: false, connector_id: id, status: connector.status, ...said, stored_keys: [], action };
       }
       let pairs: Array<[string, string]>;
       try {
@@ -328,13 +344,15 @@ export const commands: CommandDecl[] = [
         if (!isObject(result)) throw new ConnectorConfigError('the OAuth code exchange must return a key/value object');
         pairs = flattenConfig(result);
       } catch (err) {
-        const message = `OAuth code exchange failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 512);
-        const connector = await recordStatus(sys, id, false, message);
-        return { success: false, connector_id: id, status: connector.status, message, stored_keys: [], action };
+        const reason = err instanceof Error ? err.message : String(err);
+        const said: Said = { message: `OAuth code exchange failed: ${reason}`.slice(0, 512), message_id: 'connectors.oauth.exchange_failed', message_values: { reason: reason.slice(0, 480) } };
+        const connector = await recordStatus(sys, id, false, said);
+        return { success: false, connector_id: id, status: connector.status, ...said, stored_keys: [], action };
       }
       await upsertParams(sys, id, pairs);
-      const test = await sys.dispatch<{ success: boolean; message: string; status: string }>('ir.connector.test_connection', { id });
-      return { success: test.success, connector_id: id, status: test.status, message: test.message, stored_keys: pairs.map(([k]) => k), action };
+      const test = await sys.dispatch<{ success: boolean; message: string; message_id?: string; message_values?: Row; status: string }>('ir.connector.test_connection', { id });
+      const said = test.message_id ? { message_id: test.message_id, message_values: test.message_values } : {};
+      return { success: test.success, connector_id: id, status: test.status, message: test.message, ...said, stored_keys: pairs.map(([k]) => k), action };
     },
   },
   {

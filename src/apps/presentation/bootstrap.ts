@@ -70,8 +70,9 @@ export function actionEntry(a: Rec, views: ViewRegistry, lang?: string): Rec {
 /**
  * What the web client needs to start: the user, the tenant, the menu tree (ordered by
  * sequence; entries restricted to other roles left out, with their children), actions with
- * their views, active apps, view definitions and the models the caller may read; names, titles
- * and model descriptions in the caller's language (docs/views.md#translations).
+ * their views, active apps, view definitions and the models the caller may read; names, titles,
+ * model descriptions, group labels and app summaries in the caller's language
+ * (docs/views.md#translations).
  */
 export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec> {
   const { principal } = env;
@@ -104,11 +105,14 @@ export async function buildBootstrap(env: Env, views: ViewRegistry): Promise<Rec
     apps: roots.map((r) => ({ key: r.key, name: r.name, icon: r.icon, category: r.category, sequence: r.sequence, action: r.action, menus: r.children })),
     actions: Object.fromEntries(actions.map((a) => [actionKey.get(a.id as string), actionEntry(a, views, lang)])),
     active_apps: env.registry.apps.filter((a) => a.name !== 'kernel').map((a) => ({
-      name: a.name, summary: a.manifest.summary, version: a.manifest.version, category: a.manifest.category,
+      name: a.name, summary: tr.text(lang, a.manifest.summary, `app.${a.name}.summary`), version: a.manifest.version, category: a.manifest.category,
       web: { widgets: webNames(a.manifest.web, 'widgets'), views: webNames(a.manifest.web, 'views'), pages: webNames(a.manifest.web, 'pages') },
     })),
     views: views.list(lang),
-    groups: [...env.registry.groups.byName.values()].map((g) => ({ name: g.name, label: g.label, description: g.description ?? null, implies: g.implies ?? [] })),
+    groups: [...env.registry.groups.byName.values()].map((g) => ({
+      name: g.name, label: tr.text(lang, g.label, `group.${g.name}`),
+      description: g.description ? tr.text(lang, g.description, `group.${g.name}.description`) : null, implies: g.implies ?? [],
+    })),
     models: readableModels(env.registry, principal, (key, description) => tr.text(lang, description, `model.${key}`)),
   };
 }

@@ -8,6 +8,6 @@ const manifest: AppManifest = {
   category: 'Foundation',
   version: '1.0.0',
   depends: ['base', 'auth'],
-  data: [],
+  data: ['i18n/fr.json'],
 };
 export default manifest;

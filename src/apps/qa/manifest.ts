@@ -11,6 +11,7 @@ const manifest: AppManifest = {
   // the QA menu (runs, results, use cases, and the modules whose chatter carries the replay reports)
   data: [
     'data/menus.json',
+    'i18n/fr.json',
     'views/qa_run_list.xml',
     'views/qa_run_search.xml',
     'views/qa_run_form.xml',

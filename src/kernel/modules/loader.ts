@@ -7,7 +7,7 @@ import { BootError } from '../errors.js';
 import type { LoadedApp } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
 import { checkManifest, orderApps, type ActivePlan } from './order.js';
-import { refuseUnlistedViews } from './unlisted-views.js';
+import { refuseUnlistedTranslations, refuseUnlistedViews } from './unlisted-files.js';
 
 /**
  * Where a project keeps its apps, declarations, views, domain lists and migrations. A project is
@@ -135,6 +135,7 @@ async function loadApp({ manifest, root }: FoundManifest): Promise<LoadedApp> {
     : { manifest };
   if (!module?.manifest) throw new BootError(`src/apps/${name}/index.ts must export \`app\` (defineApp)`);
   refuseUnlistedViews(rootDirs(root).views, manifest);
+  refuseUnlistedTranslations(rootDirs(root).apps, manifest);
   return {
     name,
     domain: name.includes('.') ? name.slice(0, name.indexOf('.')) : null,

@@ -2,12 +2,18 @@
  * The client's open registries: fw's own widgets and view types register the names the server
  * checks views against (one list each, src/apps/presentation/views/client-names.ts); a name is
  * registered once; an app's web entry must register exactly what its manifest declares; a plan
- * tells which names (and so which apps' chunks) a screen needs.
+ * tells which names (and so which apps' chunks) a screen needs. An app's messages join the
+ * catalogue in each language it ships; a command result's message is read in the user's language.
  */
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { createIntl } from 'react-intl';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_VIEW_TYPES as SERVER_VIEW_TYPES, BUILTIN_WIDGETS } from '../../../src/apps/presentation/views/client-names.ts';
 import { pageComponent, registerPage } from '../../../web/src/app/pages.ts';
+import { resultMessage } from '../../../web/src/app/result-message.ts';
 import { ExtensionError, installExtension, namesOfPlan, ownersOf } from '../../../web/src/extensions/install.ts';
+import { ExtensionMessageError, I18nProvider, setLanguage, useAppT } from '../../../web/src/i18n/index.tsx';
 import { BUILTIN_VIEW_TYPES, registerView, viewComponent } from '../../../web/src/views/registry.ts';
 import '../../../web/src/widgets/display.tsx';
 import '../../../web/src/widgets/inputs.tsx';
@@ -83,5 +89,61 @@ describe('which apps a screen needs', () => {
     expect(ownersOf(apps, { widgets: ['badge'], views: ['list'], pages: [] })).toEqual([]);
     expect(ownersOf(apps, { widgets: ['crm.probability'], views: ['list'], pages: [] }).map((a) => a.name)).toEqual(['crm.sales']);
     expect(ownersOf(apps, { widgets: [], views: ['storage.documents', 'crm.funnel'], pages: [] }).map((a) => a.name)).toEqual(['crm.sales', 'storage']);
+  });
+});
+
+describe('an app\'s messages', () => {
+  const messages = {
+    en: { 'msg.hello': 'Hello {name}', 'msg.bye': 'Goodbye' },
+    fr: { 'msg.hello': 'Bonjour {name}', 'msg.bye': 'Au revoir' },
+  };
+  function Greeting() {
+    const t = useAppT<typeof messages>();
+    return createElement('p', null, `${t('msg.hello', { name: 'Ada' })} / ${t('msg.bye')}`);
+  }
+  const render = () => renderToStaticMarkup(createElement(I18nProvider, null, createElement(Greeting)));
+
+  it('are read in the user\'s language once the app is installed, English where fw has no catalogue', async () => {
+    installExtension({ name: 'msg', web: web({}) }, { messages });
+    await setLanguage('fr');
+    expect(render()).toBe('<p>Bonjour Ada / Au revoir</p>');
+    await setLanguage('de'); // fw speaks no German: the app's English, as fw's own texts
+    expect(render()).toBe('<p>Hello Ada / Goodbye</p>');
+    await setLanguage('en');
+    expect(render()).toBe('<p>Hello Ada / Goodbye</p>');
+  });
+
+  it('a translation lacking an id shows that id in the app\'s English', async () => {
+    installExtension({ name: 'half', web: web({}) }, { messages: { en: { 'half.a': 'A', 'half.b': 'B' }, fr: { 'half.a': 'À' } } as never });
+    await setLanguage('fr');
+    const Both = () => { const t = useAppT(); return createElement('p', null, `${t('half.a')} ${t('half.b')}`); };
+    expect(renderToStaticMarkup(createElement(I18nProvider, null, createElement(Both)))).toBe('<p>À B</p>');
+    await setLanguage('en');
+  });
+
+  it('an id must start with the app\'s prefix, is the app\'s alone, and a translation may not name an id English lacks; messages come one object per language; a refused entry installs nothing', () => {
+    expect(() => installExtension({ name: 'shop.sales', web: web({}) }, { messages: { en: { 'sales.total': 'Total' } } }))
+      .toThrow(new ExtensionMessageError('app shop.sales: message "sales.total" must start with the app\'s prefix "shop."'));
+    expect(() => installExtension({ name: 'list', web: web({}) }, { messages: { en: { 'list.empty': 'x' } } })).toThrow(new DuplicateNameError('message', 'list.empty'));
+    expect(() => installExtension({ name: 'msg.other', web: web({}) }, { messages: { en: { 'msg.hello': 'Hi' } } })).toThrow(new DuplicateNameError('message', 'msg.hello'));
+    expect(() => installExtension({ name: 'typo', web: web({ widgets: ['typo.w'] }) }, {
+      widgets: { 'typo.w': { display: Nothing } },
+      messages: { en: { 'typo.a': 'A' }, fr: { 'typo.a': 'A', 'typo.b': 'B' } } as never,
+    })).toThrow(new ExtensionMessageError('app typo: messages.fr has "typo.b", which messages.en does not'));
+    expect(widgetRegistry.display['typo.w']).toBeUndefined();
+    // the English-only shape, { id: text }, is named for what it is
+    expect(() => installExtension({ name: 'flat', web: web({}) }, { messages: { 'flat.a': 'A' } as never }))
+      .toThrow(new ExtensionMessageError('app flat: messages is one object per language, English required ({ en: { id: text }, fr: { … } })'));
+  });
+});
+
+describe('a command result\'s message', () => {
+  const intl = createIntl({ locale: 'fr', messages: { 'msg.tested': 'le webhook a répondu {status}' } });
+  it('is its message_id formatted with its values when the catalogue has the id, else its English message, else nothing', () => {
+    expect(resultMessage(intl, { message: 'webhook answered 204', message_id: 'msg.tested', message_values: { status: 204 } })).toBe('le webhook a répondu 204');
+    expect(resultMessage(intl, { message: 'driver words', message_id: 'msg.unknown' })).toBe('driver words');
+    expect(resultMessage(intl, { message: 'no id' })).toBe('no id');
+    expect(resultMessage(intl, { success: true } as never)).toBeNull();
+    expect(resultMessage(intl, null)).toBeNull();
   });
 });

@@ -2,20 +2,20 @@ import type { ComponentType } from 'react';
 import { registerPage, type PageProps } from '../app/pages.ts';
 import type { Plan } from '../app/meta.ts';
 import type { BootstrapData } from '../app/nav.ts';
-import { addMessages } from '../i18n/index.tsx';
+import { addMessages, type ExtensionMessages } from '../i18n/index.tsx';
 import { registerView, type ViewProps } from '../views/registry.ts';
 import { registerWidget, type WidgetDef } from '../widgets/registry.ts';
 
 /**
  * What an app's `web/index.ts(x)` default-exports (`defineWebExtension({ … })` from @fw/web):
  * its widgets, view components and pages by name (the names its manifest's `web` declares), and
- * the messages they read with `useAppT`.
+ * the messages they read with `useAppT`, per language (`{ en: {…}, fr: {…} }`).
  */
 export interface WebExtension {
   widgets?: Record<string, WidgetDef>;
   views?: Record<string, ComponentType<ViewProps<any>>>; // eslint-disable-line @typescript-eslint/no-explicit-any
   pages?: Record<string, ComponentType<PageProps>>;
-  messages?: Record<string, string>;
+  messages?: ExtensionMessages;
 }
 
 /** The names a screen needs, by kind. */
@@ -43,10 +43,11 @@ export function installExtension(app: Pick<ActiveApp, 'name' | 'web'>, ext: WebE
     for (const name of given) if (!declared.has(name)) throw new ExtensionError(`app ${app.name}: web/index registers ${kind} "${name}", which its manifest's web.${kind} does not declare`);
     for (const name of declared) if (!given.includes(name)) throw new ExtensionError(`app ${app.name}: its manifest's web.${kind} declares "${name}", which web/index does not register`);
   }
+  // checked before anything is registered: a bad id or translation installs nothing of the app
+  if (ext.messages) addMessages(app.name, ext.messages);
   for (const [name, def] of Object.entries(ext.widgets ?? {})) registerWidget(name, def);
   for (const [name, view] of Object.entries(ext.views ?? {})) registerView(name, view);
   for (const [name, page] of Object.entries(ext.pages ?? {})) registerPage(name, page);
-  if (ext.messages) addMessages(ext.messages);
 }
 
 /** The active apps that own any of `names` (from the bootstrap: each app's manifest `web`). */

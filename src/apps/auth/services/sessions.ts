@@ -25,6 +25,8 @@ type UserLoader = (id: string) => Promise<{ role: string; is_active: boolean } |
 interface Membership { id: string; code: string | null }
 interface CachedSession {
   userId: string; role: string; groups: readonly string[]; names: readonly string[];
+  /** The user's `lang` preference (null when unset or when base declares none). */
+  lang: string | null;
   /** The user's default organization. */
   organizationId: string | null;
   /** The default organization first, then the memberships. */
@@ -419,19 +421,27 @@ export class SessionService {
         ['family_id', '=', claims.sid], ['user_id', '=', claims.sub], ['revoked', '=', false], ['expires_at', '>', new Date().toISOString()],
       ], []);
       if (!live) throw new InvalidTokenError('the session has ended');
-      const user = await search('res.user', [['record_uuid', '=', claims.sub]], ['is_active', 'role', 'groups', 'organization']);
+      const user = await search('res.user', [['record_uuid', '=', claims.sub]], ['is_active', 'role', 'groups', 'organization', ...this.langField()]);
       if (!user?.is_active) throw new InvalidTokenError('the user is inactive');
       const role = user.role as string;
       // a group no active app declares any more (an app uninstalled) is simply not held
       const groups = Array.isArray(user.groups) ? (user.groups as unknown[]).filter((g): g is string => typeof g === 'string' && this.kernel.registry.groups.byName.has(g)) : [];
       const organizationId = (user.organization as string | null) ?? null;
-      s = { userId: claims.sub, role, groups, names: this.kernel.registry.groups.namesOf(role, groups), organizationId, organizations: await this.organizationsOf(tenant, claims.sub, organizationId) };
+      s = {
+        userId: claims.sub, role, groups, names: this.kernel.registry.groups.namesOf(role, groups), lang: typeof user.lang === 'string' ? user.lang : null,
+        organizationId, organizations: await this.organizationsOf(tenant, claims.sub, organizationId),
+      };
       if (!this.recheck.has(`s:${tenant}:${claims.sid}`) && !this.recheck.has(`u:${tenant}:${claims.sub}`)) this.cache.set(key, s);
     }
     return {
-      kind: 'user', user_id: s.userId, tenant_id: tenant, role: s.role, groups: s.groups, names: s.names,
+      kind: 'user', user_id: s.userId, tenant_id: tenant, role: s.role, groups: s.groups, names: s.names, lang: s.lang,
       organization_id: currentOrganization(s, options.organization), organization_ids: s.organizations.map((o) => o.id), sid: claims.sid,
     };
+  }
+
+  /** `lang` when res.user has it (base declares the preferences; a bare test app may not). */
+  private langField(): string[] {
+    return this.kernel.registry.models.get('res.user')?.fields.has('lang') ? ['lang'] : [];
   }
 
   /** The organizations a user belongs to: the default one, then the memberships (without repeats). */

@@ -1,7 +1,8 @@
-import { defineWebExtension, useBootstrap, type DisplayWidget, type InputWidget } from '@fw/web';
+import { defineWebExtension, useAppT, useBootstrap, type DisplayWidget, type InputWidget } from '@fw/web';
 import './base.css';
+import { messages } from './messages.ts';
 
-/** The groups the active apps declare, from the bootstrap (label, description, what each implies). */
+/** The groups the active apps declare, from the bootstrap (label, description, what each implies), in the user's language. */
 function useGroups() {
   return useBootstrap().groups;
 }
@@ -16,6 +17,7 @@ const asList = (value: unknown): string[] => (Array.isArray(value) ? value.filte
 const GroupsInput: InputWidget = (p) => <GroupsChecklist {...p} />;
 
 function GroupsChecklist(p: Parameters<InputWidget>[0]) {
+  const t = useAppT<typeof messages>();
   const groups = useGroups();
   const value = asList(p.value);
   const implied = new Set(groups.filter((g) => value.includes(g.name)).flatMap((g) => closure(groups, g.name)).filter((n) => !value.includes(n)));
@@ -28,7 +30,7 @@ function GroupsChecklist(p: Parameters<InputWidget>[0]) {
           <input type="checkbox" className="check" checked={value.includes(g.name)} disabled={p.disabled} onChange={(e) => toggle(g.name, e.target.checked)} />
           <span className="base-group-text">
             <span className="base-group-label">{g.label}</span>
-            {implied.has(g.name) && <span className="badge">included</span>}
+            {implied.has(g.name) && <span className="badge">{t('base.groups.included')}</span>}
             {g.description && <span className="muted base-group-description">{g.description}</span>}
           </span>
         </label>
@@ -57,4 +59,4 @@ function GroupLabels({ value }: { value: unknown }) {
 /** The labels of the user's groups, in lists and read-only forms. */
 const GroupsDisplay: DisplayWidget = ({ value }) => <GroupLabels value={value} />;
 
-export default defineWebExtension({ widgets: { 'base.groups': { display: GroupsDisplay, input: GroupsInput } } });
+export default defineWebExtension({ widgets: { 'base.groups': { display: GroupsDisplay, input: GroupsInput } }, messages });

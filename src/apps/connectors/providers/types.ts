@@ -16,10 +16,17 @@ export interface ConfigSchemaEntry {
   secret: boolean;
 }
 
-/** The spec's connection test result. */
+/**
+ * The spec's connection test result. `message` is English (API callers, logs, the connector's
+ * stored `status_message`); `message_id` and `message_values`, when the text is one of the app's
+ * own, let a client say it in the reader's language (the connectors app's web messages carry
+ * each id; docs/decisions.md, "Command result messages").
+ */
 export interface ConnectionTestResult {
   success: boolean;
   message: string;
+  message_id?: string;
+  message_values?: Record<string, string | number>;
   details?: Record<string, unknown>;
 }
 

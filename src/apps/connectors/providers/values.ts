@@ -1,5 +1,5 @@
 import { ConnectorConfigError } from '../errors.js';
-import type { ConnectorConfig, ConnectorProvider } from './types.js';
+import type { ConnectionTestResult, ConnectorConfig, ConnectorProvider } from './types.js';
 
 /** A config value by dotted key, as text; empty text and missing values are undefined. */
 export function configText(config: ConnectorConfig, key: string): string | undefined {
@@ -56,28 +56,36 @@ export function configUrl(config: ConnectorConfig, key: string): string | undefi
  * reason (ECONNREFUSED, "bad port", a certificate error…) in `cause`, which used to reach the
  * connector form as "fetch failed: bad port".
  */
-const NETWORK_REASONS: Array<[RegExp, string]> = [
-  [/bad port/i, 'this port is blocked for web requests (fetch refuses ports such as 9, 25 and 6000); use another port'],
-  [/ECONNREFUSED/, 'nothing answers at that address (connection refused)'],
-  [/ENOTFOUND|EAI_AGAIN/, 'the host name could not be found'],
-  [/ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|timed? ?out/i, 'the server did not answer in time'],
-  [/ECONNRESET|EPIPE|other side closed|socket hang up/i, 'the server closed the connection'],
-  [/CERT|certificate|self[- ]signed|SSL|TLS/i, "the server's certificate is not trusted"],
-  [/EHOSTUNREACH|ENETUNREACH/, 'the network cannot reach that host'],
+export const NETWORK_REASONS: Array<[RegExp, string, string]> = [
+  [/bad port/i, 'blocked_port', 'this port is blocked for web requests (fetch refuses ports such as 9, 25 and 6000); use another port'],
+  [/ECONNREFUSED/, 'refused', 'nothing answers at that address (connection refused)'],
+  [/ENOTFOUND|EAI_AGAIN/, 'unknown_host', 'the host name could not be found'],
+  [/ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|timed? ?out/i, 'timeout', 'the server did not answer in time'],
+  [/ECONNRESET|EPIPE|other side closed|socket hang up/i, 'closed', 'the server closed the connection'],
+  [/CERT|certificate|self[- ]signed|SSL|TLS/i, 'certificate', "the server's certificate is not trusted"],
+  [/EHOSTUNREACH|ENETUNREACH/, 'unreachable', 'the network cannot reach that host'],
 ];
 
-/** A failure of any kind as a connection test result (never throws). */
-export function failure(err: unknown, fallback = 'connection failed'): { success: false; message: string; details?: Record<string, unknown> } {
+/**
+ * A failure of any kind as a connection test result (never throws). A network reason people
+ * recognise has its message id (`connectors.test.network.<reason>`); the driver's own words
+ * (anything else) have none and are shown as they are.
+ */
+export function failure(err: unknown, fallback = 'connection failed'): ConnectionTestResult & { success: false } {
   const e = err as { message?: string; code?: string; responseCode?: number; cause?: { message?: string; code?: string } };
   const cause = e?.cause?.message || e?.cause?.code;
   const raw = `${e?.message || fallback}${cause && !e?.message?.includes(cause) ? `: ${cause}` : ''}`;
-  const reason = NETWORK_REASONS.find(([re]) => re.test(`${raw} ${e?.code ?? ''} ${e?.cause?.code ?? ''}`))?.[1];
-  const message = (reason ? `could not connect: ${reason}` : raw).slice(0, 500);
+  const reason = NETWORK_REASONS.find(([re]) => re.test(`${raw} ${e?.code ?? ''} ${e?.cause?.code ?? ''}`));
+  const message = (reason ? `could not connect: ${reason[2]}` : raw).slice(0, 500);
   const details: Record<string, unknown> = {};
   if (typeof e?.code === 'string') details.code = e.code;
   else if (typeof e?.cause?.code === 'string') details.code = e.cause.code;
   if (typeof e?.responseCode === 'number') details.response_code = e.responseCode;
   // the driver's own words stay available to an administrator
   if (reason) details.cause = raw.slice(0, 500);
-  return Object.keys(details).length ? { success: false, message, details } : { success: false, message };
+  return {
+    success: false, message,
+    ...(reason ? { message_id: `connectors.test.network.${reason[1]}` } : {}),
+    ...(Object.keys(details).length ? { details } : {}),
+  };
 }

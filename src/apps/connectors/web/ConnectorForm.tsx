@@ -1,8 +1,9 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
-import { FormView, errorMessage, recordsKey, request, toast, useT, type FormExtensionProps, type FormPlan, type PlanButton, type Row, type ViewProps } from '@fw/web';
+import { FormView, errorMessage, recordsKey, request, resultMessage, toast, useAppT, useT, type FormExtensionProps, type FormPlan, type PlanButton, type Row, type ViewProps } from '@fw/web';
 import { graphql } from '@fw/gql';
+import type { messages } from './messages.ts';
 
 const TypesDocument = graphql(`
   query ConnectorTypes {
@@ -18,7 +19,7 @@ const SaveParamsDocument = graphql(`
   mutation SaveConnectorParams($id: ID!, $json: JSON) { irConnectorImportConfig(id: $id, json_data: $json) }
 `);
 const TestDocument = graphql(`
-  mutation TestConnector($id: ID!) { irConnectorTestConnection(id: $id) { success message status } }
+  mutation TestConnector($id: ID!) { irConnectorTestConnection(id: $id) { success message message_id message_values status } }
 `);
 
 const MASK = '********';
@@ -50,7 +51,8 @@ export default function ConnectorForm(props: ViewProps<FormPlan>) {
   };
   return <FormView {...props} extension={ConnectorPanel} hiddenFields={HIDDEN} onSave={onSave} headerButton={headerButton} />;
 }
-const HIDDEN = ['param_ids'];
+// the parameter lines are the panel's; the last test's message is shown by the panel, in the reader's language
+const HIDDEN = ['param_ids', 'status_message'];
 
 /**
  * Parameters come from the provider's `config_schema`: one input per key, secrets as password
@@ -59,6 +61,7 @@ const HIDDEN = ['param_ids'];
  */
 function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) {
   const t = useT();
+  const ct = useAppT<typeof messages>();
   const qc = useQueryClient();
   const types = useQuery(typesQuery);
   const params = useQuery({
@@ -76,13 +79,19 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
   // a focused secret that still holds the mask shows empty, so it can be retyped
   const [focused, setFocused] = useState<string | null>(null);
   const [result, setResult] = useState<{ success: boolean; message: string } | null>(null);
+  // before a test of this visit, the last one's, as stored (its message id formatted like a fresh result's)
+  const last = record && (record.status === 'connected' || record.status === 'error') && typeof record.status_message === 'string' && record.status_message
+    ? { success: record.status === 'connected', message: resultMessage(t.intl, { message: record.status_message, message_id: record.status_message_id, message_values: record.status_message_values }) ?? '' }
+    : null;
+  const shown = result ?? last;
 
   async function test() {
     // the test reads the stored configuration: unsaved edits would not be what is tested
-    if (form.formState.isDirty) { toast(t('connectors.save_first'), 'error'); return; }
+    if (form.formState.isDirty) { toast(ct('connectors.save_first'), 'error'); return; }
     try {
       const r = (await request(TestDocument, { id: recordId! })).irConnectorTestConnection;
-      setResult(r ? { success: !!r.success, message: r.message ?? '' } : null);
+      // the server's message id, in the reader's language (./messages.ts), else its English
+      setResult(r ? { success: !!r.success, message: resultMessage(t.intl, r) ?? '' } : null);
       reload();
       await qc.invalidateQueries({ queryKey: ['records', 'ir.connector'] });
     } catch (err) {
@@ -94,7 +103,7 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
     // a new connector starts from a registered provider type
     return (
       <section className="sheet extension" aria-labelledby="provider-title">
-        <h2 id="provider-title" className="separator">{t('connectors.type')}</h2>
+        <h2 id="provider-title" className="separator">{ct('connectors.type')}</h2>
         <select className="input" data-testid="provider-select" aria-labelledby="provider-title"
           value={category && provider ? `${category}/${provider}` : ''}
           onChange={(e) => {
@@ -111,25 +120,25 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
   const schema = type?.config_schema ?? [];
   return (
     <section className="sheet extension" aria-labelledby="params-title" data-testid="connector-params">
-      <h2 id="params-title" className="separator">{t('connectors.params')}{type ? ` — ${type.display_name}` : ''}</h2>
+      <h2 id="params-title" className="separator">{ct('connectors.params')}{type ? ` — ${type.display_name}` : ''}</h2>
       <div className="group-grid">
         {schema.map((k) => (
           <div className="field" key={k.key}>
             <label className="label" htmlFor={`param-${k.key}`}>{k.label}{k.required && <span className="req" aria-hidden="true"> *</span>}</label>
             <input id={`param-${k.key}`} className="input" data-testid={`param-${k.key}`} type={k.secret ? 'password' : 'text'} autoComplete="off"
               value={k.secret && focused === k.key && values[k.key] === MASK ? '' : values[k.key] ?? ''}
-              placeholder={k.secret && values[k.key] === MASK ? t('connectors.secret_set') : undefined}
+              placeholder={k.secret && values[k.key] === MASK ? ct('connectors.secret_set') : undefined}
               onFocus={() => setFocused(k.key)} onBlur={() => setFocused(null)}
               onChange={(e) => form.setValue(PARAMS, { ...values, [k.key]: e.target.value }, { shouldDirty: true })} />
           </div>
         ))}
       </div>
       <div className="form-buttons">
-        <Button className="btn" onPress={() => void test()} data-testid="connector-test">{t('connectors.test')}</Button>
+        <Button className="btn" onPress={() => void test()} data-testid="connector-test">{ct('connectors.test')}</Button>
       </div>
-      {result && (
-        <p role="status" className={result.success ? 'test-ok' : 'test-failed'} data-testid="test-result">
-          {t(result.success ? 'connectors.test_ok' : 'connectors.test_failed', { message: result.message })}
+      {shown && (
+        <p role="status" className={shown.success ? 'test-ok' : 'test-failed'} data-testid="test-result">
+          {ct(shown.success ? 'connectors.test_ok' : 'connectors.test_failed', { message: shown.message })}
         </p>
       )}
     </section>

@@ -1,5 +1,6 @@
 import { defineWebExtension } from '@fw/web';
 import ConnectorForm from './ConnectorForm.tsx';
+import { messages } from './messages.ts';
 
 /**
  * The connector form: fw's form of the plan plus the provider's typed parameters, a connection
@@ -7,4 +8,5 @@ import ConnectorForm from './ConnectorForm.tsx';
  */
 export default defineWebExtension({
   views: { 'connectors.form': ConnectorForm },
+  messages,
 });

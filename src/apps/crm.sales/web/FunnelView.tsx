@@ -1,5 +1,6 @@
 import { FormattedNumber } from 'react-intl';
 import { ControlPanel, enumLabel, errorMessage, modelOf, useAppT, useGroups, useModels, useT, type AppViewPlan, type ViewProps } from '@fw/web';
+import type { messages } from './messages.ts';
 
 interface FunnelOptions { stage_field?: string; measure_field?: string }
 
@@ -12,7 +13,7 @@ interface FunnelOptions { stage_field?: string; measure_field?: string }
  */
 export default function FunnelView({ plan, action, search, searchPlan, where, org }: ViewProps<AppViewPlan>) {
   const t = useT();
-  const at = useAppT();
+  const at = useAppT<typeof messages>();
   const models = useModels();
   const m = modelOf(models, plan.model);
   const options = (plan.options ?? {}) as FunnelOptions;
@@ -34,7 +35,7 @@ export default function FunnelView({ plan, action, search, searchPlan, where, or
             const total = measure ? Number(group?.aggregates?.[`${measure}_sum`] ?? 0) : null;
             return (
               <li key={value} className="crm-funnel-stage" data-testid={`crm-funnel-${value}`}>
-                <span className="crm-funnel-name">{enumLabel(value)}</span>
+                <span className="crm-funnel-name">{enumLabel(value, stage)}</span>
                 <span className="crm-funnel-track"><span className="crm-funnel-bar" style={{ width: `${(count / widest) * 100}%` }} /></span>
                 <span className="crm-funnel-count num">{at('crm.funnel.count', { count })}</span>
                 {total !== null && <span className="crm-funnel-total num"><FormattedNumber value={total} /></span>}

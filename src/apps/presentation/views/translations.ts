@@ -16,6 +16,9 @@ import type { RenderPlan } from './plan.js';
  *   view.<view_id>.string.<English>     any other text of that view (a page, a group, a button,
  *                                       a filter, a label the view sets itself)
  *   menu.<xml_id>, action.<xml_id>      a menu entry's or an action's name
+ *   group.<group>                       a security group's label (manifest `groups`)
+ *   group.<group>.description           a security group's description
+ *   app.<app>.summary                   an app's summary (manifest `summary`)
  *
  * Read once at boot and checked: a key naming nothing, a text that is not a string, a key two
  * apps translate, or a language the client has no catalogue for stops the boot naming the file.
@@ -193,7 +196,22 @@ export class Translations {
       }
       case 'menu': return menus.has(rest) ? null : 'no ir.menu record of that xml_id';
       case 'action': return actions.has(rest) ? null : 'no ir.action record of that xml_id';
-      default: return 'keys start with model., enum., view., menu. or action.';
+      case 'group': {
+        // group names are dotted (base.admin): the longest declared one the key starts with
+        const group = [...registry.groups.byName.values()].filter((g) => rest === g.name || rest.startsWith(`${g.name}.`))
+          .sort((a, b) => b.name.length - a.name.length)[0];
+        if (!group) return 'no active app declares that group';
+        const tail = rest.slice(group.name.length);
+        if (tail === '') return null;
+        if (tail !== '.description') return 'a group key is group.<group> or group.<group>.description';
+        return group.description ? null : `${group.name} declares no description`;
+      }
+      case 'app': {
+        if (!rest.endsWith('.summary')) return 'an app key is app.<app>.summary';
+        const name = rest.slice(0, -'.summary'.length);
+        return registry.apps.some((a) => a.name === name && name !== 'kernel') ? null : `no active app "${name}"`;
+      }
+      default: return 'keys start with model., enum., view., menu., action., group. or app.';
     }
   }
 

@@ -2,8 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { Button, Dialog, Heading, Input, Label, Modal, TextField } from 'react-aria-components';
-import { Display, actionSegment, errorMessage, fetchWithToken, fromResponse, runCommand, useModels, useT, type FieldInfo, type Row } from '@fw/web';
+import { Display, actionSegment, errorMessage, fetchWithToken, fromResponse, runCommand, useModels, useAppT, useT, type FieldInfo, type Row } from '@fw/web';
 import { VersionTable } from './VersionHistory.tsx';
+import type { messages } from './messages.ts';
 
 /** How a document can be shown in the page, by its content type. */
 export function previewKind(contentType: unknown): 'image' | 'pdf' | 'text' | 'none' {
@@ -45,6 +46,7 @@ function useBlobUrl(path: string, kind: 'image' | 'pdf' | null, version: unknown
 
 function Preview({ doc }: { doc: Row }) {
   const t = useT();
+  const st = useAppT<typeof messages>();
   const kind = previewKind(doc.content_type);
   const label = String(doc.name);
   const blob = useBlobUrl(`/api/storage/documents/${doc.id}/download`, kind === 'image' || kind === 'pdf' ? kind : null, doc.current_version);
@@ -56,19 +58,19 @@ function Preview({ doc }: { doc: Row }) {
   });
   let body: React.ReactNode;
   if (kind === 'none') {
-    body = <p className="muted" data-testid="preview-none">{t('documents.no_preview', { type: String(doc.content_type ?? '—') })}</p>;
+    body = <p className="muted" data-testid="preview-none">{st('storage.documents.no_preview', { type: String(doc.content_type ?? '—') })}</p>;
   } else if (kind === 'text') {
     body = text.error ? <p className="muted" role="alert" data-testid="preview-error">{errorMessage(t, text.error)}</p>
-      : text.isPending ? <p className="muted" aria-busy="true">{t('documents.preview_loading')}</p>
-      : <pre className="doc-preview-text" data-testid="preview-text" tabIndex={0} aria-label={`${t('documents.preview')}: ${label}`}>{text.data}</pre>;
+      : text.isPending ? <p className="muted" aria-busy="true">{st('storage.documents.preview_loading')}</p>
+      : <pre className="doc-preview-text" data-testid="preview-text" tabIndex={0} aria-label={`${st('storage.documents.preview')}: ${label}`}>{text.data}</pre>;
   } else if (!blob) {
-    body = <p className="muted" aria-busy="true">{t('documents.preview_loading')}</p>;
+    body = <p className="muted" aria-busy="true">{st('storage.documents.preview_loading')}</p>;
   } else if ('error' in blob) {
     body = <p className="muted" role="alert" data-testid="preview-error">{errorMessage(t, blob.error)}</p>;
   } else if (kind === 'image') {
     body = <img className="doc-preview-image" src={blob.url} alt={label} data-testid="preview-image" />;
   } else {
-    body = <iframe className="doc-preview-pdf" src={blob.url} title={`${t('documents.preview')}: ${label}`} data-testid="preview-pdf" />;
+    body = <iframe className="doc-preview-pdf" src={blob.url} title={`${st('storage.documents.preview')}: ${label}`} data-testid="preview-pdf" />;
   }
   return <div className="doc-preview" data-testid="document-preview" data-kind={kind}>{body}</div>;
 }
@@ -83,6 +85,7 @@ export function DocumentDetails({ doc, fields, org, actionKey, onClose, onRename
   onRename: (name: string) => Promise<boolean>; onDownload: (version?: number) => void; onArchive: (active: boolean) => void; onDelete: () => void;
 }) {
   const t = useT();
+  const st = useAppT<typeof messages>();
   const models = useModels();
   const [name, setName] = useState(String(doc.name ?? ''));
   useEffect(() => setName(String(doc.name ?? '')), [doc.name]);
@@ -94,16 +97,16 @@ export function DocumentDetails({ doc, fields, org, actionKey, onClose, onRename
       <Dialog className="dialog doc-details" data-testid="document-details">
         <Heading slot="title">
           {String(doc.name)}
-          {archived && <span className="badge" data-testid="details-archived"> {t('documents.archived_badge')}</span>}
+          {archived && <span className="badge" data-testid="details-archived"> {st('storage.documents.archived_badge')}</span>}
         </Heading>
         <div className="doc-details-grid">
           <div className="doc-details-side">
             <form className="doc-rename" onSubmit={(e) => { e.preventDefault(); if (changed) void onRename(name.trim()); }}>
               <TextField className="field-stack" value={name} onChange={setName}>
-                <Label>{t('documents.name')}</Label>
+                <Label>{st('storage.documents.name')}</Label>
                 <Input className="input" data-testid="details-name" />
               </TextField>
-              <Button type="submit" className="btn" isDisabled={!changed} data-testid="details-rename">{t('documents.rename')}</Button>
+              <Button type="submit" className="btn" isDisabled={!changed} data-testid="details-rename">{st('storage.documents.rename')}</Button>
             </form>
             <dl className="doc-meta" data-testid="details-meta">
               {meta.map((f) => (
@@ -114,21 +117,21 @@ export function DocumentDetails({ doc, fields, org, actionKey, onClose, onRename
               ))}
             </dl>
             <div className="doc-actions">
-              <Button className="btn btn-primary" onPress={() => onDownload()} data-testid="details-download">{t('documents.download')}</Button>
+              <Button className="btn btn-primary" onPress={() => onDownload()} data-testid="details-download">{st('storage.documents.download')}</Button>
               <Button className="btn" onPress={() => onArchive(archived)} data-testid={archived ? 'details-unarchive' : 'details-archive'}>
-                {t(archived ? 'documents.unarchive' : 'documents.archive')}
+                {st(archived ? 'storage.documents.unarchive' : 'storage.documents.archive')}
               </Button>
-              <Button className="btn btn-danger" onPress={onDelete} data-testid="details-delete">{t('documents.delete')}</Button>
+              <Button className="btn btn-danger" onPress={onDelete} data-testid="details-delete">{st('storage.documents.delete')}</Button>
             </div>
             <Link className="small" to="/$org/$action/$record" params={{ org, action: actionSegment(actionKey), record: doc.id }} search={{}} data-testid="details-open-record">
-              {t('documents.open_record')}
+              {st('storage.documents.open_record')}
             </Link>
           </div>
-          <section className="doc-details-preview" aria-label={t('documents.preview')}>
+          <section className="doc-details-preview" aria-label={st('storage.documents.preview')}>
             <Preview doc={doc} />
           </section>
         </div>
-        <h3 className="separator">{t('documents.versions')}</h3>
+        <h3 className="separator">{st('storage.documents.versions')}</h3>
         <VersionTable doc={doc} onDownload={(n) => onDownload(n)} />
         <div className="dialog-actions"><Button className="btn" onPress={onClose} slot="close" data-testid="details-close">{t('common.close')}</Button></div>
       </Dialog>
@@ -139,14 +142,15 @@ export function DocumentDetails({ doc, fields, org, actionKey, onClose, onRename
 /** Deleting is for good: the confirmation names the document and says how many versions go with it. */
 export function ConfirmDelete({ doc, onCancel, onConfirm }: { doc: Row; onCancel: () => void; onConfirm: () => void }) {
   const t = useT();
+  const st = useAppT<typeof messages>();
   return (
     <Modal isOpen onOpenChange={(o) => !o && onCancel()} isDismissable className="modal">
       <Dialog role="alertdialog" className="dialog" data-testid="delete-dialog">
-        <Heading slot="title">{t('documents.delete_title', { name: String(doc.name) })}</Heading>
-        <p>{t('documents.delete_body', { count: Number(doc.version_count ?? doc.current_version ?? 1) })}</p>
+        <Heading slot="title">{st('storage.documents.delete_title', { name: String(doc.name) })}</Heading>
+        <p>{st('storage.documents.delete_body', { count: Number(doc.version_count ?? doc.current_version ?? 1) })}</p>
         <div className="dialog-actions">
           <Button className="btn" onPress={onCancel} autoFocus data-testid="delete-cancel">{t('common.cancel')}</Button>
-          <Button className="btn btn-danger" onPress={onConfirm} data-testid="delete-confirm">{t('documents.delete')}</Button>
+          <Button className="btn btn-danger" onPress={onConfirm} data-testid="delete-confirm">{st('storage.documents.delete')}</Button>
         </div>
       </Dialog>
     </Modal>

@@ -1,9 +1,10 @@
 import { useMemo, useState } from 'react';
 import { Button, Checkbox, Dialog, Heading, Input, Label, Menu, MenuItem, MenuTrigger, Modal, Popover, TextField } from 'react-aria-components';
-import { ControlPanel, Display, Pager, andWhere, asFields, deleteDocument, displayName, downloadFile, errorMessage, modelOf, orderBy, pickFile, request, runCommand, selection, toast, updateDocument, uploadFile, useBlock, useCount, useInvalidateModel, useModels, useT, type ListPlan, type Row, type ViewProps } from '@fw/web';
+import { ControlPanel, Display, Pager, andWhere, asFields, deleteDocument, displayName, downloadFile, errorMessage, modelOf, orderBy, pickFile, request, runCommand, selection, toast, updateDocument, uploadFile, useBlock, useCount, useInvalidateModel, useModels, useAppT, useT, type ListPlan, type Row, type ViewProps } from '@fw/web';
 import { ConfirmDelete, DocumentDetails } from './DocumentDetails.tsx';
 import { FolderTree, useFolders, type FolderChoice } from './FolderTree.tsx';
 import { VersionHistory } from './VersionHistory.tsx';
+import type { messages } from './messages.ts';
 
 const DRAG_TYPE = 'application/x-fw-document';
 
@@ -15,6 +16,7 @@ const DRAG_TYPE = 'application/x-fw-document';
  */
 export default function DocumentsView({ plan, action, search, searchPlan, where, org }: ViewProps<ListPlan>) {
   const t = useT();
+  const st = useAppT<typeof messages>();
   const models = useModels();
   const m = modelOf(models, plan.model);
   const hasFolders = models.has('storage.folder');
@@ -48,7 +50,7 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
         // a new document is filed in the selected folder as it is uploaded
         const target = !docId && folder.kind === 'folder' ? folder.id : undefined;
         await uploadFile(path, file, { change_note: changeNote, folder: target }, (fraction) => setProgress({ name: file.name, fraction }));
-        toast(t('upload.done', { name: file.name }));
+        toast(st('storage.upload.done', { name: file.name }));
       } catch (err) {
         toast(errorMessage(t, err), 'error');
       }
@@ -60,7 +62,7 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
   async function moveTo(docId: string, target: FolderChoice, label: string) {
     try {
       await request(updateDocument(m), { id: docId, input: { folder: target.kind === 'folder' ? target.id : null } });
-      toast(t('documents.moved', { folder: label }));
+      toast(st('storage.documents.moved', { folder: label }));
     } catch (err) {
       toast(errorMessage(t, err), 'error');
     }
@@ -70,7 +72,7 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
   async function rename(doc: Row, name: string): Promise<boolean> {
     try {
       await request(updateDocument(m), { id: doc.id, input: { name } });
-      toast(t('documents.renamed', { name }));
+      toast(st('storage.documents.renamed', { name }));
       await invalidate(m.key);
       return true;
     } catch (err) {
@@ -82,7 +84,7 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
   async function setArchived(doc: Row, archive: boolean) {
     try {
       await runCommand(archive ? 'storage.document.archive' : 'storage.document.unarchive', { id: doc.id });
-      toast(t(archive ? 'documents.archived' : 'documents.unarchived', { name: String(doc.name) }));
+      toast(st(archive ? 'storage.documents.archived' : 'storage.documents.unarchived', { name: String(doc.name) }));
       // an archived document leaves the list unless archived ones are shown: so does its panel
       if (archive && !showArchived) setOpenId(null);
     } catch (err) {
@@ -95,7 +97,7 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
     setDeleting(null);
     try {
       await request(deleteDocument(m), { id: doc.id });
-      toast(t('documents.deleted', { name: String(doc.name) }));
+      toast(st('storage.documents.deleted', { name: String(doc.name) }));
     } catch (err) {
       toast(errorMessage(t, err), 'error');
     }
@@ -114,7 +116,7 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
     <div className="view view-documents">
       <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="list" canCreate={false}>
         <Button className="btn btn-primary" data-testid="upload-button"
-          onPress={() => void pickFile(null).then((f) => f && upload([f]))}>{t('documents.upload')}</Button>
+          onPress={() => void pickFile(null).then((f) => f && upload([f]))}>{st('storage.documents.upload')}</Button>
       </ControlPanel>
       <div className="documents-layout">
         {hasFolders && <FolderTree selected={folder} onSelect={setFolder} onDropDocument={(id, target, label) => void moveTo(id, target, label)} dragType={DRAG_TYPE} />}
@@ -126,15 +128,15 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
         >
           {progress && (
             <div className="upload-progress" data-testid="upload-progress">
-              <label htmlFor="upload-bar">{t('upload.progress', { name: progress.name, percent: progress.fraction })}</label>
+              <label htmlFor="upload-bar">{st('storage.upload.progress', { name: progress.name, percent: progress.fraction })}</label>
               <progress id="upload-bar" max={1} value={progress.fraction} />
             </div>
           )}
-          {dropping && <div className="drop-hint">{t('upload.drop')}</div>}
+          {dropping && <div className="drop-hint">{st('storage.upload.drop')}</div>}
           <div className="list-toolbar">
-            <span className="muted small">{t('upload.drop')}</span>
+            <span className="muted small">{st('storage.upload.drop')}</span>
             <Checkbox className="checkbox show-archived" isSelected={showArchived} onChange={setShowArchived} data-testid="show-archived">
-              <span className="checkbox-box" aria-hidden="true" />{t('documents.show_archived')}
+              <span className="checkbox-box" aria-hidden="true" />{st('storage.documents.show_archived')}
             </Checkbox>
             {total.data !== undefined && (
               <Pager page={page} limit={limit} total={total.data} />
@@ -153,13 +155,13 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
                     {columns.map((c, i) => (
                       <td key={c.name}>
                         <Display field={c} value={r[c.name]} models={models} />
-                        {i === 0 && r.is_active === false && <span className="badge badge-archived" data-testid="row-archived">{t('documents.archived_badge')}</span>}
+                        {i === 0 && r.is_active === false && <span className="badge badge-archived" data-testid="row-archived">{st('storage.documents.archived_badge')}</span>}
                       </td>
                     ))}
                     <td className="row-actions" onClick={(e) => e.stopPropagation()}>
-                      <Button className="btn btn-ghost" onPress={() => void download(r)} data-testid="doc-download" aria-label={`${t('documents.download')} ${displayName(m, r)}`}>{t('documents.download')}</Button>
+                      <Button className="btn btn-ghost" onPress={() => void download(r)} data-testid="doc-download" aria-label={`${st('storage.documents.download')} ${displayName(m, r)}`}>{st('storage.documents.download')}</Button>
                       <MenuTrigger>
-                        <Button className="btn btn-ghost" aria-label={`${t('documents.more')} ${displayName(m, r)}`} data-testid="doc-more">⋯</Button>
+                        <Button className="btn btn-ghost" aria-label={`${st('storage.documents.more')} ${displayName(m, r)}`} data-testid="doc-more">⋯</Button>
                         <Popover className="popover">
                           <Menu className="menu" onAction={(key) => {
                             if (key === 'version') setVersionOf(r);
@@ -167,10 +169,10 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
                             else if (key === 'archive') void setArchived(r, r.is_active !== false);
                             else if (key === 'delete') setDeleting(r);
                           }}>
-                            <MenuItem id="version" className="menu-item" data-testid="doc-new-version">{t('documents.new_version')}</MenuItem>
-                            <MenuItem id="history" className="menu-item" data-testid="doc-history">{t('documents.versions')}</MenuItem>
-                            <MenuItem id="archive" className="menu-item" data-testid="doc-archive">{t(r.is_active === false ? 'documents.unarchive' : 'documents.archive')}</MenuItem>
-                            <MenuItem id="delete" className="menu-item" data-testid="doc-delete">{t('documents.delete')}</MenuItem>
+                            <MenuItem id="version" className="menu-item" data-testid="doc-new-version">{st('storage.documents.new_version')}</MenuItem>
+                            <MenuItem id="history" className="menu-item" data-testid="doc-history">{st('storage.documents.versions')}</MenuItem>
+                            <MenuItem id="archive" className="menu-item" data-testid="doc-archive">{st(r.is_active === false ? 'storage.documents.unarchive' : 'storage.documents.archive')}</MenuItem>
+                            <MenuItem id="delete" className="menu-item" data-testid="doc-delete">{st('storage.documents.delete')}</MenuItem>
                           </Menu>
                         </Popover>
                       </MenuTrigger>
@@ -197,23 +199,24 @@ export default function DocumentsView({ plan, action, search, searchPlan, where,
 
 function NewVersionDialog({ doc, onClose, onUpload }: { doc: Row; onClose: () => void; onUpload: (f: File, note: string) => void }) {
   const t = useT();
+  const st = useAppT<typeof messages>();
   const [note, setNote] = useState('');
   const [file, setFile] = useState<File | null>(null);
   return (
     <Modal isOpen onOpenChange={(o) => !o && onClose()} isDismissable className="modal">
       <Dialog className="dialog" data-testid="version-dialog">
-        <Heading slot="title">{t('documents.new_version')}: {String(doc.name)}</Heading>
+        <Heading slot="title">{st('storage.documents.new_version')}: {String(doc.name)}</Heading>
         <label className="field-stack">
-          <span>{t('upload.pick')}</span>
+          <span>{st('storage.upload.pick')}</span>
           <input type="file" data-testid="version-file" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
         </label>
         <TextField className="field-stack" value={note} onChange={setNote}>
-          <Label>{t('documents.change_note')}</Label>
+          <Label>{st('storage.documents.change_note')}</Label>
           <Input className="input" data-testid="version-note" />
         </TextField>
         <div className="dialog-actions">
           <Button className="btn" onPress={onClose}>{t('common.cancel')}</Button>
-          <Button className="btn btn-primary" isDisabled={!file} onPress={() => file && onUpload(file, note)} data-testid="version-upload">{t('documents.upload')}</Button>
+          <Button className="btn btn-primary" isDisabled={!file} onPress={() => file && onUpload(file, note)} data-testid="version-upload">{st('storage.documents.upload')}</Button>
         </div>
       </Dialog>
     </Modal>
@@ -222,18 +225,18 @@ function NewVersionDialog({ doc, onClose, onUpload }: { doc: Row; onClose: () =>
 
 /** Moving without a mouse: the same move as dragging the row onto a folder. */
 function MoveTo({ doc, onMove }: { doc: Row; onMove: (target: FolderChoice, label: string) => void }) {
-  const t = useT();
+  const st = useAppT<typeof messages>();
   const folders = useFolders();
   const current = (doc.folder as { id: string } | null | undefined)?.id ?? '';
   return (
-    <select className="input move-to" aria-label={`${t('documents.move')} ${String(doc.name)}`} value={current} data-testid="doc-move"
+    <select className="input move-to" aria-label={`${st('storage.documents.move')} ${String(doc.name)}`} value={current} data-testid="doc-move"
       onClick={(e) => e.stopPropagation()}
       onChange={(e) => {
         const id = e.target.value;
-        const label = id ? String(folders.data?.find((f) => f.id === id)?.name ?? id) : t('documents.root');
+        const label = id ? String(folders.data?.find((f) => f.id === id)?.name ?? id) : st('storage.documents.root');
         onMove(id ? { kind: 'folder', id } : { kind: 'root' }, label);
       }}>
-      <option value="">{t('documents.root')}</option>
+      <option value="">{st('storage.documents.root')}</option>
       {(folders.data ?? []).map((f) => <option key={f.id} value={f.id}>{String(f.name)}</option>)}
     </select>
   );

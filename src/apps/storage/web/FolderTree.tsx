@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Dialog, Heading, Input, Label, Modal, TextField } from 'react-aria-components';
-import { createDocument, deleteDocument, errorMessage, modelOf, recordsKey, request, rowsDocument, toast, useInvalidateModel, useModels, useT, type Row } from '@fw/web';
+import { createDocument, deleteDocument, errorMessage, modelOf, recordsKey, request, rowsDocument, toast, useInvalidateModel, useModels, useAppT, useT, type Row } from '@fw/web';
+import type { messages } from './messages.ts';
 
 export type FolderChoice = { kind: 'all' } | { kind: 'root' } | { kind: 'folder'; id: string };
 
@@ -20,6 +21,7 @@ export function FolderTree({ selected, onSelect, onDropDocument, dragType }: {
   selected: FolderChoice; onSelect: (c: FolderChoice) => void; onDropDocument: (docId: string, target: FolderChoice, label: string) => void; dragType: string;
 }) {
   const t = useT();
+  const st = useAppT<typeof messages>();
   const models = useModels();
   const m = modelOf(models, 'storage.folder');
   const invalidate = useInvalidateModel();
@@ -72,16 +74,16 @@ export function FolderTree({ selected, onSelect, onDropDocument, dragType }: {
     </li>
   ));
   return (
-    <nav className="folder-tree" aria-label={t('documents.folders')} data-testid="folder-tree">
-      <h2>{t('documents.folders')}</h2>
+    <nav className="folder-tree" aria-label={st('storage.documents.folders')} data-testid="folder-tree">
+      <h2>{st('storage.documents.folders')}</h2>
       <ul>
-        <li>{item('__all', t('documents.all'), { kind: 'all' }, selected.kind === 'all')}</li>
-        <li>{item('__root', t('documents.root'), { kind: 'root' }, selected.kind === 'root')}</li>
+        <li>{item('__all', st('storage.documents.all'), { kind: 'all' }, selected.kind === 'all')}</li>
+        <li>{item('__root', st('storage.documents.root'), { kind: 'root' }, selected.kind === 'root')}</li>
         {render(null, 0)}
       </ul>
       <div className="folder-actions">
-        <Button className="btn btn-ghost" onPress={() => setCreating(true)} data-testid="new-folder">{t('documents.new_folder')}</Button>
-        {selectedId && <Button className="btn btn-ghost" onPress={() => void remove()} data-testid="delete-folder">{t('documents.delete_folder')}</Button>}
+        <Button className="btn btn-ghost" onPress={() => setCreating(true)} data-testid="new-folder">{st('storage.documents.new_folder')}</Button>
+        {selectedId && <Button className="btn btn-ghost" onPress={() => void remove()} data-testid="delete-folder">{st('storage.documents.delete_folder')}</Button>}
       </div>
       {creating && <NewFolder onCancel={() => setCreating(false)} onCreate={(n) => void create(n)} />}
     </nav>
@@ -90,14 +92,15 @@ export function FolderTree({ selected, onSelect, onDropDocument, dragType }: {
 
 function NewFolder({ onCancel, onCreate }: { onCancel: () => void; onCreate: (name: string) => void }) {
   const t = useT();
+  const st = useAppT<typeof messages>();
   const [name, setName] = useState('');
   return (
     <Modal isOpen onOpenChange={(o) => !o && onCancel()} isDismissable className="modal">
       <Dialog className="dialog">
         <form onSubmit={(e) => { e.preventDefault(); if (name.trim()) onCreate(name.trim()); }}>
-          <Heading slot="title">{t('documents.new_folder')}</Heading>
+          <Heading slot="title">{st('storage.documents.new_folder')}</Heading>
           <TextField className="field-stack" value={name} onChange={setName} autoFocus>
-            <Label>{t('documents.folder_name')}</Label>
+            <Label>{st('storage.documents.folder_name')}</Label>
             <Input className="input" data-testid="folder-name" />
           </TextField>
           <div className="dialog-actions">

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Button, Dialog, Heading, Modal } from 'react-aria-components';
 import { FormattedDate } from 'react-intl';
-import { Display, recordsKey, request, useModels, useT, type Row } from '@fw/web';
+import { Display, recordsKey, request, useModels, useAppT, useT, type Row } from '@fw/web';
 import { graphql } from '@fw/gql';
+import type { messages } from './messages.ts';
 
 const VersionsDocument = graphql(`
   query DocumentVersions($doc: ID!) {
@@ -14,7 +15,7 @@ const VersionsDocument = graphql(`
 
 /** The versions of a document, newest first, each with its download (the history dialog and the details panel). */
 export function VersionTable({ doc, onDownload }: { doc: Row; onDownload: (n: number) => void }) {
-  const t = useT();
+  const st = useAppT<typeof messages>();
   const models = useModels();
   const versions = useQuery({ queryKey: recordsKey('storage.document_version', 'of', doc.id, doc.current_version), queryFn: () => request(VersionsDocument, { doc: doc.id }) });
   return (
@@ -22,14 +23,14 @@ export function VersionTable({ doc, onDownload }: { doc: Row; onDownload: (n: nu
       <tbody>
         {(versions.data?.storageDocumentVersions ?? []).map((v) => (
           <tr key={v.id} data-testid="version-row">
-            <td>{t('documents.version', { n: v.version_number })}</td>
+            <td>{st('storage.documents.version', { n: v.version_number })}</td>
             <td>{v.original_filename}</td>
             <td><Display field={{ name: 'file_size', label: '', type: 'integer', widget: 'filesize' }} value={v.file_size} models={models} /></td>
             <td data-testid="version-note-cell">{v.change_note ?? ''}</td>
             <td><FormattedDate value={v.created_at_utc} dateStyle="medium" timeStyle="short" /></td>
             <td>{v.uploaded_by?.name ?? ''}</td>
             <td><Button className="btn btn-ghost" onPress={() => onDownload(v.version_number)} data-testid={`version-download-${v.version_number}`}
-              aria-label={`${t('documents.download')} ${t('documents.version', { n: v.version_number })}`}>{t('documents.download')}</Button></td>
+              aria-label={`${st('storage.documents.download')} ${st('storage.documents.version', { n: v.version_number })}`}>{st('storage.documents.download')}</Button></td>
           </tr>
         ))}
       </tbody>
@@ -39,10 +40,11 @@ export function VersionTable({ doc, onDownload }: { doc: Row; onDownload: (n: nu
 
 export function VersionHistory({ doc, onClose, onDownload }: { doc: Row; onClose: () => void; onDownload: (n: number) => void }) {
   const t = useT();
+  const st = useAppT<typeof messages>();
   return (
     <Modal isOpen onOpenChange={(o) => !o && onClose()} isDismissable className="modal modal-wide">
       <Dialog className="dialog" data-testid="history-dialog">
-        <Heading slot="title">{t('documents.versions')}: {String(doc.name)}</Heading>
+        <Heading slot="title">{st('storage.documents.versions')}: {String(doc.name)}</Heading>
         <VersionTable doc={doc} onDownload={onDownload} />
         <div className="dialog-actions"><Button className="btn" onPress={onClose} slot="close">{t('common.close')}</Button></div>
       </Dialog>

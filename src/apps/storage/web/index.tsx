@@ -1,5 +1,6 @@
 import { defineWebExtension } from '@fw/web';
 import DocumentsView from './DocumentsView.tsx';
+import { messages } from './messages.ts';
 
 /**
  * The documents screen (folders, uploads, versions, previews): the component that draws the
@@ -7,4 +8,5 @@ import DocumentsView from './DocumentsView.tsx';
  */
 export default defineWebExtension({
   views: { 'storage.documents': DocumentsView },
+  messages,
 });

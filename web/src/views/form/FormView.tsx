@@ -5,6 +5,7 @@ import { Controller, useForm, useWatch, type UseFormReturn } from 'react-hook-fo
 import { Button, Dialog, Heading, Modal, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { request } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
+import { resultMessage, type ResultMessage } from '../../app/result-message.ts';
 import { ErrorPanel, NotFoundPanel } from '../../app/ErrorBoundary.tsx';
 import { Chatter } from '../../chatter/Chatter.tsx';
 import { errorMessage, fieldErrorsOf } from '../../app/errors.ts';
@@ -195,9 +196,10 @@ export default function FormView({ plan, action, org, recordId, search, where, e
       extra = await filePayload(file);
     }
     try {
-      const result = (await runCommand(b.name, { id: recordId, ...extra })) as { success?: boolean; message?: unknown } | null;
-      // a command that reports a message (a connection test) is shown with it
-      if (typeof result?.message === 'string' && result.message) toast(`${b.string}: ${result.message}`, result.success === false ? 'error' : 'info');
+      const result = (await runCommand(b.name, { id: recordId, ...extra })) as ResultMessage & { success?: boolean } | null;
+      // a command that reports a message (a connection test) is shown with it, in the reader's language when it has an id
+      const said = resultMessage(t.intl, result);
+      if (said) toast(`${b.string}: ${said}`, result?.success === false ? 'error' : 'info');
       else toast(t('form.command_done', { name: b.string }));
       await invalidate(m.key);
     } catch (err) {

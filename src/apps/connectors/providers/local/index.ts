@@ -29,7 +29,7 @@ export function createLocalProvider(): StorageConnectorProvider {
             await fsp.mkdir(root, { recursive: true });
             await fsp.writeFile(probe, 'ok');
             await fsp.unlink(probe);
-            return { success: true, message: `folder ${root} is writable`, details: { root } };
+            return { success: true, message: `folder ${root} is writable`, message_id: 'connectors.test.local_ok', message_values: { root }, details: { root } };
           } catch (err) {
             return failure(err);
           }

@@ -44,7 +44,7 @@ export function createS3Provider(): StorageConnectorProvider {
           const backend = createS3Backend(opts);
           try {
             await backend.checkBucket();
-            return { success: true, message: `bucket "${opts.bucket}" is reachable`, details: { bucket: opts.bucket, endpoint: endpoint ?? null, region: opts.region ?? null } };
+            return { success: true, message: `bucket "${opts.bucket}" is reachable`, message_id: 'connectors.test.s3_ok', message_values: { bucket: opts.bucket }, details: { bucket: opts.bucket, endpoint: endpoint ?? null, region: opts.region ?? null } };
           } catch (err) {
             if (err instanceof StorageError) return { success: false, message: err.message, details: { code: err.code, bucket: opts.bucket } };
             return failure(err);

@@ -58,7 +58,11 @@ export function createSmtpProvider(): ConnectorProvider<SmtpInstance> {
           const t = await transport();
           try {
             await t.verify();
-            return { success: true, message: `SMTP server ${options.host}:${port} accepted the connection${user ? ' and the credentials' : ''}`, details: { host: options.host, port, secure } };
+            return {
+              success: true, message: `SMTP server ${options.host}:${port} accepted the connection${user ? ' and the credentials' : ''}`,
+              message_id: user ? 'connectors.test.smtp_ok_login' : 'connectors.test.smtp_ok', message_values: { host: options.host, port },
+              details: { host: options.host, port, secure },
+            };
           } catch (err) {
             return failure(err);
           } finally {

@@ -40,8 +40,9 @@ export function createWebhookProvider(): ConnectorProvider<WebhookInstance> {
           try {
             const res = await post({ type: 'ping', sent_at: new Date().toISOString() });
             await res.arrayBuffer().catch(() => undefined);
-            if (res.status >= 200 && res.status < 300) return { success: true, message: `webhook answered ${res.status}`, details: { status: res.status } };
-            return { success: false, message: `webhook answered ${res.status}; expected 2xx`, details: { status: res.status } };
+            const said = { message_values: { status: res.status }, details: { status: res.status } };
+            if (res.status >= 200 && res.status < 300) return { success: true, message: `webhook answered ${res.status}`, message_id: 'connectors.test.webhook_ok', ...said };
+            return { success: false, message: `webhook answered ${res.status}; expected 2xx`, message_id: 'connectors.test.webhook_refused', ...said };
           } catch (err) {
             return failure(err);
           }

@@ -1,7 +1,7 @@
 /**
- * A view file in `views/<app>/` that the app's manifest does not list in `data` is never loaded,
- * so the boot stops naming the file and the manifest (src/kernel/modules/unlisted-views.ts,
- * called by the loader for every app it loads).
+ * A view file in `views/<app>/` or a translation file in `src/apps/<app>/i18n/` that the app's
+ * manifest does not list in `data` is never loaded, so the boot stops naming the file and the
+ * manifest (src/kernel/modules/unlisted-files.ts, called by the loader for every app it loads).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AppManifest } from '../../../src/kernel/app.ts';
 import { BootError } from '../../../src/kernel/errors.ts';
 import { loadAllApps, projectLayout, rootDirs, type ProjectLayout } from '../../../src/kernel/modules/loader.ts';
-import { refuseUnlistedViews, unlistedViews } from '../../../src/kernel/modules/unlisted-views.ts';
+import { refuseUnlistedTranslations, refuseUnlistedViews, unlistedTranslations, unlistedViews } from '../../../src/kernel/modules/unlisted-files.ts';
 import { tempDir } from '../../helpers/kernel.ts';
 
 const manifest = (name: string, data: string[]): AppManifest => ({
@@ -28,6 +28,14 @@ describe('unlistedViews (pure)', () => {
 
   it('a data entry outside views/ does not list a view of the same name', () => {
     expect(unlistedViews(['a_list.xml'], ['a_list.xml', 'data/a_list.xml'])).toEqual(['a_list.xml']);
+  });
+});
+
+describe('unlistedTranslations (pure)', () => {
+  it('answers the .json files data does not list as i18n/<file>, sorted; other files are not its business', () => {
+    expect(unlistedTranslations(['fr.json', 'de.json', 'notes.md'], ['views/a.xml', 'i18n/fr.json'])).toEqual(['de.json']);
+    expect(unlistedTranslations(['fr.json'], ['fr.json', 'data/fr.json'])).toEqual(['fr.json']);
+    expect(unlistedTranslations([], ['i18n/fr.json'])).toEqual([]);
   });
 });
 
@@ -70,7 +78,46 @@ describe('the loader refuses an unlisted view file', () => {
     expect(() => refuseUnlistedViews(rootDirs(layout.root).views, manifest('other_app', []))).not.toThrow();
   });
 
-  it('every app of this project lists each of its view files', async () => {
+  it('every app of this project lists each of its view and translation files', async () => {
     expect((await loadAllApps(projectLayout())).length).toBeGreaterThan(5);
+  });
+});
+
+describe('the loader refuses an unlisted translation file', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  /** A project of one app `shop_app` whose i18n folder holds `files`, its manifest listing `data`. */
+  function project(files: string[], data: string[]): ProjectLayout {
+    const root = tempDir('i18n');
+    dirs.push(root);
+    const layout: ProjectLayout = { root, fwRoot: root };
+    const folders = rootDirs(root);
+    fs.mkdirSync(path.join(folders.apps, 'shop_app', 'i18n'), { recursive: true });
+    fs.writeFileSync(path.join(folders.apps, 'shop_app/manifest.ts'), `export default ${JSON.stringify(manifest('shop_app', data))};\n`);
+    for (const f of files) fs.writeFileSync(path.join(folders.apps, 'shop_app', 'i18n', f), '{}');
+    return layout;
+  }
+
+  it('an i18n file not in data stops the boot with a BootError naming the file and the manifest', async () => {
+    const layout = project(['fr.json'], []);
+    const err = await loadAllApps(layout).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(BootError);
+    expect((err as BootError).message).toBe("src/apps/shop_app/manifest.ts: src/apps/shop_app/i18n/fr.json is not listed in data (add 'i18n/fr.json'), so it is never loaded");
+    expect((err as BootError).details).toEqual({ app: 'shop_app', files: ['src/apps/shop_app/i18n/fr.json'] });
+  });
+
+  it('several unlisted files are named together; a listed one is not named', () => {
+    const layout = project(['fr.json', 'de.json', 'es.json'], ['i18n/fr.json']);
+    expect(() => refuseUnlistedTranslations(rootDirs(layout.root).apps, manifest('shop_app', ['i18n/fr.json'])))
+      .toThrow("src/apps/shop_app/i18n/de.json, src/apps/shop_app/i18n/es.json are not listed in data (add 'i18n/de.json', 'i18n/es.json'), so they are never loaded");
+  });
+
+  it('an app whose translations are all listed, or that has no i18n folder, loads', async () => {
+    const layout = project(['fr.json'], ['i18n/fr.json']);
+    expect((await loadAllApps(layout)).map((a) => a.name)).toEqual(['shop_app']);
+    expect(() => refuseUnlistedTranslations(rootDirs(layout.root).apps, manifest('other_app', []))).not.toThrow();
   });
 });
