@@ -7,7 +7,7 @@ import { GQL_LIST_BODY } from '../workloads/queries.ts';
 
 async function runFloor(b: Bench, kind: 'http' | 'yoga', fixture: string): Promise<Measured> {
   const port = await freePort();
-  const child = spawnScript(`${kind} floor`, `floors/${kind}-floor.ts`, [], pinning.serverCore, { ...process.env, PORT: String(port), FIXTURE: fixture });
+  const child = spawnScript(`${kind} floor`, `floors/${kind}-floor.ts`, [], pinning.serverCore, { ...process.env, NODE_ENV: 'production', PORT: String(port), FIXTURE: fixture });
   const base = `http://${HOST}:${port}`;
   try {
     await waitHealthy(base, 30_000, () => child.proc.exitCode === null, kind === 'yoga' ? '/health' : '/');

@@ -1,4 +1,5 @@
 /** The real fw server (`fw serve`) as a child process on the server core, with its own data. */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort, HOST, waitHealthy } from './http.ts';
@@ -32,6 +33,9 @@ export interface FwServer {
 export function fwEnv(ctx: RunContext, name: string, dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     ...process.env,
+    // as deployed (graphql-js skips its development checks, fw its development conveniences);
+    // the floors run the same way (bench/floors/index.ts)
+    NODE_ENV: 'production',
     HOST,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
@@ -39,6 +43,8 @@ export function fwEnv(ctx: RunContext, name: string, dataDir: string, extra: Rec
     ADMIN_PASSWORD: ctx.adminPassword,
     BCRYPT_COST: String(ctx.bcryptCost),
     JWT_SECRET_KEY: ctx.jwtKey,
+    // production wants its keys given, the same in every process of the run
+    CONNECTOR_SECRET_KEY: crypto.createHash('sha256').update(`connector:${ctx.jwtKey}`).digest('base64url'),
     DATABASE_URL: ctx.pg?.url ?? '',
     // each server of the run has its own databases, all under the run's prefix
     ...(ctx.pg ? { PG_DATABASE_PREFIX: `${ctx.pg.prefix}${name.replace(/[^a-z0-9]/g, '')}_` } : {}),
