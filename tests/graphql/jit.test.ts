@@ -4,12 +4,14 @@
  * graphql-js and is never compiled; 1 compiles at once, 0 never. The answers are the same
  * either way.
  */
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { parse } from 'graphql';
+import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/kernel/settings.ts';
 import { graphqlSettings } from '../../src/server/graphql/index.ts';
-import { jitAfterUses } from '../../src/server/graphql/jit.ts';
-import { gqlOk, startServerWithApps, type ApiServer } from '../helpers/api.ts';
+import { jitAfterUses, jitCanRun, precoercedVariables } from '../../src/server/graphql/jit.ts';
+import { gql, gqlOk, startServerWithApps, type ApiServer } from '../helpers/api.ts';
 
 describe('jitAfterUses', () => {
   it('with 2 (the default), a document is compiled from its second execution on, each document counted apart', () => {
@@ -47,5 +49,92 @@ describe('on a server', () => {
     expect(runs[0].me.email).toBe('admin@example.com');
     expect(runs[1]).toEqual(runs[0]);
     expect(runs[2]).toEqual(runs[0]);
+  });
+});
+
+describe('precoercedVariables', () => {
+  // a recursive input (as every model's `where` is), which graphql-jit cannot coerce itself
+  const schema = createSchema({
+    typeDefs: `scalar JSON
+      input Where { AND: [Where!], name: String }
+      enum Dir { up, down }
+      type Query { names(where: Where, dir: Dir, limit: Int = 2): [String!]! }`,
+    resolvers: { Query: { names: (_: unknown, a: { where?: unknown; dir?: string; limit: number }) => [JSON.stringify(a.where ?? null), a.dir ?? '-', String(a.limit)] } },
+  });
+  function server() {
+    const compiled: boolean[] = [];
+    const yoga = createYoga({
+      schema, logging: false,
+      plugins: [precoercedVariables(() => true), useGraphQlJit({}, { enableIf: (args) => { const ok = jitCanRun(args.schema, args.document); compiled.push(ok); return ok; } })],
+    });
+    const run = async (variables: unknown) => {
+      const res = await yoga.fetch('http://localhost/graphql', {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'query Q($where: Where, $dir: Dir, $limit: Int = 2) { names(where: $where, dir: $dir, limit: $limit) }', variables }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    return { run, compiled };
+  }
+
+  it('an operation with a recursive input variable reaches the compiler as one it can compile, and answers as graphql-js does', async () => {
+    const { run, compiled } = server();
+    const r = await run({ where: { AND: [{ name: 'a' }] }, dir: 'down' });
+    expect(r).toEqual({ status: 200, body: { data: { names: ['{"AND":[{"name":"a"}]}', 'down', '2'] } } });
+    expect(compiled).toEqual([true]);
+    // defaults and absent variables as graphql-js coerces them
+    expect((await run({ limit: 5 })).body.data.names).toEqual(['null', '-', '5']);
+  });
+
+  it('a schema without a JSON scalar is left to graphql-js, as before', async () => {
+    const plain = createSchema({
+      typeDefs: 'input Where { AND: [Where!], name: String } type Query { names(where: Where): [String!]! }',
+      resolvers: { Query: { names: (_: unknown, a: { where?: unknown }) => [JSON.stringify(a.where ?? null)] } },
+    });
+    const compiled: boolean[] = [];
+    const yoga = createYoga({ schema: plain, logging: false, plugins: [precoercedVariables(() => true), useGraphQlJit({}, { enableIf: (args) => { const ok = jitCanRun(args.schema, args.document); compiled.push(ok); return ok; } })] });
+    const res = await yoga.fetch('http://localhost/graphql', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'query Q($where: Where) { names(where: $where) }', variables: { where: { name: 'a' } } }),
+    });
+    expect(await res.json()).toEqual({ data: { names: ['{"name":"a"}'] } });
+    expect(compiled).toEqual([false]);
+  });
+
+  it('variables that do not fit their types are refused with 400 and graphql-js\'s message, before anything runs', async () => {
+    const { run, compiled } = server();
+    const r = await run({ where: { nope: 1 } });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0].message).toMatch(/Variable "\$where" got invalid value .*Field "nope" is not defined by type "Where"/);
+    const e = await run({ dir: 'sideways' });
+    expect(e.status).toBe(400);
+    expect(e.body.errors[0].message).toMatch(/Variable "\$dir" got invalid value "sideways"/);
+    expect(compiled).toEqual([]);
+  });
+});
+
+describe('lists with where and orderBy variables on a server', () => {
+  let ts: ApiServer;
+  let token: string;
+  beforeAll(async () => {
+    ts = await startServerWithApps([]);
+    token = await ts.adminToken();
+  });
+  afterAll(async () => {
+    await ts?.close();
+  });
+
+  it('answer the same on every run (interpreted, then compiled) as the same list with inline arguments', async () => {
+    const q = 'query L($where: ResCountryWhere, $orderBy: [ResCountryOrderBy!], $limit: Int) { resCountries(where: $where, orderBy: $orderBy, limit: $limit) { code name } }';
+    const inline = await gqlOk(ts, '{ resCountries(where: { code: { in: ["FR", "DE", "IT"] } }, orderBy: [{ name: desc }], limit: 2) { code name } }', {}, { token });
+    expect(inline.resCountries.map((c: { code: string }) => c.code)).toEqual(['IT', 'DE']);
+    for (let i = 0; i < 3; i++) {
+      // a single orderBy object stands for a list of one, as graphql-js coerces it
+      const orderBy = i === 2 ? { name: 'desc' } : [{ name: 'desc' }];
+      expect(await gqlOk(ts, q, { where: { code: { in: ['FR', 'DE', 'IT'] } }, orderBy, limit: 2 }, { token })).toEqual(inline);
+    }
+    const bad = await gql(ts, q, { where: { code: { nope: 'x' } } }, { token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.[0]?.message).toMatch(/Variable "\$where" got invalid value/);
   });
 });

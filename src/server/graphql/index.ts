@@ -19,7 +19,7 @@ import { maskError } from './errors.js';
 import { depthLimit } from './depth.js';
 import { graphiqlAssetRoutes, graphiqlDisabled, graphiqlRenderer } from './graphiql.js';
 import { introspectionAccess } from './introspection.js';
-import { jitAfterUses, jitCanRun } from './jit.js';
+import { jitAfterUses, jitCanRun, precoercedVariables } from './jit.js';
 import { createLoaders } from './loaders.js';
 import { buildGraphQLSchema, type GqlContext } from './schema.js';
 import { graphqlWebSocket } from './ws.js';
@@ -171,6 +171,8 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
       // operations run often are compiled to JavaScript (graphql-jit) instead of being
       // interpreted per request: list queries resolve hundreds of fields. Not those of anonymous
       // callers, who may only log in or refresh: compiling is work anyone could ask for (./jit.ts)
+      // operations with input-object variables (every list of the web client) compile too
+      precoercedVariables((ctx) => (ctx as Partial<GqlContext>).principal?.kind !== 'anonymous'),
       useGraphQlJit({}, {
         enableIf: (args) => (args.contextValue as Partial<GqlContext>).principal?.kind !== 'anonymous'
           && jitCanRun(args.schema, args.document) && compileNow(args.document),

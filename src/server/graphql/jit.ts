@@ -3,7 +3,11 @@
  * rest run on graphql-js. Compiled operations are faster per request (list queries resolve
  * hundreds of fields), but compiling costs more than one interpreted run.
  */
-import { isInputObjectType, Kind, type DocumentNode, type GraphQLSchema, type TypeNode } from 'graphql';
+import {
+  getOperationAST, getVariableValues, GraphQLError, isInputObjectType, isScalarType, Kind, visit,
+  type DocumentNode, type GraphQLSchema, type NamedTypeNode, type TypeNode,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 
 const jitChecked = new WeakMap<DocumentNode, boolean>();
 /**
@@ -41,3 +45,65 @@ export function jitAfterUses(minUses: number): (document: DocumentNode) => boole
     return n >= minUses;
   };
 }
+
+const hasInputObjectVariable = (schema: GraphQLSchema, document: DocumentNode): boolean =>
+  document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation !== 'subscription'
+    && (d.variableDefinitions ?? []).some((v) => isInputObjectType(schema.getType(namedTypeOf(v.type)))));
+
+const JSON_TYPE: NamedTypeNode = { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: 'JSON' } };
+
+/**
+ * The document with every variable declared as the `JSON` scalar (`JSON!` where it was non-null)
+ * and no defaults: what graphql-jit compiles for an operation whose variables were already
+ * coerced. Its selections are the original's, node for node.
+ */
+function withJsonVariables(document: DocumentNode): DocumentNode {
+  return visit(document, {
+    VariableDefinition: (node) => ({
+      ...node,
+      type: node.type.kind === Kind.NON_NULL_TYPE ? { kind: Kind.NON_NULL_TYPE, type: JSON_TYPE } : JSON_TYPE,
+      defaultValue: undefined,
+    }),
+  });
+}
+
+/**
+ * Lets graphql-jit run operations with input-object variables (a list's `where` and `orderBy`,
+ * which the web client sends with every list): their variables are coerced here by graphql-js,
+ * against the operation as written (types, defaults, non-null, enums, the same errors), and the
+ * operation then runs as its twin whose variables are all `JSON` (identity), which graphql-jit
+ * compiles without meeting the recursive input types it cannot (see `jitCanRun`). Arguments
+ * take variables as they are, so resolvers get exactly the values graphql-js would give them.
+ * Runs last before the compiler (the guards see the document as sent); anonymous callers and
+ * subscriptions are left alone. The twin is made once per document.
+ */
+export function precoercedVariables(enabled: (contextValue: unknown) => boolean): Plugin {
+  const twins = new WeakMap<DocumentNode, DocumentNode | null>();
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      if (!enabled(args.contextValue)) return;
+      let twin = twins.get(args.document);
+      if (twin === undefined) {
+        // the twin's variables need the schema's JSON scalar (fw's passes values through as they are)
+        twin = isScalarType(args.schema.getType('JSON')) && hasInputObjectVariable(args.schema, args.document) ? withJsonVariables(args.document) : null;
+        twins.set(args.document, twin);
+      }
+      if (!twin) return;
+      const operation = getOperationAST(args.document, args.operationName);
+      if (!operation || operation.operation === 'subscription') return;
+      const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 50 });
+      if (coerced.errors) {
+        // a request error (400), as yoga's executor answers the same refusal
+        setResultAndStopExecution({ errors: coerced.errors.map(requestError) });
+        return;
+      }
+      // the executor is called with these args (envelop spreads them after the hooks)
+      Object.assign(args, { document: twin, variableValues: coerced.coerced });
+    },
+  };
+}
+
+const requestError = (e: GraphQLError): GraphQLError => new GraphQLError(e.message, {
+  nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError,
+  extensions: { ...e.extensions, http: { status: 400 } },
+});
