@@ -12,7 +12,7 @@ export default defineModel({
     name: f.char(200, { required: true, description: 'Display name' }),
     password_hash: f.char(255, { private: true, description: 'bcrypt hash' }),
     is_active: f.boolean({ default: true, description: 'Active' }),
-    role: f.enum(['admin', 'user', 'qa'], { default: 'user', description: 'Role' }),
+    role: f.enum(['admin', 'user', 'qa'], { default: 'user', description: 'Role', labels: { qa: 'QA tester' } }),
     groups: f.json({ description: 'Additional groups', help: 'Groups beyond the role; each brings the groups it implies' }),
     organization: f.reference('res.organization', { on_delete: 'set null', description: 'Default organization' }),
     memberships: f.one2many('res.user.membership', 'user', { description: 'Other organizations' }),

@@ -46,7 +46,16 @@ export interface BooleanField extends FieldBase { type: 'boolean'; default?: boo
 export interface DateTimeField extends FieldBase { type: 'datetime'; default?: 'now' }
 export interface JsonField extends FieldBase { type: 'json' }
 export interface UuidField extends FieldBase { type: 'uuid' }
-export interface EnumField extends FieldBase { type: 'enum'; values: readonly string[]; default?: string }
+export interface EnumField extends FieldBase {
+  type: 'enum';
+  values: readonly string[];
+  default?: string;
+  /**
+   * English labels of values whose label derived from the value reads wrong (`qa` → "Qa"): the
+   * others keep theirs (`closed_won` → "Closed won"). Translations key them as any value's label.
+   */
+  labels?: Readonly<Record<string, string>>;
+}
 export interface ReferenceField extends FieldBase {
   type: 'reference';
   target: string;

@@ -118,6 +118,10 @@ describe('field rules', () => {
     bootFails([foundation([model('res.thing', { state: f.enum(['a', 'a']) })])], /Enum values repeat/);
   });
 
+  it('an Enum label names one of its values: a label for another (a typo) would never show', () => {
+    bootFails([foundation([model('res.thing', { state: f.enum(['qa', 'done'], { labels: { q_a: 'QA' } }) })])], /field state: a label for "q_a", which is not one of qa, done/);
+  });
+
   it('a DateTime default can only be "now"', () => {
     bootFails([foundation([model('res.thing', { at: f.datetime({ default: 'tomorrow' as 'now' }) })])], /a DateTime default can only be "now"/);
   });

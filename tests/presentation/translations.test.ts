@@ -62,6 +62,7 @@ describe('a French user reads the apps\' French texts', () => {
     expect(label(form, 'name')).toBe('Nom affiché');
     expect(form.fields.find((f: Rec) => f.name === 'groups').help).toMatch(/^Groupes en plus de ceux du rôle/);
     expect(form.header.buttons.map((x: Rec) => x.string)).toContain('Désactiver');
+    expect(form.fields.find((f: Rec) => f.name === 'role').value_labels).toEqual(['Administrateur', 'Utilisateur', 'Testeur QA']);
   });
 
   it('GraphQL answers the same French plan', async () => {
@@ -130,6 +131,9 @@ describe('an English user reads the declarations unchanged', () => {
     expect(list.title).toBe('Leads');
     expect(label(list, 'expected_revenue')).toBe('Expected revenue');
     expect(list.fields.find((f: Rec) => f.name === 'stage')).not.toHaveProperty('value_labels'); // the client derives them
+    // …except where the field declares labels, a derived one reading wrong (`qa` → "Qa")
+    const form = (await ts.request('GET', '/api/presentation/view/res.user.form', { token: admin })).body;
+    expect(form.fields.find((f: Rec) => f.name === 'role').value_labels).toEqual(['Admin', 'User', 'QA tester']);
     const b = (await ts.request('GET', '/api/presentation/bootstrap', { token: admin })).body;
     expect(flatMenus(b.apps).get('base.menu_settings')).toBe('Settings');
     expect(b.actions['crm.action_leads'].name).toBe('Leads');

@@ -146,6 +146,50 @@ describe('import into a list', () => {
   });
 });
 
+describe('import for a French reader', () => {
+  let ctx: BrowserContext;
+  afterAll(async () => { await ctx?.close(); });
+  it('the row errors read in French: the import\'s own codes with the file\'s values, a field problem by its code', async () => {
+    const admin = await adminOrg(env);
+    const made = await env.api('POST', '/api/data/res.user', { email: 'eloise@example.com', name: 'Éloïse Import', password: 'eloise-pass-12', role: 'admin', organization: admin.id });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const token = (await env.api('POST', '/api/auth/login', { email: 'eloise@example.com', password: 'eloise-pass-12' })).body.access_token as string;
+    expect((await env.api('POST', `/api/data/res.user/${made.body.id}/set_preferences`, { lang: 'fr' }, token)).status).toBe(200);
+    const file = path.join(tmp, 'pistes.csv');
+    fs.writeFileSync(file, `Name,Email,Stage,Expected Revenue,Organization\nPiste une,f1@example.com,new,dix,${orgName}\nPiste deux,f2@example.com,new,5,Nulle Part SA\n,f3@example.com,new,5,${orgName}\n`);
+    const run = async (p: Page, prefix: string) => {
+      await p.goto('/login');
+      await p.getByTestId('login-email').fill('eloise@example.com');
+      await p.getByTestId('login-password').fill('eloise-pass-12');
+      await p.getByTestId('login-submit').click();
+      // (on a phone the user menu sits in the closed navigation: there, not visible)
+      await p.getByTestId('user-menu').waitFor({ state: 'attached' });
+      await p.goto(actionUrl(org, 'crm.action_leads', undefined, { view: 'list' }));
+      await p.getByTestId('list-row').first().waitFor();
+      await p.getByTestId('import-open').click();
+      await p.locator('input[type=file]').setInputFiles(file);
+      await expect.poll(() => p.getByTestId('import-column').count()).toBe(5);
+      await p.getByTestId('import-test').click();
+      await p.getByTestId('import-report').waitFor();
+      await expect.poll(() => p.getByTestId('import-error').count()).toBe(3);
+      expect((await p.getByTestId('import-error').allTextContents()).map((x) => x.replaceAll('\u00a0', ' '))).toEqual([
+        '2Expected Revenue« dix » n’est pas un nombre entier.',
+        '3OrganizationAucun enregistrement ne s’appelle « Nulle Part SA ».',
+        '4NameObligatoire.',
+      ]);
+      await shot(p, `${prefix}import-errors-fr`, { dark: true, themeByAttribute: true });
+    };
+    const desktop = await env.newPage();
+    await run(desktop, '');
+    expect(describeViolations(await axeSerious(desktop))).toBe('');
+    ctx = await env.browser.newContext({ baseURL: env.base, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US', timezoneId: 'UTC' });
+    ctx.setDefaultTimeout(UI_TIMEOUT);
+    const phone = await ctx.newPage();
+    await run(phone, 'phone-');
+    expect(await phone.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth))).toBe(0);
+  });
+});
+
 describe('on a phone', () => {
   let ctx: BrowserContext;
   afterAll(async () => { await ctx?.close(); });

@@ -28,7 +28,7 @@ const PlanField = o.object('PlanField', {
   readonly: o.boolean(),
   relation: o.nullable(o.string({ description: 'Target model of a Reference or One2Many' })),
   values: o.list(o.string(), { nullable: true, description: 'Values of an Enum field' }),
-  value_labels: o.list(o.string(), { nullable: true, description: 'The labels of `values`, in their order, in the caller\'s language (docs/views.md#translations); null in English: the client derives them' }),
+  value_labels: o.list(o.string(), { nullable: true, description: 'The labels of `values`, in their order, in the caller\'s language (docs/views.md#translations); null in English unless the field declares labels (`f.enum(values, { labels })`): the client derives them' }),
   default: o.json({ nullable: true, description: 'The default of a new record ("now": a DateTime stamped at creation); null when none' }),
   help: o.nullable(o.string({ description: 'Help text shown under the input (the field\'s declared help); null when none' })),
 }, { description: 'A field a view shows' });

@@ -13,7 +13,12 @@ import { BadRequest, FwError } from '../errors.js';
 export const MAX_IMPORT_BATCH = 1000;
 
 export interface ImportRow { line: number; id?: string; values: Record<string, unknown> }
-export interface RowError { line: number; code: string; message: string; field?: string }
+/**
+ * A refused row. `message` is English (for REST clients and logs); `values` are what a message
+ * in another language needs (the cell's text, a count, a line), for the import's own codes whose
+ * English message embeds them: a client translates by `code` with these as its arguments.
+ */
+export interface RowError { line: number; code: string; message: string; field?: string; values?: Record<string, string | number> }
 export interface BatchResult { created: number; updated: number; errors: RowError[]; committed: boolean }
 
 /** Thrown out of the batch's transaction to roll it back while keeping what it found. */

@@ -27,6 +27,8 @@ export interface ResolvedField {
   /** Char/Text: a required field accepts blank text (declared `allow_empty`). */
   allowEmpty?: boolean;
   values?: readonly string[];
+  /** Enum: declared labels of some values (EnumField.labels); the others' is derived (enumValueLabel) */
+  labels?: Readonly<Record<string, string>>;
   target?: string;
   onDelete?: OnDelete;
   inverse?: string;
@@ -43,6 +45,17 @@ export interface ResolvedField {
  * (`default_principal`). GraphQL's create inputs, OpenAPI, the app types and import read this.
  */
 export const requiredOnCreate = (f: ResolvedField): boolean => f.required && f.default === undefined && !f.defaultPrincipal;
+
+/**
+ * An Enum value's English label: the declared one (EnumField.labels), else derived from the value
+ * as the client does by default (web/src/widgets/display.tsx enumLabel): `closed_won` → "Closed won".
+ */
+export function enumValueLabel(f: Pick<ResolvedField, 'labels'>, value: string): string {
+  const declared = f.labels?.[value];
+  if (declared) return declared;
+  const words = value.replace(/[_-]+/g, ' ').trim();
+  return words ? words.charAt(0).toUpperCase() + words.slice(1) : value;
+}
 
 export interface ResolvedOrder { field: string; direction: 'asc' | 'desc' }
 
@@ -135,6 +148,8 @@ export function resolveField(model: string, name: string, decl: FieldDecl): Reso
       if (!decl.values.length) throw new BootError(`${where}: an Enum needs at least one value`);
       if (new Set(decl.values).size !== decl.values.length) throw new BootError(`${where}: Enum values repeat`);
       field.values = [...decl.values];
+      for (const v of Object.keys(decl.labels ?? {})) if (!decl.values.includes(v)) throw new BootError(`${where}: a label for "${v}", which is not one of ${decl.values.join(', ')}`);
+      if (decl.labels) field.labels = { ...decl.labels };
       if (def !== undefined && !decl.values.includes(def as string)) {
         throw new BootError(`${where}: default "${String(def)}" is not one of ${decl.values.join(', ')}`);
       }

@@ -8,10 +8,11 @@ import type { TransferField } from './fields.js';
  * uniqueness and access are the bus's, reported by the dry run like any other row error.
  * References are resolved elsewhere (./import.ts): here they stay text.
  */
-export type Converted = { ok: true; value: unknown } | { ok: false; message: string };
+export type Converted = { ok: true; value: unknown } | { ok: false; message: string; values: { value: string; expected: string } };
 
 const ok = (value: unknown): Converted => ({ ok: true, value });
-const bad = (message: string): Converted => ({ ok: false, message });
+/** `expected`: the field's type (integer, float, boolean, datetime, json), what a translation names */
+const bad = (message: string, value: string, expected: string): Converted => ({ ok: false, message, values: { value, expected } });
 
 const TRUE = new Set(['true', '1', 'yes', 'y', 'on', 'x']);
 const FALSE = new Set(['false', '0', 'no', 'n', 'off']);
@@ -30,28 +31,28 @@ export function convertCell(f: TransferField, c: Cell): Converted {
   if (c === null || (typeof c === 'string' && c.trim() === '')) return ok(null);
   switch (f.type) {
     case 'integer': {
-      if (typeof c === 'number') return Number.isInteger(c) ? ok(c) : bad(`${c} is not a whole number`);
+      if (typeof c === 'number') return Number.isInteger(c) ? ok(c) : bad(`${c} is not a whole number`, String(c), f.type);
       const t = cellText(c).trim();
-      return INTEGER.test(t) && Number.isSafeInteger(Number(t)) ? ok(Number(t)) : bad(`"${t}" is not a whole number`);
+      return INTEGER.test(t) && Number.isSafeInteger(Number(t)) ? ok(Number(t)) : bad(`"${t}" is not a whole number`, t, f.type);
     }
     case 'float': {
       if (typeof c === 'number') return ok(c);
       const t = cellText(c).trim();
-      return DECIMAL.test(t) ? ok(Number(t.replace(',', '.'))) : bad(`"${t}" is not a number`);
+      return DECIMAL.test(t) ? ok(Number(t.replace(',', '.'))) : bad(`"${t}" is not a number`, t, f.type);
     }
     case 'boolean': {
       if (typeof c === 'boolean') return ok(c);
       const t = cellText(c).trim().toLowerCase();
       if (TRUE.has(t)) return ok(true);
       if (FALSE.has(t)) return ok(false);
-      return bad(`"${t}" is not yes/no (true, false, 1, 0, yes, no)`);
+      return bad(`"${t}" is not yes/no (true, false, 1, 0, yes, no)`, t, f.type);
     }
     case 'datetime': {
       if (c instanceof Date) return ok(c.toISOString());
       const t = cellText(c).trim();
       // a date without a time is midnight UTC, as a date column of a spreadsheet means it
       const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(t) ? `${t}T00:00:00Z` : t);
-      return Number.isNaN(d.getTime()) ? bad(`"${t}" is not a date (write 2026-03-31 or 2026-03-31T14:00:00Z)`) : ok(d.toISOString());
+      return Number.isNaN(d.getTime()) ? bad(`"${t}" is not a date (write 2026-03-31 or 2026-03-31T14:00:00Z)`, t, f.type) : ok(d.toISOString());
     }
     case 'enum': {
       // the declared value whatever its case ("Won" for won); anything else is the bus's INVALID_ENUM
@@ -63,7 +64,7 @@ export function convertCell(f: TransferField, c: Cell): Converted {
       try {
         return ok(JSON.parse(t));
       } catch {
-        return bad(`"${t.slice(0, 40)}" is not JSON`);
+        return bad(`"${t.slice(0, 40)}" is not JSON`, t.slice(0, 40), f.type);
       }
     }
     default:

@@ -99,7 +99,7 @@ export async function runImport(kernel: KernelHandle, principal: Principal, mode
       const c = convertCell(f, row.cells[i] ?? null);
       if (!c.ok) {
         p.bad.add(f.name);
-        errors.push({ line: row.line, column: table.headers[i], field: f.name, code: 'IMPORT_INVALID_VALUE', message: c.message });
+        errors.push({ line: row.line, column: table.headers[i], field: f.name, code: 'IMPORT_INVALID_VALUE', message: c.message, values: c.values });
       } else if (f.name === 'id') {
         if (c.value) p.id = String(c.value).toLowerCase();
       } else p.values[f.name] = c.value;
@@ -130,6 +130,7 @@ export async function runImport(kernel: KernelHandle, principal: Principal, mode
           line: p.line, column: columnOf(f.name), field: f.name,
           code: ids.length ? 'IMPORT_REFERENCE_AMBIGUOUS' : 'IMPORT_REFERENCE_NOT_FOUND',
           message: ids.length ? `${ids.length} ${target.description} records are named "${v}"; give the id instead` : `no ${target.description} named "${v}"`,
+          values: ids.length ? { value: v, model: target.key, count: ids.length } : { value: v, model: target.key },
         });
       }
     }
@@ -143,7 +144,7 @@ export async function runImport(kernel: KernelHandle, principal: Principal, mode
       const first = seen.get(p.keyValue);
       if (first !== undefined) {
         refused.add(p);
-        errors.push({ line: p.line, column: columnOf(key), field: key, code: 'IMPORT_DUPLICATE_KEY', message: `"${p.keyValue}" is also on line ${first}` });
+        errors.push({ line: p.line, column: columnOf(key), field: key, code: 'IMPORT_DUPLICATE_KEY', message: `"${p.keyValue}" is also on line ${first}`, values: { value: p.keyValue, first_line: first } });
       } else seen.set(p.keyValue, p.line);
     }
     const existing = await idsByValues(kernel, principal, model, key, [...seen.keys()]);
@@ -152,7 +153,7 @@ export async function runImport(kernel: KernelHandle, principal: Principal, mode
       const ids = existing.get(p.keyValue) ?? [];
       if (ids.length > 1) {
         refused.add(p);
-        errors.push({ line: p.line, column: columnOf(key), field: key, code: 'IMPORT_KEY_AMBIGUOUS', message: `${ids.length} records have ${key} "${p.keyValue}"` });
+        errors.push({ line: p.line, column: columnOf(key), field: key, code: 'IMPORT_KEY_AMBIGUOUS', message: `${ids.length} records have ${key} "${p.keyValue}"`, values: { value: p.keyValue, count: ids.length } });
       } else if (ids.length === 1 && !p.id) p.id = ids[0];
     }
   }

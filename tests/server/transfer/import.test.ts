@@ -79,6 +79,12 @@ describe('dry run', () => {
       [8, 'REQUIRED', 'Name'],
       [9, 'IMPORT_REFERENCE_AMBIGUOUS', 'Organization'],
     ]);
+    // what a message in another language needs, beside the English message (docs/api.md)
+    expect(res.body.errors.filter((e: { code: string }) => e.code.startsWith('IMPORT_')).map((e: { values?: unknown }) => e.values)).toEqual([
+      { value: 'ten', expected: 'integer' },
+      { value: 'Initech', model: 'res.organization' },
+      { value: 'Twin', model: 'res.organization', count: 2 },
+    ]);
     expect((await leads()).length).toBe(before);
   });
 
@@ -114,13 +120,13 @@ describe('commit and re-import', () => {
 
   it('a key value twice in the file is refused on its second line (IMPORT_DUPLICATE_KEY)', async () => {
     const res = await upload('/api/import/crm.lead', 'Name,Email\nX,dup@x.test\nY,dup@x.test\n', { query: { key: 'email', dry_run: 'true' } });
-    expect(res.body.errors).toEqual([expect.objectContaining({ line: 3, code: 'IMPORT_DUPLICATE_KEY', column: 'Email' })]);
+    expect(res.body.errors).toEqual([expect.objectContaining({ line: 3, code: 'IMPORT_DUPLICATE_KEY', column: 'Email', values: { value: 'dup@x.test', first_line: 2 } })]);
   });
 
   it('a key value two existing records hold is refused (IMPORT_KEY_AMBIGUOUS) rather than guessed', async () => {
     for (const n of ['Twin lead 1', 'Twin lead 2']) await ts.request('POST', '/api/data/crm.lead', { token: admin, body: { name: n, email: 'twin@x.test' } });
     const res = await upload('/api/import/crm.lead', 'Name,Email\nWhich one,twin@x.test\n', { query: { key: 'email', dry_run: 'true' } });
-    expect(res.body.errors).toEqual([expect.objectContaining({ line: 2, code: 'IMPORT_KEY_AMBIGUOUS', column: 'Email' })]);
+    expect(res.body.errors).toEqual([expect.objectContaining({ line: 2, code: 'IMPORT_KEY_AMBIGUOUS', column: 'Email', values: { value: 'twin@x.test', count: 2 } })]);
   });
 
   it('a model with an xml_id (the external id seed data upserts by) is matched on it by default', async () => {

@@ -65,3 +65,58 @@ describe('field errors in the reader\'s language (fieldErrorsOf)', () => {
     expect(fieldErrorsOf(await tOf('en') as never, err)).toEqual({ name: 'Required.', code3: 'Longer than 3 characters.', numeric: 'Odd.' });
   });
 });
+
+describe('import row errors in the reader\'s language (rowErrorText)', () => {
+  const tOf = async (locale: 'en' | 'fr') => {
+    const { createIntl } = await import('react-intl');
+    const { en } = await import('../../../web/src/i18n/en.ts');
+    const { fr } = await import('../../../web/src/i18n/fr.ts');
+    const intl = createIntl({ locale, messages: locale === 'fr' ? { ...en, ...fr } : en });
+    return Object.assign((id: string) => intl.formatMessage({ id }), { intl });
+  };
+  // as the server sends them (src/server/transfer/import.ts, docs/api.md#export-and-import)
+  const errors: Array<{ code: string; message: string; values?: Record<string, string | number> }> = [
+    { code: 'IMPORT_REFERENCE_NOT_FOUND', message: 'no Organization named "Initech"', values: { value: 'Initech', model: 'res.organization' } },
+    { code: 'IMPORT_REFERENCE_AMBIGUOUS', message: '2 Organization records are named "Twin"; give the id instead', values: { value: 'Twin', model: 'res.organization', count: 2 } },
+    { code: 'IMPORT_INVALID_VALUE', message: '"ten" is not a whole number', values: { value: 'ten', expected: 'integer' } },
+    { code: 'IMPORT_DUPLICATE_KEY', message: '"a@x.test" is also on line 2', values: { value: 'a@x.test', first_line: 2 } },
+    { code: 'IMPORT_KEY_AMBIGUOUS', message: '2 records have email "t@x.test"', values: { value: 't@x.test', count: 2 } },
+    { code: 'REQUIRED', message: '"name" is required' },
+    { code: 'UNIQUE_VIOLATION', message: 'duplicate value for email' },
+    { code: 'SOME_HOOK_CODE', message: 'the stage cannot go back' },
+  ];
+
+  it('a French reader reads the import\'s codes with their values, then field problem and error codes, and the server\'s English for a code the catalogue lacks', async () => {
+    const { rowErrorText } = await import('../../../web/src/app/errors.ts');
+    const { transferMessages } = await import('../../../web/src/views/list/transfer-messages.ts');
+    const t = await tOf('fr') as never;
+    // (French keeps « » and a colon with their word by non-breaking spaces)
+    expect(errors.map((e) => rowErrorText(t, e, transferMessages).replaceAll('\u00a0', ' '))).toEqual([
+      'Aucun enregistrement ne s’appelle « Initech ».',
+      '2 enregistrements s’appellent « Twin » : donnez plutôt l’identifiant.',
+      '« ten » n’est pas un nombre entier.',
+      '« a@x.test » figure aussi à la ligne 2.',
+      '2 enregistrements ont « t@x.test » : impossible de savoir lequel mettre à jour.',
+      'Obligatoire.',
+      'Cette valeur est déjà prise par un autre enregistrement.',
+      'The stage cannot go back.',
+    ]);
+  });
+
+  it('an English reader reads the chunk\'s English for the import\'s codes (the catalogue lacks them) and the server\'s message otherwise', async () => {
+    const { rowErrorText } = await import('../../../web/src/app/errors.ts');
+    const { transferMessages } = await import('../../../web/src/views/list/transfer-messages.ts');
+    const t = await tOf('en') as never;
+    expect(errors.map((e) => rowErrorText(t, e, transferMessages)).slice(0, 3)).toEqual([
+      'No record is named “Initech”.', '2 records are named “Twin”: give the id instead.', '“ten” is not a whole number.',
+    ]);
+    expect(rowErrorText(t, errors[5], transferMessages)).toBe('"name" is required.');
+  });
+
+  it('a row error without values (a server before them) keeps its message rather than a text with holes', async () => {
+    const { rowErrorText } = await import('../../../web/src/app/errors.ts');
+    const { transferMessages } = await import('../../../web/src/views/list/transfer-messages.ts');
+    expect(rowErrorText(await tOf('fr') as never, { code: 'IMPORT_REFERENCE_NOT_FOUND', message: 'no Organization named "Initech"' }, transferMessages))
+      .toBe('No Organization named "Initech".');
+  });
+});

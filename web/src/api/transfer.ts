@@ -11,7 +11,8 @@ export type TransferFormat = 'csv' | 'xlsx';
 export interface TransferField { name: string; label: string; type: string; required: boolean; relation: string | null }
 export interface ColumnMatch { index: number; header: string; field: string | null }
 export interface Inspection { format: TransferFormat; rows: number; columns: ColumnMatch[]; sample: string[][]; fields: TransferField[]; key: string | null }
-export interface RowError { line: number; code: string; message: string; field?: string; column?: string }
+/** `values`: what the import's own codes' messages embed (docs/api.md#export-and-import), for a translation */
+export interface RowError { line: number; code: string; message: string; field?: string; column?: string; values?: Record<string, string | number> }
 export interface ImportReport { dry_run: boolean; rows: number; created: number; updated: number; errors: RowError[]; committed: boolean }
 
 export interface ExportRequest {

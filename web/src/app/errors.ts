@@ -26,6 +26,23 @@ export function fieldErrorsOf(t: ReturnType<typeof useT>, err: ApiError): Record
   return out;
 }
 
+/** What rowErrorText reads of an import report's row error (web/src/api/transfer.ts RowError). */
+export interface CodedError { code: string; message: string; values?: Record<string, string | number> }
+
+/**
+ * An import's row error in the reader's language: the import's own codes from
+ * `import.error.<CODE>` with the values the server sends (`defaults`: that chunk's English,
+ * web/src/views/list/transfer-messages.ts, not in this module's initial bundle); a field problem
+ * from `error.field.<CODE>`; another error code from `error.code.<CODE>`; else the server's
+ * English message. A row error without `values` (a server before them) keeps its message.
+ */
+export function rowErrorText(t: ReturnType<typeof useT>, e: CodedError, defaults: Readonly<Record<string, string>> = {}): string {
+  const own = `import.error.${e.code}`;
+  if (e.values && (own in defaults || own in t.intl.messages)) return t.intl.formatMessage({ id: own, defaultMessage: defaults[own] }, e.values);
+  for (const id of [`error.field.${e.code}`, `error.code.${e.code}`]) if (id in t.intl.messages) return t.intl.formatMessage({ id });
+  return sentence(e.message);
+}
+
 /** An error as a sentence a person understands; never raw JSON. */
 export function errorMessage(t: ReturnType<typeof useT>, err: unknown): string {
   if (!(err instanceof ApiError)) return t('error.internal');

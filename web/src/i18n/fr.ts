@@ -332,6 +332,12 @@ export const fr: Record<string, string> = {
   'import.line': 'Ligne',
   'import.problem': 'Problème',
   'import.done': 'Importé : {created, plural, one {# enregistrement créé} other {# enregistrements créés}}, {updated, plural, one {# mis à jour} other {# mis à jour}}.',
+  // non-breaking spaces inside « » and before a colon: a narrow column wraps between words, never off a guillemet
+  'import.error.IMPORT_INVALID_VALUE': '« {value} » n’est pas {expected, select, integer {un nombre entier} float {un nombre} boolean {oui ou non (true, false, 1, 0, yes, no)} datetime {une date (écrivez 2026-03-31 ou 2026-03-31T14:00:00Z)} json {du JSON} other {une valeur que ce champ accepte}}.',
+  'import.error.IMPORT_REFERENCE_NOT_FOUND': 'Aucun enregistrement ne s’appelle « {value} ».',
+  'import.error.IMPORT_REFERENCE_AMBIGUOUS': '{count, number} enregistrements s’appellent « {value} » : donnez plutôt l’identifiant.',
+  'import.error.IMPORT_DUPLICATE_KEY': '« {value} » figure aussi à la ligne {first_line}.',
+  'import.error.IMPORT_KEY_AMBIGUOUS': '{count, number} enregistrements ont « {value} » : impossible de savoir lequel mettre à jour.',
   // views/list/edit-messages.ts
   'list.edit.new_line': 'Nouvelle ligne',
   'list.edit.cell': '{label} de {name}',

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { domainToWhere } from '../../../kernel/data/domain.js';
 import { didYouMean } from '../../../kernel/registry/closest.js';
-import type { ResolvedField, ResolvedModel } from '../../../kernel/registry/model.js';
+import { enumValueLabel, type ResolvedField, type ResolvedModel } from '../../../kernel/registry/model.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
 import { BUILTIN_VIEW_TYPES, clientNamesOf, widgetName, type ClientNames } from './client-names.js';
 import { analysis } from './analysis.js';
@@ -22,7 +22,10 @@ export interface PlanField {
   readonly: boolean;
   relation: string | null;
   values: string[] | null;
-  /** The labels of `values` in a translated plan (docs/views.md#translations); absent in English */
+  /**
+   * The labels of `values`: in a translated plan (docs/views.md#translations), or in English when
+   * the field declares some (EnumField.labels); else absent, the client derives them
+   */
   value_labels?: string[];
   /** The model's default for a new record (`"now"` for a DateTime stamped at creation); null when none */
   default: unknown;
@@ -34,7 +37,7 @@ export interface PlanButton { string: string; name: string; type: string; specia
 
 export interface NestedListColumn {
   name: string; label: string; type: string; widget: string | null; optional: string | null;
-  required: boolean; readonly: boolean; relation: string | null; values: string[] | null; default: unknown;
+  required: boolean; readonly: boolean; relation: string | null; values: string[] | null; value_labels?: string[]; default: unknown;
 }
 /**
  * The list a One2Many field of a form holds; `inverse` is the Reference of the line model that
@@ -137,6 +140,7 @@ export class Ctx {
       readonly: f.readonly || f.auto,
       relation: f.target ?? null,
       values: f.values ? [...f.values] : null,
+      ...declaredLabels(f),
       default: f.default ?? null,
       help: f.help ?? null,
     };
@@ -271,9 +275,13 @@ function nestedField(ctx: Ctx, node: XmlNode, f: ResolvedField): NestedListColum
   return {
     name: f.name, label: node.attrs.label ?? f.description, type: f.type, widget: ctx.widget(node), optional,
     required: f.required, readonly: f.readonly || f.auto, relation: f.target ?? null, values: f.values ? [...f.values] : null,
-    default: f.default ?? null,
+    ...declaredLabels(f), default: f.default ?? null,
   };
 }
+
+/** An Enum's `value_labels` when it declares labels: the client derives the others, not these. */
+const declaredLabels = (f: ResolvedField): { value_labels?: string[] } =>
+  (f.values && f.labels ? { value_labels: f.values.map((v) => enumValueLabel(f, v)) } : {});
 
 function button(ctx: Ctx, node: XmlNode): PlanButton {
   const name = ctx.attr(node, 'name');

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BootError } from '../../../kernel/errors.js';
+import { enumValueLabel } from '../../../kernel/registry/model.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
 import type { RenderPlan } from './plan.js';
 
@@ -51,12 +52,6 @@ function dataIds(registry: Registry, model: string): Set<string> {
   return out;
 }
 
-/** An enum value as the client shows it by default (web/src/widgets/display.tsx enumLabel): `closed_won` → "Closed won". */
-const valueLabel = (value: string): string => {
-  const words = value.replace(/[_-]+/g, ' ').trim();
-  return words ? words.charAt(0).toUpperCase() + words.slice(1) : value;
-};
-
 /** Keys in plans that hold code or free JSON, never text people read. */
 const NOT_TEXT = new Set(['domain', 'modifiers', 'options', 'default', 'values']);
 
@@ -72,6 +67,7 @@ export function translatePlan(plan: RenderPlan, registry: Registry, lookup: Look
     return f && f.description === text ? `model.${model}.field.${f.name}` : null;
   };
   const groupField = typeof plan.groupby_field === 'string' ? plan.groupby_field : null;
+  const group = groupField ? registry.models.get(plan.model)?.fields.get(groupField) : undefined;
   const walk = (v: unknown, model: string): unknown => {
     if (Array.isArray(v)) return v.map((x) => walk(x, model));
     if (!v || typeof v !== 'object') return v;
@@ -82,7 +78,7 @@ export function translatePlan(plan: RenderPlan, registry: Registry, lookup: Look
       if (NOT_TEXT.has(k)) out[k] = x;
       else if ((k === 'label' || k === 'string') && typeof x === 'string') {
         const named = fieldKey(model, o.field ?? o.name, x)
-          ?? (groupField && typeof o.value === 'string' && (x === o.value || x === valueLabel(o.value)) ? `enum.${plan.model}.${groupField}.${o.value}` : null);
+          ?? (groupField && typeof o.value === 'string' && (x === o.value || x === enumValueLabel(group ?? {}, o.value)) ? `enum.${plan.model}.${groupField}.${o.value}` : null);
         out[k] = lookup(x, [viewKey(x), named]);
       } else if (k === 'help' && typeof x === 'string') {
         const f = typeof o.name === 'string' ? registry.models.get(model)?.fields.get(o.name) : undefined;
@@ -91,7 +87,7 @@ export function translatePlan(plan: RenderPlan, registry: Registry, lookup: Look
     }
     const f = Array.isArray(o.values) && typeof o.name === 'string' ? registry.models.get(model)?.fields.get(o.name) : undefined;
     if (f?.type === 'enum') {
-      out.value_labels = (o.values as string[]).map((v) => lookup(valueLabel(v), [`enum.${model}.${f.name}.${v}`]));
+      out.value_labels = (o.values as string[]).map((v) => lookup(enumValueLabel(f, v), [`enum.${model}.${f.name}.${v}`]));
     }
     return out;
   };

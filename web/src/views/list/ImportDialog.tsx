@@ -2,10 +2,10 @@ import { useState } from 'react';
 import { Button, Dialog, FileTrigger, Heading, Modal } from 'react-aria-components';
 import { ApiError } from '../../api/errors.ts';
 import { inspectImport, runImport, type ImportReport, type Inspection, type RowError } from '../../api/transfer.ts';
-import { errorMessage } from '../../app/errors.ts';
+import { errorMessage, rowErrorText } from '../../app/errors.ts';
 import { toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
-import { useTransferT } from './transfer-messages.ts';
+import { transferMessages, useTransferT } from './transfer-messages.ts';
 
 /**
  * Import into a list's model: choose a CSV or XLSX file, check the column → field mapping (the
@@ -148,7 +148,7 @@ export default function ImportDialog({ model, modelLabel, onClose, onImported }:
                   <tbody>
                     {report.errors.map((e, i) => (
                       <tr key={i} data-testid="import-error">
-                        <td className="num">{e.line}</td><td>{e.column ?? ''}</td><td>{e.message}</td>
+                        <td className="num">{e.line}</td><td>{e.column ?? ''}</td><td>{rowErrorText(t, e, transferMessages)}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -44,6 +44,12 @@ export const transferMessages = {
   'import.line': 'Line',
   'import.problem': 'Problem',
   'import.done': 'Imported: {created, plural, one {# record created} other {# records created}}, {updated, plural, one {# updated} other {# updated}}.',
+  // a row error by its code, with the server's `values` (docs/api.md#export-and-import); web/src/app/errors.ts rowErrorText
+  'import.error.IMPORT_INVALID_VALUE': '“{value}” is not {expected, select, integer {a whole number} float {a number} boolean {yes or no (true, false, 1, 0, yes, no)} datetime {a date (write 2026-03-31 or 2026-03-31T14:00:00Z)} json {JSON} other {a value this field takes}}.',
+  'import.error.IMPORT_REFERENCE_NOT_FOUND': 'No record is named “{value}”.',
+  'import.error.IMPORT_REFERENCE_AMBIGUOUS': '{count, number} records are named “{value}”: give the id instead.',
+  'import.error.IMPORT_DUPLICATE_KEY': '“{value}” is also on line {first_line}.',
+  'import.error.IMPORT_KEY_AMBIGUOUS': '{count, number} records have “{value}”: it cannot tell which one to update.',
 } as const;
 
 export type TransferMessageId = keyof typeof transferMessages;
