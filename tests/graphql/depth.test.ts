@@ -96,6 +96,9 @@ describe('what counts', () => {
     const q = 'query($deep: Boolean!) { resOrganizations { name users @include(if: $deep) { organization { users { email } } } } }';
     await gqlOk(ts, q, { deep: false }, { token });
     refused(await gql(ts, q, { deep: true }, { token }), 5);
+    // the same document weighed again with other variables: its depth is not kept between runs
+    await gqlOk(ts, q, { deep: false }, { token });
+    refused(await gql(ts, q, { deep: true }, { token }), 5);
     refused(await gql(ts, '{ resOrganizations { users @skip(if: false) { organization { users { email } } } } }', {}, { token }), 5);
   });
 
@@ -104,6 +107,9 @@ describe('what counts', () => {
     const ok = await ts.request<GqlBody>('POST', '/graphql', { token, body: { query: doc, operationName: 'Shallow' } });
     expect(ok.status).toBe(200);
     expect(ok.body.errors).toBeUndefined();
+    refused(await ts.request<GqlBody>('POST', '/graphql', { token, body: { query: doc, operationName: 'Deep' } }), 5);
+    // each operation of the document keeps its own depth, in either order
+    expect((await ts.request<GqlBody>('POST', '/graphql', { token, body: { query: doc, operationName: 'Shallow' } })).status).toBe(200);
     refused(await ts.request<GqlBody>('POST', '/graphql', { token, body: { query: doc, operationName: 'Deep' } }), 5);
   });
 

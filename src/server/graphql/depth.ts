@@ -11,7 +11,7 @@
  * QUERY_TOO_DEEP, details `{ depth, limit }`, HTTP 400, over HTTP (POST, GET), SSE and graphql-ws.
  */
 import {
-  GraphQLError, Kind, valueFromASTUntyped,
+  BREAK, GraphQLError, Kind, valueFromASTUntyped, visit,
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionNode,
   type SelectionSetNode, type ValueNode,
 } from 'graphql';
@@ -107,9 +107,33 @@ function depthError(found: DepthResult, limit: number): GraphQLError {
  * Put it before the cost guard: a deep query is then refused for its depth, the clearer reason.
  */
 export function depthLimit(maxDepth: number): Plugin {
+  // a document without @skip/@include has the same depth whatever its variables: weighed once
+  // per operation (yoga's parse cache hands out the same document for the same text)
+  const fixed = new WeakMap<DocumentNode, Map<string, DepthResult> | null>();
   const check = (args: { document: DocumentNode; variableValues?: unknown; operationName?: string | null }) => {
-    const found = operationDepth(args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName);
+    let byOperation = fixed.get(args.document);
+    if (byOperation === undefined) fixed.set(args.document, (byOperation = hasConditions(args.document) ? null : new Map()));
+    let found = byOperation?.get(args.operationName ?? '');
+    if (!found) {
+      found = operationDepth(args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName);
+      byOperation?.set(args.operationName ?? '', found);
+    }
     return found.depth > maxDepth ? depthError(found, maxDepth) : null;
   };
   return refuseWhen(check);
+}
+
+/** Whether any selection of `document` carries a directive (@skip/@include may depend on variables). */
+function hasConditions(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value === 'skip' || node.name.value === 'include') {
+        found = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
 }
