@@ -557,9 +557,9 @@ function commonTypes(b: Builder) {
  * The References a list's search read in its own statement, kept on each item under a symbol
  * (never serialised: GraphQL picks the selected fields) for its Reference resolvers, which then
  * answer at once instead of loading: the same record, with the fields the selection asks for,
- * that the loader would give. A Reference the search did not join is not there: its resolver
- * loads as usual. One the join found no record for (the caller may not see it) is null, what
- * its search would answer.
+ * that the loader would give. A Reference the search did not join, or whose record the join did
+ * not find, is not there: its resolver loads as usual, and its search answers (null for a record
+ * the caller may not see).
  */
 const JOINED = Symbol('References read with the list');
 type Joined = Rec & { [JOINED]?: Record<string, Rec | null> };
@@ -570,8 +570,10 @@ function primeIncluded(items: Rec[], included: Record<string, Rec[]> | undefined
   for (const item of items as Joined[]) {
     const joined: Record<string, Rec | null> = {};
     for (const { field, byId } of fields) {
-      const id = item[field];
-      if (typeof id === 'string' && id) joined[field] = byId.get(id.toLowerCase()) ?? null;
+      // an id the join has no record for (hidden by the target's rules, or changed by a read
+      // hook after the join) is left to the loader, whose own search answers it
+      const rec = typeof item[field] === 'string' ? byId.get(item[field].toLowerCase()) : undefined;
+      if (rec) joined[field] = rec;
     }
     item[JOINED] = joined;
   }
