@@ -106,7 +106,7 @@ export async function transferRoutes(server: FastifyInstance, kernel: KernelHand
       const { principal, data } = await redeem(token, 'export', typeof h === 'string' && h ? h : null);
       return sendExport(kernel, req, reply, kernel.registry.model(String(data.model)), data, { ...principal, client: req.principal.client });
     });
-    scope.get('/api/export/:model/fields', (req) => ({ fields: exportableFields(model(req), req.principal) }));
+    scope.get('/api/export/:model/fields', (req) => ({ fields: exportableFields(kernel.registry, model(req), req.principal) }));
     scope.get('/api/export/:model', (req, reply) => {
       const q = req.query as Query;
       return sendExport(kernel, req, reply, model(req), {
@@ -128,7 +128,7 @@ export async function transferRoutes(server: FastifyInstance, kernel: KernelHand
     scope.post('/api/import/:model/inspect', async (req) => {
       const m = importModel(kernel, req);
       const table = await readTable(fileOf(req), kernel.settings.IMPORT_MAX_ROWS, kernel.settings.IMPORT_MAX_UNZIPPED_BYTES);
-      const fields = importableFields(m, req.principal);
+      const fields = importableFields(kernel.registry, m, req.principal);
       const columns = suggestMapping(table.headers, fields);
       return {
         format: table.format, rows: table.rows.length, columns, sample: sampleRows(table), fields,
@@ -142,7 +142,7 @@ export async function transferRoutes(server: FastifyInstance, kernel: KernelHand
         throw new BadRequest('dry_run must be true or false', { parameter: 'dry_run' }, 'BAD_REQUEST');
       }
       const table = await readTable(fileOf(req), kernel.settings.IMPORT_MAX_ROWS, kernel.settings.IMPORT_MAX_UNZIPPED_BYTES);
-      const mapping = jsonParam(q, 'mapping', 'IMPORT_INVALID_MAPPING') ?? suggestMapping(table.headers, importableFields(m, req.principal)).map((c) => c.field);
+      const mapping = jsonParam(q, 'mapping', 'IMPORT_INVALID_MAPPING') ?? suggestMapping(table.headers, importableFields(kernel.registry, m, req.principal)).map((c) => c.field);
       const report = await runImport(kernel, req.principal, m, table, {
         mapping, key: q.key, dryRun: q.dry_run === 'true', batchSize: kernel.settings.IMPORT_BATCH_SIZE,
       });

@@ -34,7 +34,7 @@ export function suggestMapping(headers: string[], fields: TransferField[]): Colu
   const taken = new Set<string>();
   return headers.map((header, index) => {
     const h = norm(header);
-    const f = h ? fields.find((x) => !taken.has(x.name) && (norm(x.name) === h || norm(x.label) === h)) : undefined;
+    const f = h ? fields.find((x) => !taken.has(x.name) && (norm(x.name) === h || norm(x.label) === h || norm(x.source_label) === h)) : undefined;
     if (f) taken.add(f.name);
     return { index, header, field: f?.name ?? null };
   });
@@ -79,7 +79,7 @@ export interface ImportOptions { mapping: unknown; key: string | null | undefine
 interface Pending { line: number; id?: string; values: Record<string, unknown>; keyValue?: string; bad: Set<string> }
 
 export async function runImport(kernel: KernelHandle, principal: Principal, model: ResolvedModel, table: Table, opts: ImportOptions): Promise<ImportReport> {
-  const fields = importableFields(model, principal);
+  const fields = importableFields(kernel.registry, model, principal);
   const mapping = parseMapping(opts.mapping, table.headers, fields);
   const mapped = mapping.filter((f): f is TransferField => !!f).map((f) => f.name);
   if (!mapped.length) throw new BadRequest('map at least one column to a field', undefined, 'IMPORT_INVALID_MAPPING');

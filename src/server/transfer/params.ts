@@ -60,7 +60,7 @@ export interface ExportPlan { format: TransferFormat; columns: TransferField[]; 
 
 export function exportPlan(registry: Registry, model: ResolvedModel, principal: Principal, o: Rec): ExportPlan {
   const format = formatOf(o.format);
-  const columns = exportColumns(model, principal, o.fields);
+  const columns = exportColumns(registry, model, principal, o.fields);
   const domain = exportDomain(registry, model, o);
   if (o.order !== undefined && o.order !== null && typeof o.order !== 'string') throw new BadRequest('order must be text like "name asc"', undefined, 'INVALID_ORDER');
   const order = (o.order as string | null | undefined) || undefined;

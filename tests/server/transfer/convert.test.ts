@@ -7,7 +7,7 @@ import { convertCell } from '../../../src/server/transfer/convert.ts';
 import type { TransferField } from '../../../src/server/transfer/fields.ts';
 import { neutralise, readTable, unneutralise } from '../../../src/server/transfer/formats.ts';
 
-const field = (type: string, values: string[] | null = null): TransferField => ({ name: 'f', label: 'F', type, required: false, relation: null, values });
+const field = (type: string, values: string[] | null = null): TransferField => ({ name: 'f', label: 'F', source_label: 'F', type, required: false, relation: null, values });
 const value = (type: string, cell: Parameters<typeof convertCell>[1], values: string[] | null = null) => convertCell(field(type, values), cell);
 
 describe('convertCell', () => {

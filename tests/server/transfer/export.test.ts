@@ -159,7 +159,22 @@ describe('fields', () => {
   it('GET /api/export/<model>/fields lists what the caller may export, id first', async () => {
     const res = await ts.request('GET', '/api/export/crm.lead/fields', { token: admin });
     expect(res.status).toBe(200);
-    expect(res.body.fields[0]).toEqual({ name: 'id', label: 'ID', type: 'uuid', required: false, relation: null, values: null });
+    expect(res.body.fields[0]).toEqual({ name: 'id', label: 'ID', source_label: 'ID', type: 'uuid', required: false, relation: null, values: null });
     expect(res.body.fields).toContainEqual(expect.objectContaining({ name: 'organization', type: 'reference', relation: 'res.organization' }));
+    expect(res.body.fields).toContainEqual(expect.objectContaining({ name: 'expected_revenue', label: 'Expected revenue', source_label: 'Expected revenue' }));
+  });
+
+  it('a French reader gets the apps\' French labels, in the field list and as the file\'s headers; the declaration\'s own label stays beside it', async () => {
+    const user = await ts.createUser(admin, { email: 'fr@acme.test', name: 'Fanny', password: 'pass-fr-123', role: 'admin', organization: acme });
+    const token = (await ts.login('fr@acme.test', 'pass-fr-123')).access_token;
+    expect((await ts.request('POST', `/api/data/res.user/${user.id}/set_preferences`, { token, body: { lang: 'fr' } })).status).toBe(200);
+    const fields = (await ts.request('GET', '/api/export/crm.lead/fields', { token })).body.fields;
+    expect(fields).toContainEqual(expect.objectContaining({ name: 'expected_revenue', label: 'Revenu attendu', source_label: 'Expected revenue' }));
+    expect(fields).toContainEqual(expect.objectContaining({ name: 'name', label: 'Nom' }));
+    const res = await exportRaw({ format: 'csv', fields: ['name', 'expected_revenue'] }, token);
+    expect(res.statusCode).toBe(200);
+    expect(csvRows(res.body)[0]).toEqual(['Nom', 'Revenu attendu']);
+    // the English reader's headers are untouched
+    expect(csvRows((await exportRaw({ format: 'csv', fields: ['name', 'expected_revenue'] })).body)[0]).toEqual(['Name', 'Expected revenue']);
   });
 });

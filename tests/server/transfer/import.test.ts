@@ -49,6 +49,18 @@ describe('inspect', () => {
     expect(res.body.key).toBeNull();
   });
 
+  it('for a French reader, columns match the French labels as well as the declarations\' own, and the fields are labelled in French', async () => {
+    const user = await ts.createUser(admin, { email: 'fr@import.test', name: 'Fanny', password: 'pass-fr-123', role: 'admin', organization: acme });
+    const token = (await ts.login('fr@import.test', 'pass-fr-123')).access_token;
+    expect((await ts.request('POST', `/api/data/res.user/${user.id}/set_preferences`, { token, body: { lang: 'fr' } })).status).toBe(200);
+    const res = await upload('/api/import/crm.lead/inspect', 'Nom,Revenu attendu,Expected revenue,Étape\nAlpha,100,100,new\n', { token });
+    expect(res.status).toBe(200);
+    expect(res.body.columns.map((c: { field: string | null }) => c.field)).toEqual(['name', 'expected_revenue', null, 'stage']);
+    expect(res.body.fields).toContainEqual(expect.objectContaining({ name: 'expected_revenue', label: 'Revenu attendu', source_label: 'Expected revenue' }));
+    const english = await upload('/api/import/crm.lead/inspect', 'Expected revenue,Name\n100,Alpha\n', { token });
+    expect(english.body.columns.map((c: { field: string | null }) => c.field)).toEqual(['expected_revenue', 'name']);
+  });
+
   it('reads a semicolon-separated file (Excel in comma-decimal locales) and a BOM', async () => {
     const res = await upload('/api/import/crm.lead/inspect', '\uFEFFName;Stage\nAlpha;new\n');
     expect(res.body.columns.map((c: { field: string | null }) => c.field)).toEqual(['name', 'stage']);

@@ -8,7 +8,7 @@ import { organizationHeaders } from './organization.ts';
  * transfers, so REST like uploads and downloads, never GraphQL.
  */
 export type TransferFormat = 'csv' | 'xlsx';
-export interface TransferField { name: string; label: string; type: string; required: boolean; relation: string | null }
+export interface TransferField { name: string; label: string; source_label: string; type: string; required: boolean; relation: string | null }
 export interface ColumnMatch { index: number; header: string; field: string | null }
 export interface Inspection { format: TransferFormat; rows: number; columns: ColumnMatch[]; sample: string[][]; fields: TransferField[]; key: string | null }
 /** `values`: what the import's own codes' messages embed (docs/api.md#export-and-import), for a translation */
