@@ -79,11 +79,21 @@ describe('a French user', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('a new connector\'s provider list names the providers and their categories in French', async () => {
+    await page.goto(actionUrl(org.code, 'connectors.action_connectors', 'new'));
+    const select = page.getByTestId('provider-select');
+    await select.waitFor();
+    const options = await select.locator('option').allInnerTexts();
+    expect(options).toEqual(expect.arrayContaining(['Système de fichiers local (stockage)', 'Serveur SMTP (e-mail)', 'Webhook (HTTP POST) (messagerie)']));
+  });
+
   it('reads the connector form and its test result in French, fresh and stored: the server\'s message id formatted from the connectors extension\'s messages', async () => {
     await page.goto(actionUrl(org.code, 'connectors.action_connectors', connectorId));
     const params = page.getByTestId('connector-params');
     await params.waitFor();
-    expect(await params.getByRole('heading').first().innerText()).toMatch(/^Paramètres/);
+    expect(await params.getByRole('heading').first().innerText()).toBe('Paramètres — Système de fichiers local');
+    // the provider's parameters and the provider list come from the connectors app's French
+    expect(await params.locator('label[for="param-root"]').innerText()).toBe('Dossier racine (vide = STORAGE_LOCAL_ROOT)');
     await page.getByTestId('connector-test').click();
     const result = page.getByTestId('test-result');
     await expect.poll(() => result.textContent()).toBe(`La connexion fonctionne : le dossier ${folder} est accessible en écriture`);

@@ -112,7 +112,7 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
             form.setValue('provider_type', p || null, { shouldDirty: true });
           }}>
           <option value="">—</option>
-          {all.map((x) => <option key={`${x.category}/${x.provider_type}`} value={`${x.category}/${x.provider_type}`}>{x.display_name} ({x.category})</option>)}
+          {all.map((x) => <option key={`${x.category}/${x.provider_type}`} value={`${x.category}/${x.provider_type}`}>{providerName(t.intl, x)} ({inCatalogue(t.intl, `connectors.category.${x.category}`, x.category)})</option>)}
         </select>
       </section>
     );
@@ -120,11 +120,11 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
   const schema = type?.config_schema ?? [];
   return (
     <section className="sheet extension" aria-labelledby="params-title" data-testid="connector-params">
-      <h2 id="params-title" className="separator">{ct('connectors.params')}{type ? ` — ${type.display_name}` : ''}</h2>
+      <h2 id="params-title" className="separator">{ct('connectors.params')}{type ? ` — ${providerName(t.intl, type)}` : ''}</h2>
       <div className="group-grid">
         {schema.map((k) => (
           <div className="field" key={k.key}>
-            <label className="label" htmlFor={`param-${k.key}`}>{k.label}{k.required && <span className="req" aria-hidden="true"> *</span>}</label>
+            <label className="label" htmlFor={`param-${k.key}`}>{type ? inCatalogue(t.intl, `connectors.param.${type.provider_type}.${k.key}`, k.label) : k.label}{k.required && <span className="req" aria-hidden="true"> *</span>}</label>
             <input id={`param-${k.key}`} className="input" data-testid={`param-${k.key}`} type={k.secret ? 'password' : 'text'} autoComplete="off"
               value={k.secret && focused === k.key && values[k.key] === MASK ? '' : values[k.key] ?? ''}
               placeholder={k.secret && values[k.key] === MASK ? ct('connectors.secret_set') : undefined}
@@ -144,3 +144,11 @@ function ConnectorPanel({ recordId, form, record, reload }: FormExtensionProps) 
     </section>
   );
 }
+
+/** The catalogue's text for `id` when this language has it, else the server's (English) text: a provider another app adds may not be in it. */
+function inCatalogue(intl: Parameters<typeof resultMessage>[0], id: string, text: string): string {
+  return resultMessage(intl, { message: text, message_id: id }) ?? text;
+}
+
+const providerName = (intl: Parameters<typeof resultMessage>[0], p: { category: string; provider_type: string; display_name: string }) =>
+  inCatalogue(intl, `connectors.provider.${p.category}.${p.provider_type}`, p.display_name);
