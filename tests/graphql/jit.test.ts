@@ -50,6 +50,20 @@ describe('on a server', () => {
     expect(runs[1]).toEqual(runs[0]);
     expect(runs[2]).toEqual(runs[0]);
   });
+
+  it('lists with where and orderBy variables answer the same on every run (interpreted, then compiled) as the same list with inline arguments', async () => {
+    const q = 'query L($where: ResCountryWhere, $orderBy: [ResCountryOrderBy!], $limit: Int) { resCountries(where: $where, orderBy: $orderBy, limit: $limit) { code name } }';
+    const inline = await gqlOk(ts, '{ resCountries(where: { code: { in: ["FR", "DE", "IT"] } }, orderBy: [{ name: desc }], limit: 2) { code name } }', {}, { token });
+    expect(inline.resCountries.map((c: { code: string }) => c.code)).toEqual(['IT', 'DE']);
+    for (let i = 0; i < 3; i++) {
+      // a single orderBy object stands for a list of one, as graphql-js coerces it
+      const orderBy = i === 2 ? { name: 'desc' } : [{ name: 'desc' }];
+      expect(await gqlOk(ts, q, { where: { code: { in: ['FR', 'DE', 'IT'] } }, orderBy, limit: 2 }, { token })).toEqual(inline);
+    }
+    const bad = await gql(ts, q, { where: { code: { nope: 'x' } } }, { token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.[0]?.message).toMatch(/Variable "\$where" got invalid value/);
+  });
 });
 
 describe('precoercedVariables', () => {
@@ -110,31 +124,5 @@ describe('precoercedVariables', () => {
     expect(e.status).toBe(400);
     expect(e.body.errors[0].message).toMatch(/Variable "\$dir" got invalid value "sideways"/);
     expect(compiled).toEqual([]);
-  });
-});
-
-describe('lists with where and orderBy variables on a server', () => {
-  let ts: ApiServer;
-  let token: string;
-  beforeAll(async () => {
-    ts = await startServerWithApps([]);
-    token = await ts.adminToken();
-  });
-  afterAll(async () => {
-    await ts?.close();
-  });
-
-  it('answer the same on every run (interpreted, then compiled) as the same list with inline arguments', async () => {
-    const q = 'query L($where: ResCountryWhere, $orderBy: [ResCountryOrderBy!], $limit: Int) { resCountries(where: $where, orderBy: $orderBy, limit: $limit) { code name } }';
-    const inline = await gqlOk(ts, '{ resCountries(where: { code: { in: ["FR", "DE", "IT"] } }, orderBy: [{ name: desc }], limit: 2) { code name } }', {}, { token });
-    expect(inline.resCountries.map((c: { code: string }) => c.code)).toEqual(['IT', 'DE']);
-    for (let i = 0; i < 3; i++) {
-      // a single orderBy object stands for a list of one, as graphql-js coerces it
-      const orderBy = i === 2 ? { name: 'desc' } : [{ name: 'desc' }];
-      expect(await gqlOk(ts, q, { where: { code: { in: ['FR', 'DE', 'IT'] } }, orderBy, limit: 2 }, { token })).toEqual(inline);
-    }
-    const bad = await gql(ts, q, { where: { code: { nope: 'x' } } }, { token });
-    expect(bad.status).toBe(400);
-    expect(bad.body.errors?.[0]?.message).toMatch(/Variable "\$where" got invalid value/);
   });
 });

@@ -38,14 +38,16 @@ describe('formatBytes', () => {
   });
 });
 
+/** fw's catalogue in `locale`, as useT() gives it (French over English). */
+const tOf = async (locale: 'en' | 'fr') => {
+  const { createIntl } = await import('react-intl');
+  const { en } = await import('../../../web/src/i18n/en.ts');
+  const { fr } = await import('../../../web/src/i18n/fr.ts');
+  const intl = createIntl({ locale, messages: locale === 'fr' ? { ...en, ...fr } : en });
+  return Object.assign((id: string) => intl.formatMessage({ id }), { intl });
+};
+
 describe('field errors in the reader\'s language (fieldErrorsOf)', () => {
-  const tOf = async (locale: 'en' | 'fr') => {
-    const { createIntl } = await import('react-intl');
-    const { en } = await import('../../../web/src/i18n/en.ts');
-    const { fr } = await import('../../../web/src/i18n/fr.ts');
-    const intl = createIntl({ locale, messages: locale === 'fr' ? { ...en, ...fr } : en });
-    return Object.assign((id: string) => intl.formatMessage({ id }), { intl });
-  };
   const err = new ApiError('VALIDATION_FAILED', 'invalid', 422, {
     errors: [
       { field: 'name', code: 'REQUIRED', message: '"name" is required', label: 'Name', reason: 'is required' },
@@ -67,13 +69,6 @@ describe('field errors in the reader\'s language (fieldErrorsOf)', () => {
 });
 
 describe('import row errors in the reader\'s language (rowErrorText)', () => {
-  const tOf = async (locale: 'en' | 'fr') => {
-    const { createIntl } = await import('react-intl');
-    const { en } = await import('../../../web/src/i18n/en.ts');
-    const { fr } = await import('../../../web/src/i18n/fr.ts');
-    const intl = createIntl({ locale, messages: locale === 'fr' ? { ...en, ...fr } : en });
-    return Object.assign((id: string) => intl.formatMessage({ id }), { intl });
-  };
   // as the server sends them (src/server/transfer/import.ts, docs/api.md#export-and-import)
   const errors: Array<{ code: string; message: string; values?: Record<string, string | number> }> = [
     { code: 'IMPORT_REFERENCE_NOT_FOUND', message: 'no Organization named "Initech"', values: { value: 'Initech', model: 'res.organization' } },
