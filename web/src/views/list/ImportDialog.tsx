@@ -144,7 +144,7 @@ export default function ImportDialog({ model, modelLabel, onClose, onImported }:
               <div className="table-scroll import-errors">
                 <table className="records">
                   <caption className="sr-only">{tt('import.errors')}</caption>
-                  <thead><tr><th scope="col">{tt('import.line')}</th><th scope="col">{tt('import.column')}</th><th scope="col">{tt('import.problem')}</th></tr></thead>
+                  <thead><tr><th scope="col" className="num">{tt('import.line')}</th><th scope="col">{tt('import.column')}</th><th scope="col">{tt('import.problem')}</th></tr></thead>
                   <tbody>
                     {report.errors.map((e, i) => (
                       <tr key={i} data-testid="import-error">
