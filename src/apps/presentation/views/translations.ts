@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { BootError } from '../../../kernel/errors.js';
 import { enumValueLabel } from '../../../kernel/registry/model.js';
 import type { Registry } from '../../../kernel/registry/registry.js';
+import { translationFilesOf } from '../../../kernel/registry/translation-files.js';
 import type { RenderPlan } from './plan.js';
 
 /**
@@ -121,34 +121,23 @@ export class Translations {
     const actions = dataIds(registry, 'ir.action');
     const texts = new Map<string, Set<string>>();
     const from = new Map<string, string>();
-    for (const app of registry.apps) {
-      for (const file of app.translationFiles ?? []) {
-        const rel = path.join('src/apps', app.name, 'i18n', path.basename(file));
-        const lang = path.basename(file, '.json');
-        if (lang === SOURCE_LANGUAGE) throw new BootError(`${rel}: English is the declarations' own language; translate into ${languages.filter((l) => l !== SOURCE_LANGUAGE).join(', ') || 'another language'}`);
-        if (!languages.includes(lang)) throw new BootError(`${rel}: the client has no language "${lang}" (res.user.lang is one of ${languages.join(', ')})`);
-        let entries: unknown;
-        try {
-          entries = JSON.parse(fs.readFileSync(file, 'utf8'));
-        } catch (e) {
-          throw new BootError(`${rel}: not valid JSON (${(e as Error).message})`);
-        }
-        if (!entries || typeof entries !== 'object' || Array.isArray(entries)) throw new BootError(`${rel}: must be one JSON object of key → text`);
-        const catalog = this.catalogs.get(lang) ?? new Map<string, string>();
-        this.catalogs.set(lang, catalog);
-        for (const [key, text] of Object.entries(entries as Rec)) {
-          if (typeof text !== 'string' || !text.trim()) throw new BootError(`${rel}: "${key}" must be a non-empty text`);
-          const problem = this.check(key, plans, menus, actions, texts);
-          // a view text the view no longer shows: the view's English changed and its translation
-          // has not caught up yet (fw dev reloads on every edit); it translates nothing, as
-          // Odoo's terms whose source changed, and is not worth a boot failure
-          if (problem === STALE_TEXT) continue;
-          if (problem) throw new BootError(`${rel}: unknown key "${key}" (${problem})`);
-          const other = from.get(`${lang}\0${key}`);
-          if (other) throw new BootError(`${rel}: "${key}" is already translated by ${other}`);
-          from.set(`${lang}\0${key}`, rel);
-          catalog.set(key, text);
-        }
+    for (const { rel, lang, entries } of translationFilesOf(registry)) {
+      if (lang === SOURCE_LANGUAGE) throw new BootError(`${rel}: English is the declarations' own language; translate into ${languages.filter((l) => l !== SOURCE_LANGUAGE).join(', ') || 'another language'}`);
+      if (!languages.includes(lang)) throw new BootError(`${rel}: the client has no language "${lang}" (res.user.lang is one of ${languages.join(', ')})`);
+      const catalog = this.catalogs.get(lang) ?? new Map<string, string>();
+      this.catalogs.set(lang, catalog);
+      for (const [key, text] of Object.entries(entries)) {
+        if (typeof text !== 'string' || !text.trim()) throw new BootError(`${rel}: "${key}" must be a non-empty text`);
+        const problem = this.check(key, plans, menus, actions, texts);
+        // a view text the view no longer shows: the view's English changed and its translation
+        // has not caught up yet (fw dev reloads on every edit); it translates nothing, as
+        // Odoo's terms whose source changed, and is not worth a boot failure
+        if (problem === STALE_TEXT) continue;
+        if (problem) throw new BootError(`${rel}: unknown key "${key}" (${problem})`);
+        const other = from.get(`${lang}\0${key}`);
+        if (other) throw new BootError(`${rel}: "${key}" is already translated by ${other}`);
+        from.set(`${lang}\0${key}`, rel);
+        catalog.set(key, text);
       }
     }
   }
