@@ -5,7 +5,7 @@
  */
 import {
   getOperationAST, getVariableValues, GraphQLError, isInputObjectType, isScalarType, Kind, visit,
-  type DocumentNode, type GraphQLSchema, type NamedTypeNode, type TypeNode,
+  type DocumentNode, type GraphQLSchema, type NamedTypeNode, type OperationDefinitionNode, type TypeNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
@@ -21,13 +21,19 @@ const jitChecked = new WeakMap<DocumentNode, boolean>();
 export function jitCanRun(schema: GraphQLSchema, document: DocumentNode): boolean {
   let ok = jitChecked.get(document);
   if (ok === undefined) {
-    ok = document.definitions.every((d) => d.kind !== Kind.OPERATION_DEFINITION
-      || (d.operation !== 'subscription' && (d.variableDefinitions ?? []).every((v) => !isInputObjectType(schema.getType(namedTypeOf(v.type))))));
+    ok = document.definitions.every((d) => d.kind !== Kind.OPERATION_DEFINITION || (d.operation !== 'subscription' && !hasInputObjectVariable(schema, d)));
     jitChecked.set(document, ok);
   }
   return ok;
 }
 const namedTypeOf = (t: TypeNode): string => (t.kind === Kind.NAMED_TYPE ? t.name.value : namedTypeOf(t.type));
+
+const hasSubscription = (document: DocumentNode): boolean =>
+  document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === 'subscription');
+
+/** Whether an operation declares a variable of an input-object type (`where`, `orderBy`, inputs). */
+const hasInputObjectVariable = (schema: GraphQLSchema, operation: OperationDefinitionNode): boolean =>
+  (operation.variableDefinitions ?? []).some((v) => isInputObjectType(schema.getType(namedTypeOf(v.type))));
 
 /**
  * Compiling a document with graphql-jit takes longer than running it once on graphql-js (about
@@ -46,9 +52,6 @@ export function jitAfterUses(minUses: number): (document: DocumentNode) => boole
   };
 }
 
-const hasInputObjectVariable = (schema: GraphQLSchema, document: DocumentNode): boolean =>
-  document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation !== 'subscription'
-    && (d.variableDefinitions ?? []).some((v) => isInputObjectType(schema.getType(namedTypeOf(v.type)))));
 
 const JSON_TYPE: NamedTypeNode = { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: 'JSON' } };
 
@@ -85,7 +88,8 @@ export function precoercedVariables(enabled: (contextValue: unknown) => boolean)
       let twin = twins.get(args.document);
       if (twin === undefined) {
         // the twin's variables need the schema's JSON scalar (fw's passes values through as they are)
-        twin = isScalarType(args.schema.getType('JSON')) && hasInputObjectVariable(args.schema, args.document) ? withJsonVariables(args.document) : null;
+        twin = isScalarType(args.schema.getType('JSON')) && !jitCanRun(args.schema, args.document) && !hasSubscription(args.document)
+          ? withJsonVariables(args.document) : null;
         twins.set(args.document, twin);
       }
       if (!twin) return;

@@ -12,7 +12,7 @@ import type { Principal } from '../../kernel/env.js';
 import { sharedFields, UNION_OTHERS, type NamedShape, type OutputShape, type UnionShape } from '../../kernel/output.js';
 import type { Loaders } from './loaders.js';
 import { publicCommandName } from '../commands.js';
-import { selectedFields, selectedReferences } from './selection.js';
+import { asksOnlyId, selectedFields, selectedReferences } from './selection.js';
 import { whereToDomain } from './where.js';
 
 export interface GqlContext {
@@ -99,12 +99,11 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
               resolve: (parent: Rec, _a: Args, ctx: GqlContext, info: AnyRef) => {
                 const id = parent[f.name] as string | null | undefined;
                 if (!id) return null;
-                // read by the list's own statement (primeIncluded): no load, no promise per item
+                // read by the list's own statement (keepJoined): no load, no promise per item
                 const joined = (parent as Joined)[JOINED];
                 if (joined && f.name in joined) return joined[f.name];
                 // `{ x { id } }` needs no load: the reference already is the id
-                const sel = info.fieldNodes[0]?.selectionSet?.selections ?? [];
-                if (sel.length === 1 && sel[0].kind === 'Field' && sel[0].name.value === 'id') return { id };
+                if (asksOnlyId(info.fieldNodes)) return { id };
                 return ctx.loaders.byId(f.target!, fieldsOf(registry.model(f.target!), info, ctx)).load(id);
               },
             });
@@ -195,7 +194,7 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
       resolve: async (_r: unknown, a: Args, ctx: GqlContext, info: AnyRef) => {
         const include = selectedReferences(registry, m, info.fieldNodes, info.fragments, ctx.principal);
         const r = await search(ctx, a, pageArg(a.limit, limits.defaultLimit), (a.offset as number) ?? 0, false, fieldsOf(m, info, ctx), include);
-        primeIncluded(r.items, r.included);
+        keepJoined(r.items, r.included);
         return r.items;
       },
     }));
@@ -564,7 +563,7 @@ function commonTypes(b: Builder) {
 const JOINED = Symbol('References read with the list');
 type Joined = Rec & { [JOINED]?: Record<string, Rec | null> };
 
-function primeIncluded(items: Rec[], included: Record<string, Rec[]> | undefined): void {
+function keepJoined(items: Rec[], included: Record<string, Rec[]> | undefined): void {
   if (!included) return;
   const fields = Object.entries(included).map(([field, records]) => ({ field, byId: new Map(records.map((r) => [r.id as string, r])) }));
   for (const item of items as Joined[]) {

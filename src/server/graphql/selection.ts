@@ -71,16 +71,20 @@ function byResponseKey(set: SelectionSetNode | undefined, fragments: Fragments, 
   return true;
 }
 
-const onlyId = (nodes: readonly FieldNode[]) => nodes.length === 1 && (nodes[0].selectionSet?.selections ?? []).every((s) => s.kind === Kind.FIELD && s.name.value === 'id');
+/** `{ x { id } }`: a Reference's resolver answers it from the id it holds, with no load. */
+export function asksOnlyId(nodes: readonly FieldNode[]): boolean {
+  const sel = nodes[0]?.selectionSet?.selections ?? [];
+  return sel.length === 1 && sel[0].kind === Kind.FIELD && sel[0].name.value === 'id';
+}
 
 const references = new WeakMap<FieldNode, Map<string, Record<string, string[]>>>();
 
 /**
  * The References a list's items will load, with the fields each load asks for: what the
  * Reference resolvers would each pass to `loaders.byId` (the same `selectedFields` of the same
- * field nodes), so the list's search can read them in its own statement and prime those
- * loaders. A Reference selected under two response keys, one asking only for `id` (no load), or
- * a selection with directives is left to its resolver.
+ * field nodes), so the list's search can read them in its own statement and the resolvers answer
+ * from the row (schema.ts, `keepJoined`). A Reference selected under two response keys, one
+ * asking only for `id` (no load), or a selection with directives is left to its resolver.
  */
 export function selectedReferences(registry: Registry, model: ResolvedModel, nodes: readonly FieldNode[], fragments: Fragments, principal: Principal): Record<string, string[]> {
   const key = `${model.key}|${principalKey(principal)}`;
@@ -96,7 +100,7 @@ export function selectedReferences(registry: Registry, model: ResolvedModel, nod
   for (const fieldNodes of ok ? keys.values() : []) {
     const name = fieldNodes[0].name.value;
     const f = model.fields.get(name);
-    if (f?.type !== 'reference' || !f.target || !registry.models.has(f.target) || perField.get(name) !== 1 || onlyId(fieldNodes)) continue;
+    if (f?.type !== 'reference' || !f.target || !registry.models.has(f.target) || perField.get(name) !== 1 || asksOnlyId(fieldNodes)) continue;
     if (!f.stored || f.private || !canReadField(model, f, principal)) continue;
     out[name] = selectedFields(registry.model(f.target), fieldNodes, fragments, principal);
   }
