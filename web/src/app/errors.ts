@@ -1,5 +1,6 @@
 import { ApiError, NETWORK_ERROR, sentence } from '../api/errors.ts';
 import type { useT } from '../i18n/index.tsx';
+import { knownMessage } from './result-message.ts';
 
 /**
  * The catalogue's sentence for a server error code (`error.code.<CODE>`), when the language has
@@ -7,8 +8,7 @@ import type { useT } from '../i18n/index.tsx';
  * (web/src/i18n/fr.ts). Without one, the server's message.
  */
 export function byCode(t: ReturnType<typeof useT>, err: ApiError): string {
-  const id = `error.code.${err.code}`;
-  return id in t.intl.messages ? t.intl.formatMessage({ id }) : sentence(err.message);
+  return knownMessage(t.intl, `error.code.${err.code}`) ?? sentence(err.message);
 }
 
 /**
@@ -19,8 +19,8 @@ export function byCode(t: ReturnType<typeof useT>, err: ApiError): string {
 export function fieldErrorsOf(t: ReturnType<typeof useT>, err: ApiError): Record<string, string> {
   const out = err.fieldErrors();
   for (const p of err.fieldProblems()) {
-    const id = `error.field.${p.code}`;
-    if (p.field && p.code && id in t.intl.messages) out[p.field] = t.intl.formatMessage({ id });
+    const text = p.field && p.code ? knownMessage(t.intl, `error.field.${p.code}`) : null;
+    if (p.field && text) out[p.field] = text;
   }
   if (typeof err.details?.field === 'string') out[err.details.field] = byCode(t, err);
   return out;
@@ -39,8 +39,7 @@ export interface CodedError { code: string; message: string; values?: Record<str
 export function rowErrorText(t: ReturnType<typeof useT>, e: CodedError, defaults: Readonly<Record<string, string>> = {}): string {
   const own = `import.error.${e.code}`;
   if (e.values && (own in defaults || own in t.intl.messages)) return t.intl.formatMessage({ id: own, defaultMessage: defaults[own] }, e.values);
-  for (const id of [`error.field.${e.code}`, `error.code.${e.code}`]) if (id in t.intl.messages) return t.intl.formatMessage({ id });
-  return sentence(e.message);
+  return knownMessage(t.intl, `error.field.${e.code}`) ?? knownMessage(t.intl, `error.code.${e.code}`) ?? sentence(e.message);
 }
 
 /** An error as a sentence a person understands; never raw JSON. */

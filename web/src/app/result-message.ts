@@ -12,9 +12,14 @@ export interface ResultMessage { message?: unknown; message_id?: unknown; messag
 export function resultMessage(intl: IntlShape, result: ResultMessage | null | undefined): string | null {
   if (!result) return null;
   const { message, message_id: id, message_values: values } = result;
-  if (typeof id === 'string' && id in intl.messages) {
-    const vals = values && typeof values === 'object' && !Array.isArray(values) ? values as Record<string, string | number> : undefined;
-    return intl.formatMessage({ id }, vals);
-  }
-  return typeof message === 'string' && message ? message : null;
+  const vals = values && typeof values === 'object' && !Array.isArray(values) ? values as Record<string, string | number> : undefined;
+  return (typeof id === 'string' ? knownMessage(intl, id, vals) : null) ?? (typeof message === 'string' && message ? message : null);
+}
+
+/**
+ * `id` formatted when the catalogue in use has it, else null: the server's English (or another
+ * fallback) stands where the language has no text. Every "translate this id if we can" goes here.
+ */
+export function knownMessage(intl: IntlShape, id: string, values?: Record<string, string | number>): string | null {
+  return id in intl.messages ? intl.formatMessage({ id }, values) : null;
 }
