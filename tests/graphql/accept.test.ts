@@ -18,7 +18,7 @@ import { createSchema, createYoga } from 'graphql-yoga';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  acceptedMediaTypes, answerableTypes, GRAPHQL_RESPONSE_TYPES, isGraphQLRequest, SUBSCRIPTION_STREAM_TYPES,
+  acceptedMediaTypes, answerableTypes, GRAPHQL_RESPONSE_TYPES, isGraphQLRequest, regularResponseType, SUBSCRIPTION_STREAM_TYPES,
 } from '../../src/server/graphql/accept.ts';
 import { startServerWithApps, type ApiServer } from '../helpers/api.ts';
 
@@ -126,6 +126,22 @@ describe('the pre-check agrees with graphql-yoga', () => {
     expect(isGraphQLRequest('GET', 'TEXT/HTML')).toBe(true); // yoga's check is case-sensitive
     expect(isGraphQLRequest('POST', 'text/html')).toBe(true);
     expect(isGraphQLRequest('OPTIONS', 'text/html')).toBe(false);
+  });
+
+  it('a query answered as one JSON result: yoga picks the type regularResponseType names (the direct path relies on it)', async () => {
+    const check = async (accept: string | undefined) => {
+      const y = await yogaAnswers('POST', '{ a }', accept);
+      const type = y.type.split(';')[0]!;
+      const regular = regularResponseType(accept);
+      if (regular) expect(type, `Accept ${JSON.stringify(accept)}`).toBe(regular);
+      else expect(['text/event-stream', 'multipart/mixed', ''], `Accept ${JSON.stringify(accept)}: yoga answered ${type}`).toContain(type);
+    };
+    for (const accept of [...ANSWERED, ...REFUSED]) await check(accept);
+    await fc.assert(fc.asyncProperty(acceptHeader, check), { numRuns: 300, seed: 409 });
+    expect(regularResponseType(undefined)).toBe('application/json');
+    expect(regularResponseType('application/graphql-response+json, application/json')).toBe('application/graphql-response+json');
+    expect(regularResponseType('application/json, application/graphql-response+json')).toBe('application/json');
+    expect(regularResponseType('text/event-stream')).toBeNull();
   });
 
   it('subscriptions: yoga streams one exactly when the Accept names an event stream (after subscribing: hence the plugin)', async () => {

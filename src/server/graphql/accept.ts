@@ -70,6 +70,28 @@ export function answerableTypes(accept: string | null | undefined, offered: read
 }
 const answerable = new Map<string, string[]>();
 
+/**
+ * The type yoga's regular result processor answers a query or mutation's single result with, or
+ * null when the Accept header names neither of its types. yoga tries its processors for every
+ * accepted type from the last listed to the first and keeps the last match
+ * (`use-result-processor.js`), and the regular processor comes last: so the first type listed in
+ * the header that covers one of the two wins, `application/json` for a wildcard.
+ */
+export function regularResponseType(accept: string | null | undefined): string | null {
+  const memo = accept ? regular.get(accept) : undefined;
+  if (memo !== undefined) return memo;
+  let chosen: string | null = null;
+  for (const accepted of acceptedMediaTypes(accept).reverse()) {
+    for (const type of REGULAR_TYPES) if (covers(accepted, type)) chosen = type;
+  }
+  if (accept && accept.length <= 256) {
+    if (regular.size >= 64) regular.clear();
+    regular.set(accept, chosen);
+  }
+  return chosen;
+}
+const regular = new Map<string, string | null>();
+
 /** yoga answers these itself without running GraphQL: GraphiQL's page and CORS preflights. */
 export function isGraphQLRequest(method: string, accept: string | null | undefined): boolean {
   if (method === 'OPTIONS') return false;

@@ -11,6 +11,7 @@ import '../types.js';
 import { exemptFromIdleTimeout } from '../timeouts.js';
 import { answerableTypes, GRAPHQL_RESPONSE_TYPES, isGraphQLRequest, notAcceptable, SUBSCRIPTION_STREAM_TYPES, subscriptionAccept } from './accept.js';
 import { exposureOf, switchOf } from '../exposure.js';
+import { answerDirectly, directParams } from './direct.js';
 import { documentBounds, validationErrorCap } from './bounds.js';
 import { boundedParseCaches } from './cache.js';
 import { costLimit } from './cost.js';
@@ -106,7 +107,7 @@ function multipartLimits(file: { limit: number; setting: string }, fieldLimit: n
  * answered 204 either way, by yoga's CORS plugin, rather than reaching GraphQL.
  */
 export function corsOptions(origins: readonly string[]): (request: Request) => false | { origin: string[]; credentials: false; methods: string[]; allowedHeaders: string[]; maxAge: number } {
-  const allowed = new Set(origins.map((o) => o.replace(/\/+$/, '')));
+  const allowed = corsOrigins(origins);
   return (request) => {
     const origin = request.headers.get('origin');
     if (!origin || !allowed.has(origin)) return false;
@@ -116,6 +117,9 @@ export function corsOptions(origins: readonly string[]): (request: Request) => f
     };
   };
 }
+
+/** The origins of CORS_ORIGINS as an Origin header names them (no trailing slash). */
+const corsOrigins = (origins: readonly string[]): Set<string> => new Set(origins.map((o) => o.replace(/\/+$/, '')));
 
 /**
  * The GraphiQL page's policy: the default one (no inline script, this origin only) except for
@@ -136,6 +140,7 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
   const introspection = exposureOf(kernel.settings, 'GRAPHQL_INTROSPECTION', s.GRAPHQL_INTROSPECTION, { true: 'public', false: 'off' });
   const graphiql = switchOf(kernel.settings, 'GRAPHIQL', s.GRAPHIQL);
   const compileNow = jitAfterUses(s.GRAPHQL_JIT_MIN_USES);
+  const allowedOrigins = corsOrigins(kernel.settings.CORS_ORIGINS);
   const yoga = createYoga<{ req: FastifyRequest; reply: FastifyReply }, GqlContext>({
     schema: graphqlSchemaOf(kernel),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -207,6 +212,9 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
         if (isMultipart(req.headers['content-type'])) void reply.header('connection', 'close');
         throw notAcceptable(GRAPHQL_RESPONSE_TYPES);
       }
+      // one JSON object in, one JSON result out: yoga's GraphQL pipeline without its Fetch bridge (./direct.ts)
+      const direct = directParams(req, allowedOrigins);
+      if (direct) return answerDirectly(yoga, req, reply, direct);
       let response: Response;
       if (req.method === 'POST' && isMultipart(req.headers['content-type'])) {
         const length = Number(req.headers['content-length'] ?? 0);
