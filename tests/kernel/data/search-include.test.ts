@@ -90,6 +90,30 @@ function suite(provider: Provider) {
       expect(r.items.map((l) => l.name)).toEqual(['No seller', 'Other seller', 'Own seller']);
       expect(r.included).toBeUndefined();
     });
+
+    // last: it adds leads the tests above do not expect
+    it('a page with References is the page without them: the page is chosen first, then joined (every order, offset and filter)', async () => {
+      const stages = ['won', 'new', 'qualified', 'lost'];
+      for (const [i, name] of ['Émile', 'emile', 'Zoé', 'zoe', 'Åsa', 'Ana', 'ana', 'Bob', 'bob', 'Çelik', 'Ölaf', 'Ulf'].entries()) {
+        await create('crm.lead', { name: `Paged ${name}`, organization: i % 2 ? id.orgA : id.orgB, stage: stages[i % 4], salesperson: i % 3 ? id.userA : id.userB });
+      }
+      const orders = ['name asc', 'name desc', 'stage asc, name desc', 'stage desc', 'created_at_utc desc', 'salesperson asc, name asc'];
+      const pages = [{ limit: 5 }, { limit: 5, offset: 5 }, { limit: 4, offset: 11 }, { offset: 3 }];
+      for (const p of [sys, ann]) {
+        for (const order of orders) {
+          for (const page of pages) {
+            for (const domain of [[], [['name', 'ilike', 'paged']]]) {
+              const q = { model: 'crm.lead', order, domain, fields: ['name', 'stage', 'salesperson'], ...page };
+              const plain = await run<{ items: Row[] }>('fw.search', q, p);
+              const joined = await run<{ items: Row[]; included: Record<string, Row[]> }>('fw.search', { ...q, include: { salesperson: ['name'] } }, p);
+              const at = `${p.kind} ${order} ${JSON.stringify(page)} ${JSON.stringify(domain)}`;
+              expect(joined.items, at).toEqual(plain.items);
+              if (p === sys) expect(plain.items.length, at).toBeGreaterThan(0);
+            }
+          }
+        }
+      }
+    });
   });
 }
 

@@ -1,7 +1,7 @@
 import {
   DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
   SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql,
-  type DatabaseIntrospector, type DialectAdapter, type QueryCompiler,
+  type DatabaseIntrospector, type DialectAdapter, type QueryCompiler, type RawBuilder, type SelectQueryBuilder,
 } from 'kysely';
 import type { ResolvedField, ResolvedModel } from '../../registry/model.js';
 import type { Registry } from '../../registry/registry.js';
@@ -74,42 +74,96 @@ function base(registry: Registry, model: ResolvedModel, where: Where, dialect: D
 
 export function compileSearch(registry: Registry, model: ResolvedModel, query: SearchQuery, dialect: Dialect): CompiledSql {
   const scope = { registry, dialect, next: { n: 1 } };
-  let q = base(registry, model, query.where, dialect, scope);
-  (query.joins ?? []).forEach((j, i) => {
+  const joins = query.joins ?? [];
+  const columns = query.fields.map((f) => `${ROOT}.${f.name}`);
+  const joinedColumns = joins.flatMap((j, i) => j.fields.map((f) => `${joinAlias(i)}.${f.name}`));
+  if (joins.length && (query.take !== undefined || query.skip)) {
+    // a page with References: the page is chosen first and only its rows are joined. Joined
+    // before the ORDER BY … LIMIT, every matching row of the table would be (a 20-row page of
+    // 10,000 records looked up 10,000 countries, and sorted them all along).
+    const keys = sortKeyColumns(model, query.orderBy, dialect);
+    let page = base(registry, model, query.where, dialect, scope).select([
+      ...columns,
+      ...query.orderBy.map((o) => Object.keys(o)[0]!).filter((f) => !query.fields.some((x) => x.name === f)).map((f) => `${ROOT}.${f}`),
+      // SQLite's text sort keys are computed once per row here and ordered by again outside
+      ...[...keys].map(([field, alias]) => sql`${sql.raw(SQLITE_SORT_KEY_FUNCTION)}(${sql.ref(`${ROOT}.${field}`)})`.as(alias)),
+    ]);
+    page = paginate(orderSearch(page, model, query.orderBy, dialect, (field) => (keys.has(field) ? sql.ref(keys.get(field)!) : null)), query, dialect);
+    let q = builders[dialect].selectFrom(page.as(ROOT));
+    q = joinReferences(q, joins, scope);
+    const sel = orderSearch(q.select([...columns, ...joinedColumns]), model, query.orderBy, dialect, (field) => (keys.has(field) ? sql.ref(`${ROOT}.${keys.get(field)!}`) : null));
+    const c = sel.compile();
+    return { sql: c.sql, params: c.parameters };
+  }
+  const q = joinReferences(base(registry, model, query.where, dialect, scope), joins, scope);
+  const sel = paginate(orderSearch(q.select([...columns, ...joinedColumns]), model, query.orderBy, dialect, () => null), query, dialect);
+  const c = sel.compile();
+  return { sql: c.sql, params: c.parameters };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySelect = SelectQueryBuilder<any, any, any>;
+
+/** The References of a search LEFT JOINed on their ids, each with the target's read rules in its ON clause. */
+function joinReferences(q: AnySelect, joins: readonly SearchJoin[], scope: { registry: Registry; dialect: Dialect; next: { n: number } }): AnySelect {
+  return joins.reduce((acc, j, i) => {
     const alias = joinAlias(i);
-    q = q.leftJoin(`${j.target.names.table} as ${alias}`, (join) => {
+    return acc.leftJoin(`${j.target.names.table} as ${alias}`, (join) => {
       const on = join.onRef(`${alias}.record_uuid`, '=', `${ROOT}.${j.field}`);
       const rules = j.where;
       return rules && Object.keys(rules).length ? on.on((eb) => whereToSql(eb, j.target, alias, rules, scope)) : on;
     });
-  });
-  let sel = q.select([
-    ...query.fields.map((f) => `${ROOT}.${f.name}`),
-    ...(query.joins ?? []).flatMap((j, i) => j.fields.map((f) => `${joinAlias(i)}.${f.name}`)),
-  ]);
-  for (const o of query.orderBy) {
-    const [field, dir] = Object.entries(o)[0];
+  }, q);
+}
+
+/** SQLite text fields of an order, each with the column its sort key is selected as in a paged subquery. */
+function sortKeyColumns(model: ResolvedModel, orderBy: SearchQuery['orderBy'], dialect: Dialect): Map<string, string> {
+  const out = new Map<string, string>();
+  if (dialect !== 'sqlite') return out;
+  for (const o of orderBy) {
+    const field = Object.keys(o)[0]!;
+    const f = model.fields.get(field);
+    if (f && f.type !== 'enum' && COLLATED_TYPES.has(f.type)) out.set(field, `__sortkey_${out.size}`);
+  }
+  return out;
+}
+
+/**
+ * ORDER BY of a search. `given` names an expression already computed for a field (a sort key
+ * selected by the page subquery); else enums sort in declaration order, text as people read it
+ * (src/kernel/data/collation.ts), the rest by value.
+ */
+function orderSearch(sel: AnySelect, model: ResolvedModel, orderBy: SearchQuery['orderBy'], dialect: Dialect, given: (field: string) => RawBuilder<unknown> | null): AnySelect {
+  let out = sel;
+  for (const o of orderBy) {
+    const [field, dir] = Object.entries(o)[0]!;
     const column = `${ROOT}.${field}`;
     const f = model.fields.get(field);
+    const ready = given(field);
+    if (ready) out = out.orderBy(ready, dir);
     // an enum sorts in its declaration order (new, qualified, won, lost), as a pipeline reads:
     // CASE WHEN column = 'new' THEN 0 … END; NULL (or a value no longer declared) ranks NULL
-    if (f?.type === 'enum' && f.values) {
+    else if (f?.type === 'enum' && f.values) {
       const values = f.values;
-      sel = sel.orderBy((eb) => values.slice(1)
+      out = out.orderBy((eb) => values.slice(1)
         .reduce((c, v, i) => c.when(column, '=', v).then(eb.lit<number>(i + 1)), eb.case().when(column, '=', values[0]).then(eb.lit<number>(0)))
         .end(), dir);
     }
     // text sorts as people read it (src/kernel/data/collation.ts), not by its bytes
-    else if (!COLLATED_TYPES.has(f?.type ?? '')) sel = sel.orderBy(column, dir);
-    else if (dialect === 'postgresql') sel = sel.orderBy(column, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).collate(POSTGRES_TEXT_COLLATION));
-    else sel = sel.orderBy((eb) => eb.fn(SQLITE_SORT_KEY_FUNCTION, [eb.ref(column)]), dir);
+    else if (!COLLATED_TYPES.has(f?.type ?? '')) out = out.orderBy(column, dir);
+    else if (dialect === 'postgresql') out = out.orderBy(column, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).collate(POSTGRES_TEXT_COLLATION));
+    else out = out.orderBy((eb) => eb.fn(SQLITE_SORT_KEY_FUNCTION, [eb.ref(column)]), dir);
   }
-  // SQLite needs a LIMIT before an OFFSET; -1 means none
-  if (query.take !== undefined) sel = sel.limit(query.take);
-  else if (query.skip && dialect === 'sqlite') sel = sel.limit(-1);
-  if (query.skip) sel = sel.offset(query.skip);
-  const c = sel.compile();
-  return { sql: c.sql, params: c.parameters };
+  return out;
+}
+
+/** LIMIT and OFFSET; SQLite needs a LIMIT before an OFFSET (-1: none). */
+function paginate(sel: AnySelect, query: SearchQuery, dialect: Dialect): AnySelect {
+  let out = sel;
+  if (query.take !== undefined) out = out.limit(query.take);
+  else if (query.skip && dialect === 'sqlite') out = out.limit(-1);
+  if (query.skip) out = out.offset(query.skip);
+  return out;
 }
 
 export function compileCount(registry: Registry, model: ResolvedModel, where: Where, dialect: Dialect): CompiledSql {
