@@ -206,7 +206,10 @@ async function main(): Promise<void> {
   console.log(`targets: ${rows.filter((r) => r.met === true).length} met, ${missed.length} MISSED${missed.length ? ` (${missed.join('; ')})` : ''}${notRun.length ? `, ${notRun.length} NOT RUN` : ''}`);
 
   const date = new Date().toISOString().slice(0, 10);
-  const file = path.join(BENCH_DIR, 'results', `${date}${ctx.quick ? '-quick' : ''}${ctx.pg ? '-pg' : ''}${selected ? `-only-${[...selected].sort().join('')}` : ''}${soakTag}.json`);
+  const stem = path.join(BENCH_DIR, 'results', `${date}${ctx.quick ? '-quick' : ''}${ctx.pg ? '-pg' : ''}${selected ? `-only-${[...selected].sort().join('')}` : ''}${soakTag}`);
+  // a second run of the same day and selection gets -2, -3, …: results quoted in docs are never overwritten
+  let file = `${stem}.json`;
+  for (let n = 2; fs.existsSync(file); n++) file = `${stem}-${n}.json`;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify({
     date: new Date().toISOString(),
