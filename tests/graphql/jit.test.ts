@@ -51,6 +51,18 @@ describe('on a server', () => {
     expect(runs[2]).toEqual(runs[0]);
   });
 
+  it('an error of a resolver answers the same on the interpreted and the compiled run: code, path and locations', async () => {
+    const q = 'mutation {\n  resOrganizationCreate(input: { name: "" }) { name }\n}';
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await gql(ts, q, {}, { token }));
+    const errors = runs.map((r) => r.body.errors);
+    expect(errors[0]).toEqual([expect.objectContaining({ path: ['resOrganizationCreate'], locations: [{ line: 2, column: 3 }], extensions: expect.objectContaining({ code: 'VALIDATION_FAILED' }) })]);
+    // graphql-jit's errors carry locations but not the AST nodes graphql-js builds them from
+    expect(errors[1]).toEqual(errors[0]);
+    expect(errors[2]).toEqual(errors[0]);
+    expect(runs.map((r) => r.status)).toEqual([422, 422, 422]);
+  });
+
   it('lists with where and orderBy variables answer the same on every run (interpreted, then compiled) as the same list with inline arguments', async () => {
     const q = 'query L($where: ResCountryWhere, $orderBy: [ResCountryOrderBy!], $limit: Int) { resCountries(where: $where, orderBy: $orderBy, limit: $limit) { code name } }';
     const inline = await gqlOk(ts, '{ resCountries(where: { code: { in: ["FR", "DE", "IT"] } }, orderBy: [{ name: desc }], limit: 2) { code name } }', {}, { token });

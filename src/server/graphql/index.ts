@@ -16,6 +16,7 @@ import { documentBounds, validationErrorCap } from './bounds.js';
 import { boundedParseCaches } from './cache.js';
 import { costLimit } from './cost.js';
 import { checkCsrf, CSRF_HEADERS } from './csrf.js';
+import { fieldErrorNodes } from './error-nodes.js';
 import { maskError } from './errors.js';
 import { depthLimit } from './depth.js';
 import { graphiqlAssetRoutes, graphiqlDisabled, graphiqlRenderer } from './graphiql.js';
@@ -173,6 +174,8 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
         maxCost: s.GRAPHQL_MAX_COST, unsizedListSize: s.GRAPHQL_COST_LIST_SIZE,
         defaultListSize: kernel.settings.API_DEFAULT_PAGE_SIZE, maxListSize: kernel.settings.API_MAX_PAGE_SIZE,
       }),
+      // graphql-jit's field errors get back the AST nodes their locations come from (./error-nodes.ts)
+      fieldErrorNodes(),
       // operations run often are compiled to JavaScript (graphql-jit) instead of being
       // interpreted per request: list queries resolve hundreds of fields. Not those of anonymous
       // callers, who may only log in or refresh: compiling is work anyone could ask for (./jit.ts)
