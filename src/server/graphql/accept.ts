@@ -56,19 +56,31 @@ function covers(accepted: string, responseType: string): boolean {
 
 /** The response types (of `offered`) an Accept header lets us answer with; empty: 406. */
 export function answerableTypes(accept: string | null | undefined, offered: readonly string[] = GRAPHQL_RESPONSE_TYPES): string[] {
-  // every GraphQL request asks this of the endpoint's own list: clients send a handful of Accept
-  // headers, so their answers are kept (bounded, as the header is the caller's text)
-  const memo = offered === GRAPHQL_RESPONSE_TYPES && accept ? answerable.get(accept) : undefined;
-  if (memo) return memo;
-  const accepted = acceptedMediaTypes(accept);
-  const out = offered.filter((t) => accepted.some((a) => covers(a, t)));
-  if (offered === GRAPHQL_RESPONSE_TYPES && accept && accept.length <= 256) {
-    if (answerable.size >= 64) answerable.clear();
-    answerable.set(accept, out);
-  }
-  return out;
+  // every GraphQL request asks this of the endpoint's own list: answered from the memo
+  return offered === GRAPHQL_RESPONSE_TYPES ? answerable(accept) : typesAnswering(accept, offered);
 }
-const answerable = new Map<string, string[]>();
+const typesAnswering = (accept: string | null | undefined, offered: readonly string[]): string[] => {
+  const accepted = acceptedMediaTypes(accept);
+  return offered.filter((t) => accepted.some((a) => covers(a, t)));
+};
+
+/**
+ * `answer` kept per Accept header: clients send a handful of them, and every GraphQL request
+ * asks. Bounded, as the header is the caller's text: 64 headers of up to 256 characters.
+ */
+function perAccept<T>(answer: (accept: string | null | undefined) => T): (accept: string | null | undefined) => T {
+  const kept = new Map<string, T>();
+  return (accept) => {
+    if (!accept || accept.length > 256) return answer(accept);
+    const hit = kept.get(accept);
+    if (hit !== undefined) return hit;
+    const out = answer(accept);
+    if (kept.size >= 64) kept.clear();
+    kept.set(accept, out);
+    return out;
+  };
+}
+const answerable = perAccept((accept) => typesAnswering(accept, GRAPHQL_RESPONSE_TYPES));
 
 /**
  * The type yoga's regular result processor answers a query or mutation's single result with, or
@@ -77,20 +89,13 @@ const answerable = new Map<string, string[]>();
  * (`use-result-processor.js`), and the regular processor comes last: so the first type listed in
  * the header that covers one of the two wins, `application/json` for a wildcard.
  */
-export function regularResponseType(accept: string | null | undefined): string | null {
-  const memo = accept ? regular.get(accept) : undefined;
-  if (memo !== undefined) return memo;
+export const regularResponseType = perAccept((accept): string | null => {
   let chosen: string | null = null;
   for (const accepted of acceptedMediaTypes(accept).reverse()) {
     for (const type of REGULAR_TYPES) if (covers(accepted, type)) chosen = type;
   }
-  if (accept && accept.length <= 256) {
-    if (regular.size >= 64) regular.clear();
-    regular.set(accept, chosen);
-  }
   return chosen;
-}
-const regular = new Map<string, string | null>();
+});
 
 /** yoga answers these itself without running GraphQL: GraphiQL's page and CORS preflights. */
 export function isGraphQLRequest(method: string, accept: string | null | undefined): boolean {

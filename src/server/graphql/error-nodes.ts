@@ -52,18 +52,19 @@ function withNodes(error: GraphQLError, document: DocumentNode, operationName: s
   return new GraphQLError(error.message, { nodes, path: error.path, originalError: error.originalError ?? undefined, extensions: error.extensions });
 }
 
+/** What a plugin's `onExecute` may hand back: the hooks of the execution's end. */
+type ExecuteHooks = Exclude<ReturnType<NonNullable<Plugin['onExecute']>>, void | PromiseLike<unknown>>;
+
 /** Gives field errors without nodes (graphql-jit's) the nodes of their path; listed before the error masking. */
 export function fieldErrorNodes(): Plugin {
-  return {
-    onExecute({ args }) {
-      return {
-        onExecuteDone({ result, setResult }) {
-          if (isAsyncIterable(result)) return;
-          const errors = result.errors;
-          if (!errors?.some((e) => !e.nodes?.length && e.path?.length)) return;
-          setResult({ ...result, errors: errors.map((e) => withNodes(e, args.document, args.operationName)) });
-        },
-      };
+  // one hooks object for every execution: onExecuteDone gets the execution's arguments itself
+  const hooks: ExecuteHooks = {
+    onExecuteDone({ args, result, setResult }) {
+      if (isAsyncIterable(result)) return;
+      const errors = result.errors;
+      if (!errors?.some((e) => !e.nodes?.length && e.path?.length)) return;
+      setResult({ ...result, errors: errors.map((e) => withNodes(e, args.document, args.operationName)) });
     },
   };
+  return { onExecute: () => hooks };
 }

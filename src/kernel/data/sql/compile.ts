@@ -91,13 +91,15 @@ export function compileSearch(registry: Registry, model: ResolvedModel, query: S
     page = paginate(orderSearch(page, model, query.orderBy, dialect, (field) => (keys.has(field) ? sql.ref(keys.get(field)!) : null)), query, dialect);
     let q = builders[dialect].selectFrom(page.as(ROOT));
     q = joinReferences(q, joins, scope);
-    const sel = orderSearch(q.select([...columns, ...joinedColumns]), model, query.orderBy, dialect, (field) => (keys.has(field) ? sql.ref(`${ROOT}.${keys.get(field)!}`) : null));
-    const c = sel.compile();
-    return { sql: c.sql, params: c.parameters };
+    return compiled(orderSearch(q.select([...columns, ...joinedColumns]), model, query.orderBy, dialect, (field) => (keys.has(field) ? sql.ref(`${ROOT}.${keys.get(field)!}`) : null)));
   }
   const q = joinReferences(base(registry, model, query.where, dialect, scope), joins, scope);
-  const sel = paginate(orderSearch(q.select([...columns, ...joinedColumns]), model, query.orderBy, dialect, () => null), query, dialect);
-  const c = sel.compile();
+  return compiled(paginate(orderSearch(q.select([...columns, ...joinedColumns]), model, query.orderBy, dialect, () => null), query, dialect));
+}
+
+/** The statement's text and parameters. */
+function compiled(q: { compile(): { sql: string; parameters: readonly unknown[] } }): CompiledSql {
+  const c = q.compile();
   return { sql: c.sql, params: c.parameters };
 }
 
@@ -123,7 +125,7 @@ function sortKeyColumns(model: ResolvedModel, orderBy: SearchQuery['orderBy'], d
   for (const o of orderBy) {
     const field = Object.keys(o)[0]!;
     const f = model.fields.get(field);
-    if (f && f.type !== 'enum' && COLLATED_TYPES.has(f.type)) out.set(field, `__sortkey_${out.size}`);
+    if (f && COLLATED_TYPES.has(f.type)) out.set(field, `__sortkey_${out.size}`);
   }
   return out;
 }
@@ -167,8 +169,7 @@ function paginate(sel: AnySelect, query: SearchQuery, dialect: Dialect): AnySele
 }
 
 export function compileCount(registry: Registry, model: ResolvedModel, where: Where, dialect: Dialect): CompiledSql {
-  const c = base(registry, model, where, dialect).select(sql<number>`count(*)`.as('n')).compile();
-  return { sql: c.sql, params: c.parameters };
+  return compiled(base(registry, model, where, dialect).select(sql<number>`count(*)`.as('n')));
 }
 
 /** Turns rows (arrays, in `fields` order) into records: `id` from record_uuid, then every field. */
@@ -210,10 +211,8 @@ export function compileMatch(registry: Registry, model: ResolvedModel, where: Wh
       : sql`${enc} AS ${sql.ref(name)}`];
   });
   const scope = { registry, dialect, next: { n: 1 } };
-  const q = builders[dialect]
+  return compiled(builders[dialect]
     .selectFrom(sql`(SELECT ${sql.join(cols)})`.as(ROOT))
     .select(sql.lit(1).as('one'))
-    .where((eb) => whereToSql(eb, model, ROOT, where, scope));
-  const c = q.compile();
-  return { sql: c.sql, params: c.parameters };
+    .where((eb) => whereToSql(eb, model, ROOT, where, scope)));
 }
