@@ -3,15 +3,16 @@
  * on SQLite (better-sqlite3 with the fw_sortkey function) at 60, 1,000 and 10,000 rows, in the
  * two statement shapes `compileSearch` has produced: `flat` joins every row and then sorts and
  * cuts (before issue 30's third pass), `paged` chooses the page in a subquery and joins only its
- * rows (now). The SQL texts are the compiler's output for `resOrganizations(limit: 20,
+ * rows (issue 30's third pass), and `paged+index` is `paged` with the sort index fw creates on
+ * SQLite for a default order on text (src/kernel/db/sort-indexes.ts). The SQL texts are the compiler's output for `resOrganizations(limit: 20,
  * orderBy: [{ name: asc }]) { id name code country { id name code } }`. Prints µs per statement.
  */
 import crypto from 'node:crypto';
 import Database from 'better-sqlite3';
-import { sqliteSortKey } from "../src/kernel/data/collation.ts";
+import { registerSortKey } from "../src/kernel/data/collation.ts";
+import { compileSortIndex } from "../src/kernel/data/sql/compile.ts";
 for (const N of [60, 1000, 10000]) {
-const db = new Database(':memory:');
-db.function('fw_sortkey', { deterministic: true }, sqliteSortKey);
+const db = registerSortKey(new Database(':memory:'));
 db.exec(`create table res_country (dbid integer primary key, record_uuid text not null, name text, code text); create unique index cu on res_country(record_uuid);
 create table res_organization (dbid integer primary key, record_uuid text not null, name text, code text, country text); create unique index ou on res_organization(record_uuid); create index oc on res_organization(country);`);
 for (let i = 0; i < 250; i++) db.prepare('insert into res_country (record_uuid,name,code) values (?,?,?)').run(crypto.randomUUID(), 'Country ' + i, 'C' + i);
@@ -21,7 +22,8 @@ for (let i = 0; i < N; i++) db.prepare('insert into res_organization (record_uui
 db.exec('commit');
 const flat = `select "t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country", "j1"."record_uuid", "j1"."name", "j1"."code" from "res_organization" as "t0" left join "res_country" as "j1" on "j1"."record_uuid" = "t0"."country" order by fw_sortkey("t0"."name") asc, "t0"."dbid" asc limit ?`;
 const paged = `select "t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country", "j1"."record_uuid", "j1"."name", "j1"."code" from (select "t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country", "t0"."dbid", fw_sortkey("t0"."name") as "__sortkey_0" from "res_organization" as "t0" order by "__sortkey_0" asc, "t0"."dbid" asc limit ?) as "t0" left join "res_country" as "j1" on "j1"."record_uuid" = "t0"."country" order by "t0"."__sortkey_0" asc, "t0"."dbid" asc`;
-for (const [label, q] of [['flat', flat], ['paged', paged]] as const) {
+for (const [label, q] of [['flat', flat], ['paged', paged], ['paged+index', paged]] as const) {
+  if (label === 'paged+index') db.exec(compileSortIndex.create({ name: 'fw_sk_res_organization', table: 'res_organization', columns: [{ column: 'name', sortKey: true }] }, 'sqlite'));
   const st = db.prepare(q).raw(true);
   const n = N > 5000 ? 50 : 1000;
   for (let i = 0; i < n; i++) st.all(20);

@@ -13,6 +13,7 @@ import { ok } from '../lib/http.ts';
 import { RssWatch } from '../lib/proc.ts';
 import { login } from '../lib/seed.ts';
 import { startFw, type FwServer } from '../lib/server.ts';
+import { registerSortKey } from '../../src/kernel/data/collation.ts';
 
 const EXPORT_ROWS = 100_000;
 const IMPORT_ROWS = 10_000;
@@ -25,7 +26,7 @@ async function insertLeads(b: Bench, server: FwServer, org: string, count: numbe
   const cols = 'record_uuid, created_at_utc, updated_at_utc, revision, name, email, stage, expected_revenue, organization';
   if (!b.ctx.pg) {
     const { default: Database } = await import('better-sqlite3');
-    const db = new Database(path.join(server.dataDir, 'tenants', 'default.db'), { timeout: 10_000 });
+    const db = registerSortKey(new Database(path.join(server.dataDir, 'tenants', 'default.db'), { timeout: 10_000 }));
     try {
       const insert = db.prepare(`INSERT INTO crm_lead (${cols}) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)`);
       db.transaction(() => { for (let i = 0; i < count; i++) insert.run(...row(i)); })();

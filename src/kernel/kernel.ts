@@ -6,6 +6,7 @@ import { importCommands } from './commands/import-batch.js';
 import { checkAnonymousCall, makeEnv, newSink, runCommand, runRollback, validateInput, type EnvCore, type Sink } from './bus/pipeline.js';
 import { BootError, FwError } from './errors.js';
 import { TenantDatabases } from './db/tenants.js';
+import { sortIndexesOf } from './db/sort-indexes.js';
 import { systemPrincipal, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
 import { writeOutbox } from './events/outbox.js';
 import { EventWorker } from './events/worker.js';
@@ -70,6 +71,7 @@ export class Kernel implements EnvCore, KernelHandle {
       settings,
       plan: tenantPlan(layout.fwRoot, registry.apps, provider, async () => [kernelApp(), ...(await loadAllApps(layout))]),
       clientsDir: path.join(layout.root, 'generated', 'prisma'),
+      sortIndexes: () => sortIndexesOf(registry.models.values(), provider),
       onOpen: async (tenant, client) => {
         await this.initialiseTenant(tenant, client);
         // deliveries left behind by a process that stopped before handing them over; looked

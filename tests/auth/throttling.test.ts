@@ -12,6 +12,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, expectError, rand, startTestServer, type TestServer } from '../helpers/server.ts';
+import { registerSortKey } from '../../src/kernel/data/collation.ts';
 
 const BLOCK_SECONDS = 2;
 
@@ -142,7 +143,7 @@ describe('server errors are not failed logins', () => {
       // a real failure of the database the login reads: its user table is gone for a while
       const file = s.kernel.tenants.sqliteFile(s.kernel.settings.DEFAULT_TENANT);
       const rename = (from: string, to: string) => {
-        const db = new Database(file);
+        const db = registerSortKey(new Database(file));
         try {
           db.prepare(`ALTER TABLE "${from}" RENAME TO "${to}"`).run();
         } finally {

@@ -18,6 +18,7 @@ import { Kernel } from '../../src/kernel/kernel.ts';
 import { systemPrincipal } from '../../src/kernel/env.ts';
 import { loadSettings } from '../../src/kernel/settings.ts';
 import { buildServer } from '../../src/server/index.ts';
+import { registerSortKey } from '../../src/kernel/data/collation.ts';
 
 export type Provider = 'sqlite' | 'postgresql';
 
@@ -130,7 +131,7 @@ function parseBody(text: string): unknown {
 
 /** Row-change counters by trigger: SQLite (a second connection on the tenant file). */
 function sqliteProbe(file: string): Probe {
-  const db = new Database(file);
+  const db = registerSortKey(new Database(file));
   db.pragma('busy_timeout = 10000');
   const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_%' ESCAPE '\\'`).all() as { name: string }[])
     .map((r) => r.name).filter((t) => t !== 'fz_changes');

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   actionUrl, adminOrg, axeSerious, createLead, describeViolations, getRecord, login, modelNames, seedLeads, shot, startSignedIn, toastText, type WebEnv,
 } from './helpers/browser.ts';
+import { registerSortKey } from '../../src/kernel/data/collation.ts';
 
 let env: WebEnv;
 let page: Page;
@@ -148,7 +149,7 @@ describe('the form\'s record actions', () => {
       await settled(page);
       await openActions(page);
       const { default: Database } = await import('better-sqlite3');
-      const db = new Database(env.kernel.tenants.sqliteFile(env.kernel.settings.DEFAULT_TENANT), { timeout: 10_000 });
+      const db = registerSortKey(new Database(env.kernel.tenants.sqliteFile(env.kernel.settings.DEFAULT_TENANT), { timeout: 10_000 }));
       try {
         db.prepare('DELETE FROM res_organization WHERE record_uuid = ?').run(gone.id);
       } finally {

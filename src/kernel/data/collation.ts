@@ -20,6 +20,7 @@
  * other scripts after Cyrillic). tests/kernel/data/text-order.test.ts compares the key's order
  * with PostgreSQL's.
  */
+import { createHash } from 'node:crypto';
 import type { Dialect } from './sql/values.js';
 
 /** The SQL function the SQLite reader registers (src/kernel/db/readers/sqlite). */
@@ -191,6 +192,45 @@ export function sqliteSortKey(value: unknown): Buffer | null {
     keyCache.set(text, (key = sortKey(text)));
   }
   return key;
+}
+
+/**
+ * Bump when `sortKey`'s algorithm changes (tests/kernel/data/sort-key-version.test.ts pins keys
+ * of sample texts and fails until it is bumped). Part of `sortKeyVersion`.
+ */
+export const KEY_FORMAT = 1;
+let version: string | null = null;
+
+/**
+ * What the keys of this process are built from: the key format, the weights ranked from this
+ * Node's ICU, and its Unicode version (decompositions, marks). SQLite indexes on `fw_sortkey`
+ * store keys, so an index built under another version would be out of order: its name carries
+ * this version, and a tenant opened under a new one builds its indexes again
+ * (src/kernel/db/sort-indexes.ts).
+ */
+export function sortKeyVersion(): string {
+  if (version) return version;
+  const w = (weights ??= buildWeights());
+  const h = createHash('sha256').update(JSON.stringify([
+    KEY_FORMAT, process.versions.unicode ?? '', [...w.primary], [...w.accent], [...w.mark], [...w.atomic].sort(), w.symbol, w.other, EXPANSIONS, RANGES,
+  ]));
+  return (version = h.digest('hex').slice(0, 10));
+}
+
+/** The connection API `registerSortKey` needs: better-sqlite3's `Database#function`. */
+export interface SqliteFunctionHost {
+  function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => Buffer | null): unknown;
+}
+
+/**
+ * Registers `fw_sortkey` on a SQLite connection. Every connection that writes a tenant's file
+ * needs it: text columns of a model's default order are indexed on their sort key
+ * (src/kernel/db/sort-indexes.ts), so SQLite computes keys on insert and update, and a connection
+ * without the function is refused those writes ("unknown function: fw_sortkey()").
+ */
+export function registerSortKey<T extends SqliteFunctionHost>(db: T): T {
+  db.function(SQLITE_SORT_KEY_FUNCTION, { deterministic: true }, sqliteSortKey);
+  return db;
 }
 
 const root = new Intl.Collator('und');

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { registerSortKey, type SqliteFunctionHost } from '../data/collation.js';
 import type { RootDbClient } from '../env.js';
 import type { DbProvider } from '../generate/prisma-schema.js';
 import type { Settings } from '../settings.js';
@@ -90,6 +91,33 @@ export async function sharedPrismaClients(clientsDir: string, spareMax: number):
   }, spareMax);
 }
 
+type SqliteAdapterFactory = InstanceType<typeof import('@prisma/adapter-better-sqlite3').PrismaBetterSqlite3>;
+
+const isFunctionHost = (x: unknown): x is SqliteFunctionHost =>
+  typeof x === 'object' && x !== null && 'function' in x && typeof x.function === 'function';
+
+/**
+ * Prisma's SQLite adapter, whose connection gets `fw_sortkey`: it writes tables with sort
+ * indexes (./sort-indexes.ts), and SQLite computes an index's keys on every insert and update.
+ * The adapter opens its better-sqlite3 connection itself and offers no hook, so the connection is
+ * taken from the adapter it returns (`client`); a Prisma release that renames it fails here, on
+ * the first write, instead of in every write to an indexed table.
+ */
+function withSortKey(factory: SqliteAdapterFactory): Pick<SqliteAdapterFactory, 'provider' | 'adapterName' | 'connect' | 'connectToShadowDb'> {
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    async connect() {
+      const adapter = await factory.connect();
+      const db: unknown = 'client' in adapter ? adapter.client : undefined;
+      if (!isFunctionHost(db)) throw new Error('@prisma/adapter-better-sqlite3 no longer exposes its connection as `client`: fw_sortkey cannot be registered');
+      registerSortKey(db);
+      return adapter;
+    },
+    connectToShadowDb: () => factory.connectToShadowDb(),
+  };
+}
+
 /**
  * On PostgreSQL the tenant's pool opens its connections through `budget` (the process-wide
  * PG_MAX_CONNECTIONS_PER_PROCESS, ./budget.ts); without one (CLI paths) the pool is bounded by
@@ -101,7 +129,7 @@ export async function createConnection(provider: DbProvider, location: string, s
     const { PrismaBetterSqlite3 } = await import('@prisma/adapter-better-sqlite3');
     const reader = createSqliteReader(location, { cacheRows: settings.READ_CACHE_ROWS });
     const client = lazyClient(() => {
-      const c = new Ctor({ adapter: new PrismaBetterSqlite3({ url: location, timeout: 10_000 }), log: [{ emit: 'event', level: 'query' }] });
+      const c = new Ctor({ adapter: withSortKey(new PrismaBetterSqlite3({ url: location, timeout: 10_000 })), log: [{ emit: 'event', level: 'query' }] });
       (c as unknown as { $on(e: 'query', fn: (q: { query: string; duration: number }) => void): void })
         .$on('query', (q) => report(q.query, q.duration, location));
       return c;

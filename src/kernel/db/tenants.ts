@@ -11,6 +11,7 @@ import { ConnectionBudget } from './budget.js';
 import { closeConnection, createConnection, sharedPrismaClients, type TenantConnection } from './clients.js';
 import type { Reader } from './readers/types.js';
 import type { SharedPrismaClients } from './shared-prisma.js';
+import { ensureSortIndexes, type SortIndex } from './sort-indexes.js';
 
 /** Tenant keys are slugs: lowercase letters and digits, single hyphens inside. */
 const TENANT_RE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,39}$/;
@@ -30,6 +31,8 @@ export interface TenantDatabasesOptions {
   clientsDir: string;
   /** Runs once per process each time a tenant database is opened (seeds new app versions). */
   onOpen?: (tenant: string, client: RootDbClient) => Promise<void>;
+  /** The sort indexes every tenant gets once its tables are up to date (./sort-indexes.ts). */
+  sortIndexes?: () => readonly SortIndex[];
 }
 
 /**
@@ -43,6 +46,7 @@ export class TenantDatabases {
   private readonly plan: UpgradePlan;
   private readonly clientsDir: string;
   private readonly onOpen?: TenantDatabasesOptions['onOpen'];
+  private readonly sortIndexes: () => readonly SortIndex[];
   private readonly opening = new Map<string, Promise<RootDbClient>>();
   private readonly clients: LRUCache<string, TenantConnection>;
   private readonly conns = new WeakMap<RootDbClient, TenantConnection>();
@@ -74,6 +78,9 @@ export class TenantDatabases {
     this.plan = opts.plan;
     this.clientsDir = opts.clientsDir;
     this.onOpen = opts.onOpen;
+    let indexes: readonly SortIndex[] | null = null;
+    // computed on the first open: on SQLite the key version ranks ICU's weights once
+    this.sortIndexes = () => (indexes ??= opts.sortIndexes?.() ?? []);
     const idleMs = opts.settings.TENANT_IDLE_SECONDS * 1000;
     this.clients = new LRUCache<string, TenantConnection>({
       max: opts.settings.TENANT_CACHE_MAX,
@@ -203,6 +210,7 @@ export class TenantDatabases {
     if (this.provider === 'postgresql') await ensurePostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
     const target = this.target(tenant);
     await upgradeSchema(target, this.plan);
+    await ensureSortIndexes(target, this.sortIndexes());
     const conn = await createConnection(this.provider, target.provider === 'sqlite' ? target.file : target.url, this.settings, this.clientsDir, this.budget ?? undefined, this.provider === 'postgresql' ? this.sharedClients() : undefined);
     this.conns.set(conn.client, conn);
     try {
@@ -243,7 +251,11 @@ export class TenantDatabases {
   async upgrade(tenant: string): Promise<string[]> {
     checkTenantKey(tenant);
     if (this.provider === 'postgresql') await ensurePostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
-    return upgradeSchema(this.target(tenant), this.plan);
+    const target = this.target(tenant);
+    const applied = await upgradeSchema(target, this.plan);
+    // after the migrations: one may have rebuilt a table without its index
+    await ensureSortIndexes(target, this.sortIndexes());
+    return applied;
   }
 
   /**

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client, DatabaseError, escapeIdentifier } from 'pg';
+import { registerSortKey } from '../data/collation.js';
 import type { DataMigration } from './data-context.js';
 import {
   loadDataStep, migrationChecksum, postgresDataDb, splitAtDataStep, sqliteDataDb, type DataStep,
@@ -185,7 +186,8 @@ async function applyInSqliteTransaction(
 export async function applySqliteMigrations(dbFile: string, migrations: StoredMigration[]): Promise<string[]> {
   const ordered = prepareMigrations(migrations);
   mkdirSync(dirname(dbFile), { recursive: true });
-  const db = new Database(dbFile);
+  // data migrations write tables with sort indexes (src/kernel/db/sort-indexes.ts)
+  const db = registerSortKey(new Database(dbFile));
   try {
     db.pragma('journal_mode = WAL');
     db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);

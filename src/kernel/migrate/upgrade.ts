@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Client } from 'pg';
+import { registerSortKey } from '../data/collation.js';
 import {
   applyPostgresMigrations, applySqliteMigrations, inLockedTransaction, MIGRATIONS_TABLE, sha256Hex, withClient,
   type StoredMigration,
@@ -94,7 +95,8 @@ function apply(target: SchemaTarget, migrations: StoredMigration[]): Promise<str
 
 function withSqlite<T>(file: string, fn: (db: Database.Database) => T): T {
   mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+  // what runs here may write tables with sort indexes (src/kernel/db/sort-indexes.ts)
+  const db = registerSortKey(new Database(file));
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 10000');

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { registerSortKey } from '../../../src/kernel/data/collation.ts';
 
 export type Provider = 'sqlite' | 'postgresql';
 export const PG_URL = process.env.FW_TEST_PG_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -155,7 +156,7 @@ export function sqliteFile(env: Env, tenant: string): string {
 
 export async function openDb(env: Env, tenant: string): Promise<Db> {
   if (env.provider === 'sqlite') {
-    const db = new Database(sqliteFile(env, tenant));
+    const db = registerSortKey(new Database(sqliteFile(env, tenant)));
     db.pragma('busy_timeout = 10000');
     return {
       async all(sql, params = []) {

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/kernel/env.ts';
 import { adminPrincipal, bootTestKernel, PROVIDERS, userPrincipal, waitFor, withPgClient, type TestKernel } from '../../helpers/kernel.ts';
+import { registerSortKey } from '../../../src/kernel/data/collation.ts';
 
 type Page = { items: Array<Record<string, unknown> & { id: string }>; total?: number };
 
@@ -52,7 +53,7 @@ describe.each(PROVIDERS)('the read cache on %s', (provider) => {
   /** A statement run on the tenant's database by a connection outside this process. */
   const elsewhere = async (sql: string) => {
     if (provider === 'sqlite') {
-      const other = new Database(tk.kernel.tenants.sqliteFile(T));
+      const other = registerSortKey(new Database(tk.kernel.tenants.sqliteFile(T)));
       other.prepare(sql).run();
       other.close();
       return;

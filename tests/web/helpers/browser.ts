@@ -19,6 +19,7 @@ import { loadSettings } from '../../../src/kernel/settings.ts';
 import { buildServer } from '../../../src/server/index.ts';
 import { trackSubscribes } from '../../helpers/api.ts';
 import { uniqueRedisPrefix } from '../../helpers/redis.ts';
+import { registerSortKey } from '../../../src/kernel/data/collation.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The built client under test; FW_WEB_CLIENT_DIR points the tests at another build (e.g. a patched copy). */
@@ -357,7 +358,7 @@ export async function insertLeads(env: WebEnv, leads: LeadValues[]): Promise<voi
   const { default: Database } = await import('better-sqlite3');
   const { randomUUID } = await import('node:crypto');
   const stamp = (d: Date) => d.toISOString().replace('Z', '+00:00'); // the Prisma adapter's format
-  const db = new Database(env.kernel.tenants.sqliteFile(env.kernel.settings.DEFAULT_TENANT), { timeout: 10_000 });
+  const db = registerSortKey(new Database(env.kernel.tenants.sqliteFile(env.kernel.settings.DEFAULT_TENANT), { timeout: 10_000 }));
   try {
     const now = stamp(new Date());
     const insert = db.prepare(`INSERT INTO crm_lead (record_uuid, created_at_utc, updated_at_utc, revision, name, email, stage,

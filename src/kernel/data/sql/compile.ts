@@ -97,6 +97,23 @@ export function compileSearch(registry: Registry, model: ResolvedModel, query: S
   return compiled(paginate(orderSearch(q.select([...columns, ...joinedColumns]), model, query.orderBy, dialect, () => null), query, dialect));
 }
 
+/**
+ * DDL of a sort index (src/kernel/db/sort-indexes.ts), written as the ORDER BY of a search names
+ * its columns, or the database would not use it: on SQLite a text column's sort key, on
+ * PostgreSQL the column in the root collation, then `dbid`, the tie-break every order ends with
+ * (SQLite's indexes end with the rowid, which `dbid` is).
+ */
+export const compileSortIndex = {
+  create: (i: { name: string; table: string; columns: ReadonlyArray<{ column: string; sortKey: boolean }> }, dialect: Dialect): string => {
+    const parts = i.columns.map((c) => (!c.sortKey ? sql.ref(c.column)
+      : dialect === 'sqlite' ? sql`${sql.raw(SQLITE_SORT_KEY_FUNCTION)}(${sql.ref(c.column)})`
+        : sql`${sql.ref(c.column)} collate ${sql.id(POSTGRES_TEXT_COLLATION)}`));
+    if (dialect === 'postgresql') parts.push(sql.ref('dbid'));
+    return builders[dialect].schema.createIndex(i.name).ifNotExists().on(i.table).expression(sql.join(parts)).compile().sql;
+  },
+  drop: (name: string, dialect: Dialect): string => builders[dialect].schema.dropIndex(name).ifExists().compile().sql,
+};
+
 /** The statement's text and parameters. */
 function compiled(q: { compile(): { sql: string; parameters: readonly unknown[] } }): CompiledSql {
   const c = q.compile();

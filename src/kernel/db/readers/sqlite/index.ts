@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { SQLITE_SORT_KEY_FUNCTION, sqliteSortKey } from '../../../data/collation.js';
+import { registerSortKey } from '../../../data/collation.js';
 import { createResultCache, statementKey } from '../result-cache.js';
 import type { Reader } from '../types.js';
 
@@ -20,7 +20,8 @@ type Statement = Database.Statement<unknown[], unknown[]>;
 export function createSqliteReader(file: string, opts: { statements?: number; busyTimeoutMs?: number; cacheRows?: number } = {}): Reader {
   const db = new Database(file, { readonly: true, fileMustExist: true, timeout: opts.busyTimeoutMs ?? 10_000 });
   // SQLite has no ICU and better-sqlite3 no custom collations: text is ordered by this key
-  db.function(SQLITE_SORT_KEY_FUNCTION, { deterministic: true }, sqliteSortKey);
+  // (read from a sort index where the order has one, src/kernel/db/sort-indexes.ts)
+  registerSortKey(db);
   const statements = new LRUCache<string, Statement>({ max: opts.statements ?? 200 });
   const results = (opts.cacheRows ?? 0) > 0 ? createResultCache(opts.cacheRows!) : null;
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();

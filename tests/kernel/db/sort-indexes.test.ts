@@ -1,0 +1,185 @@
+/**
+ * Sort indexes (src/kernel/db/sort-indexes.ts): the text columns of a model's default order are
+ * indexed the way lists sort them (SQLite: on `fw_sortkey`; PostgreSQL: in the root collation),
+ * so a default-order page is read in index order (on SQLite without one `fw_sortkey` call); writes
+ * keep the index right; another key version or default order rebuilds it; a lost one comes back
+ * when the tenant is opened or upgraded.
+ */
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerSortKey, SQLITE_SORT_KEY_FUNCTION, sortKeyVersion, sqliteSortKey, textComparator } from '../../../src/kernel/data/collation.ts';
+import { compileSearch, type SearchQuery } from '../../../src/kernel/data/sql/compile.ts';
+import { ensureSortIndexes, sortIndexesOf } from '../../../src/kernel/db/sort-indexes.ts';
+import type { SchemaTarget } from '../../../src/kernel/migrate/upgrade.ts';
+import type { ResolvedModel } from '../../../src/kernel/registry/model.ts';
+import { adminPrincipal, bootTestKernel, PROVIDERS, withPgClient, type TestKernel } from '../../helpers/kernel.ts';
+
+const T = 'sortidx';
+const NAMES = ['Zeta', 'Åland Trading', 'albania export', 'Albania Export', 'Œuvre', 'oeuvre', 'Émile', 'emile', 'Bravo', '_under', '42 Labs'];
+
+describe.each(PROVIDERS)('sort indexes on %s', (provider) => {
+  let tk: TestKernel;
+  let target: SchemaTarget;
+  const admin = adminPrincipal(T);
+  const model = (key: string): ResolvedModel => tk.kernel.registry.models.get(key)!;
+  const orgIndex = () => sortIndexesOf([model('res.organization')], provider)[0]!;
+  const allIndexes = () => sortIndexesOf(tk.kernel.registry.models.values(), provider);
+  /** Statements on the tenant's database (its own connection; SQLite's has fw_sortkey). */
+  const query = async (sqlText: string, params: readonly unknown[] = []): Promise<Array<Record<string, unknown>>> => {
+    if (target.provider === 'postgresql') return withPgClient(target.url, async (c) => (await c.query(sqlText, [...params])).rows);
+    const db = registerSortKey(new Database(target.file, { timeout: 10_000 }));
+    try {
+      const st = db.prepare(sqlText);
+      return (st.reader ? st.all(...params) : (st.run(...params), [])) as Array<Record<string, unknown>>;
+    } finally {
+      db.close();
+    }
+  };
+  const indexNames = async () => (provider === 'sqlite'
+    ? await query("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'fw\\_sk\\_%' ESCAPE '\\'")
+    : await query("SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND starts_with(indexname, 'fw_sk_')"))
+    .map((r) => String(r.name)).sort();
+  const names = async (order?: string) => (await tk.kernel.dispatch<{ items: Array<{ name: string }> }>('fw.search', {
+    model: 'res.organization', fields: ['name'], limit: 500, ...(order ? { order } : {}),
+  }, admin)).items.map((r) => r.name);
+  const idOf = async (name: string) => (await tk.kernel.dispatch<{ items: Array<{ id: string }> }>('fw.search', {
+    model: 'res.organization', fields: ['name'], limit: 1, domain: [['name', '=', name]],
+  }, admin)).items[0]!.id;
+  /** Workload 1's statement: a default-order page of organizations with their country joined. */
+  const listPage = (): SearchQuery => {
+    const org = model('res.organization');
+    const country = model('res.country');
+    return {
+      where: {}, orderBy: [{ name: 'asc' }, { dbid: 'asc' }], take: 5,
+      fields: ['record_uuid', 'name', 'code', 'country'].map((n) => org.fields.get(n)!),
+      joins: [{ field: 'country', target: country, fields: ['record_uuid', 'name', 'code'].map((n) => country.fields.get(n)!), where: null }],
+    };
+  };
+
+  beforeAll(async () => {
+    // storage's folders are ordered `sequence asc, name asc`
+    tk = await bootTestKernel({ provider, settings: { ACTIVE_MODULES: 'base,auth,presentation,connectors,storage' } });
+    await tk.kernel.tenants.get(T);
+    target = provider === 'sqlite'
+      ? { provider, file: tk.kernel.tenants.sqliteFile(T) }
+      : { provider, url: tk.kernel.tenants.pgUrl(tk.kernel.tenants.pgDatabase(T)) };
+    for (const name of NAMES) await tk.kernel.dispatch('fw.create', { model: 'res.organization', values: { name } }, admin);
+  });
+  afterAll(async () => {
+    await tk?.cleanup();
+  });
+
+  it('a model gets one index on the leading plain columns of its default order up to the last text one, and none without text there', () => {
+    const byTable = new Map(allIndexes().map((i) => [i.table, i]));
+    expect(byTable.get('res_organization')?.columns).toEqual([{ column: 'name', sortKey: true }]);
+    // `sequence asc, name asc`: the number, then the text's key
+    expect(byTable.get('storage_folder')?.columns).toEqual([{ column: 'sequence', sortKey: false }, { column: 'name', sortKey: true }]);
+    // ordered by a number (expected_revenue): nothing to index
+    expect(byTable.has('crm_lead')).toBe(false);
+    for (const m of tk.kernel.registry.models.values()) {
+      const first = m.defaultOrder[0]!;
+      const text = first.field !== 'dbid' && ['char', 'text'].includes(m.fields.get(first.field)?.type ?? '');
+      if (text) expect(byTable.get(m.names.table)?.columns[0], m.key).toEqual({ column: first.field, sortKey: true });
+      if (!m.defaultOrder.some((o) => ['char', 'text'].includes(m.fields.get(o.field)?.type ?? ''))) expect(byTable.has(m.names.table), m.key).toBe(false);
+    }
+  });
+
+  it('on SQLite the index name changes with the key version, so keys another ICU or key format built are never read', () => {
+    const org = model('res.organization');
+    const now = sortIndexesOf([org], provider);
+    const other = sortIndexesOf([org], provider, 'another-version');
+    expect(now[0]!.name).toMatch(/^fw_sk_res_organization_[0-9a-f]{10}$/);
+    expect(other[0]!.name).not.toBe(now[0]!.name);
+    if (provider === 'sqlite') expect(sortIndexesOf([org], 'sqlite', sortKeyVersion())[0]!.name).toBe(now[0]!.name);
+    // PostgreSQL's collation is the server's: the name does not follow this process's keys
+    else expect(sortIndexesOf([org], 'postgresql')[0]!.name).toBe(sortIndexesOf([org], 'postgresql', '')[0]!.name);
+  });
+
+  it('an opened tenant has the sort index of each of its models', async () => {
+    const present = await indexNames();
+    expect(present).toContain(orgIndex().name);
+    const wanted = allIndexes().map((i) => i.name);
+    for (const name of present) expect(wanted).toContain(name);
+  });
+
+  it('a default-order page with its joined Reference is read in index order, with no sort', async () => {
+    const c = compileSearch(tk.kernel.registry, model('res.organization'), listPage(), provider);
+    if (provider === 'sqlite') {
+      const db = new Database(target.provider === 'sqlite' ? target.file : '', { readonly: true });
+      let calls = 0;
+      db.function(SQLITE_SORT_KEY_FUNCTION, { deterministic: true }, (v: unknown) => (calls++, sqliteSortKey(v)));
+      try {
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${c.sql}`).all(...c.params) as Array<{ detail: string }>).map((r) => r.detail).join('\n');
+        expect(plan).toContain(`USING INDEX ${orgIndex().name}`);
+        expect(plan).not.toContain('TEMP B-TREE');
+        expect(db.prepare(c.sql).raw(true).all(...c.params)).toHaveLength(5);
+        // the keys come from the index
+        expect(calls).toBe(0);
+        // the same statement with the index ruled out computes a key per row
+        db.prepare(c.sql.replace('from "res_organization" as "t0"', 'from "res_organization" as "t0" not indexed')).raw(true).all(...c.params);
+        expect(calls).toBeGreaterThanOrEqual(NAMES.length);
+      } finally {
+        db.close();
+      }
+    } else {
+      // 11 rows are cheaper to sort than to look up: sorting is priced out, so a plan without a
+      // Sort node shows the index serves the order (with a plain index on name it still sorts)
+      const plan = await withPgClient(target.provider === 'postgresql' ? target.url : '', async (client) => {
+        await client.query('SET enable_sort = off');
+        return (await client.query(`EXPLAIN ${c.sql}`, [...c.params])).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+      });
+      expect(plan).toContain(`Index Scan using ${orgIndex().name}`);
+      expect(plan).not.toMatch(/\bSort\b/);
+    }
+  });
+
+  it('writes through the kernel keep the index right: lists come in the collation\'s order both ways', async () => {
+    await tk.kernel.dispatch('fw.update', { model: 'res.organization', id: await idOf('Zeta'), values: { name: 'aardvark' } }, admin);
+    await tk.kernel.dispatch('fw.delete', { model: 'res.organization', id: await idOf('Bravo') }, admin);
+    const got = await names();
+    const expected = [...got].sort(textComparator(provider));
+    expect(got).toEqual(expected);
+    expect(got).toContain('aardvark');
+    expect(got).not.toContain('Bravo');
+    expect(got.indexOf('aardvark')).toBeLessThan(got.indexOf('Åland Trading'));
+    expect(got.indexOf('Åland Trading')).toBeLessThan(got.indexOf('albania export'));
+    expect(await names('name desc')).toEqual([...expected].reverse());
+    // SQLite: integrity_check recomputes every index entry (it needs the function too)
+    if (provider === 'sqlite') expect(await query('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+  });
+
+  it.runIf(provider === 'sqlite')('a SQLite connection without fw_sortkey is refused writes to an indexed table, so the index cannot go stale', () => {
+    const db = new Database(target.provider === 'sqlite' ? target.file : '', { timeout: 10_000 });
+    try {
+      expect(() => db.prepare("UPDATE res_organization SET name = 'stale' WHERE name = 'aardvark'").run()).toThrow(/unknown function: fw_sortkey/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('another key version or default order: the old index is dropped and the new one built, once', async () => {
+    const current = allIndexes();
+    const mine = orgIndex();
+    const older = sortIndexesOf([model('res.organization')], provider, 'older-version')[0]!;
+    // the tenant as a process with other keys or another default order left it
+    expect(await ensureSortIndexes(target, [...current.filter((i) => i.table !== 'res_organization'), older])).toEqual({ created: [older.name], dropped: [mine.name] });
+    expect(await indexNames()).toContain(older.name);
+    // this process again
+    expect(await ensureSortIndexes(target, current)).toEqual({ created: [mine.name], dropped: [older.name] });
+    expect(await ensureSortIndexes(target, current)).toEqual({ created: [], dropped: [] });
+    expect(await names()).toEqual([...(await names())].sort(textComparator(provider)));
+  });
+
+  it('an index a migration lost (a rebuilt table) comes back on the next upgrade of the tenant', async () => {
+    await query(`DROP INDEX "${orgIndex().name}"`);
+    expect(await indexNames()).not.toContain(orgIndex().name);
+    await tk.kernel.tenants.upgrade(T);
+    expect(await indexNames()).toContain(orgIndex().name);
+  });
+
+  it('indexes are only made on tables that exist (an app this tenant does not have)', async () => {
+    const ghost = { ...orgIndex(), table: 'no_such_table', name: 'fw_sk_no_such_table_0000000000' };
+    expect(await ensureSortIndexes(target, [...allIndexes(), ghost])).toEqual({ created: [], dropped: [] });
+    expect(await indexNames()).not.toContain(ghost.name);
+  });
+});
