@@ -67,11 +67,23 @@ export function sortIndexesOf(models: Iterable<ResolvedModel>, dialect: Dialect,
 /** What an ensure changed. */
 export interface SortIndexChanges { created: string[]; dropped: string[] }
 
-interface Present { tables: ReadonlySet<string>; indexes: readonly string[] }
+/** The tables of a database with their columns, and its `fw_sk_` indexes. */
+interface Present { columns: ReadonlyMap<string, ReadonlySet<string>>; indexes: readonly string[] }
 
-/** Drop the `fw_sk_` indexes not wanted (another key version, another default order, a model gone); create the missing ones on tables that exist. */
+function presentOf(rows: ReadonlyArray<{ tbl: string; col: string }>, indexes: readonly string[]): Present {
+  const columns = new Map<string, Set<string>>();
+  for (const r of rows) columns.set(r.tbl, (columns.get(r.tbl) ?? new Set()).add(r.col));
+  return { columns, indexes: indexes.filter((name) => name.startsWith(PREFIX)) };
+}
+
+/**
+ * Drop the `fw_sk_` indexes not wanted (another key version, another default order, a model
+ * gone); create the missing ones whose table has their columns. A table or column the tenant
+ * lacks (an app it does not have, a default order on a field not migrated yet) gets no index
+ * rather than failing the tenant's open.
+ */
 function planFor(present: Present, wanted: readonly SortIndex[]): { drop: string[]; create: SortIndex[] } {
-  const want = wanted.filter((w) => present.tables.has(w.table));
+  const want = wanted.filter((w) => w.columns.every((c) => present.columns.get(w.table)?.has(c.column)));
   return {
     drop: present.indexes.filter((name) => !want.some((w) => w.name === name)),
     create: want.filter((w) => !present.indexes.includes(w.name)),
@@ -79,7 +91,7 @@ function planFor(present: Present, wanted: readonly SortIndex[]): { drop: string
 }
 const nothingToDo = (p: ReturnType<typeof planFor>) => !p.drop.length && !p.create.length;
 
-/** Brings a tenant's sort indexes to `wanted`; checking costs one read of the catalogue. */
+/** Brings a tenant's sort indexes to `wanted`; checking costs two reads of the catalogue. */
 export async function ensureSortIndexes(target: SchemaTarget, wanted: readonly SortIndex[]): Promise<SortIndexChanges> {
   return target.provider === 'sqlite' ? ensureSqliteSortIndexes(target.file, wanted) : ensurePostgresSortIndexes(target.url, wanted);
 }
@@ -88,13 +100,10 @@ export async function ensureSortIndexes(target: SchemaTarget, wanted: readonly S
 export function ensureSqliteSortIndexes(file: string, wanted: readonly SortIndex[]): SortIndexChanges {
   const db = registerSortKey(new Database(file, { fileMustExist: true, timeout: 10_000 }));
   try {
-    const present = (): Present => {
-      const rows = db.prepare<[], { type: string; name: string }>("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index')").all();
-      return {
-        tables: new Set(rows.filter((r) => r.type === 'table').map((r) => r.name)),
-        indexes: rows.filter((r) => r.type === 'index' && r.name.startsWith(PREFIX)).map((r) => r.name),
-      };
-    };
+    const present = (): Present => presentOf(
+      db.prepare<[], { tbl: string; col: string }>("SELECT m.name AS tbl, c.name AS col FROM sqlite_master AS m, pragma_table_info(m.name) AS c WHERE m.type = 'table'").all(),
+      db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'index'").pluck().all(),
+    );
     if (nothingToDo(planFor(present(), wanted))) return { created: [], dropped: [] };
     return db.transaction((): SortIndexChanges => {
       const { drop, create } = planFor(present(), wanted);
@@ -114,11 +123,12 @@ export function ensureSqliteSortIndexes(file: string, wanted: readonly SortIndex
  */
 export async function ensurePostgresSortIndexes(url: string, wanted: readonly SortIndex[]): Promise<SortIndexChanges> {
   return withClient(url, async (client) => {
-    const present = async (): Promise<Present> => {
-      const tables = await client.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()');
-      const indexes = await client.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND starts_with(indexname, $1)", [PREFIX]);
-      return { tables: new Set(tables.rows.map((r) => r.name)), indexes: indexes.rows.map((r) => r.name) };
-    };
+    const present = async (): Promise<Present> => presentOf(
+      // the catalogue itself: information_schema.columns took ~15 ms a tenant
+      (await client.query<{ tbl: string; col: string }>(`SELECT c.relname AS tbl, a.attname AS col FROM pg_attribute a
+        JOIN pg_class c ON c.oid = a.attrelid WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped`)).rows,
+      (await client.query<{ name: string }>("SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'i'")).rows.map((r) => r.name),
+    );
     if (nothingToDo(planFor(await present(), wanted))) return { created: [], dropped: [] };
     return inLockedTransaction(client, async () => {
       const { drop, create } = planFor(await present(), wanted);
