@@ -16,9 +16,9 @@
  *
  * A SQLite index stores keys, so it is only right for the keys of the version that built it:
  * its name carries `sortKeyVersion()` (key format, ICU weights, Unicode version) and its
- * definition. Each time a tenant is opened or upgraded, after its migrations, the `fw_sk_`
- * indexes it no longer wants are dropped and the missing ones built. A missing index (a
- * migration rebuilt the table) only costs speed until then.
+ * definition. Each time a process that loaded the models opens or upgrades a tenant, after its
+ * migrations, the `fw_sk_` indexes it no longer wants are dropped and the missing ones built
+ * (./tenants.ts). A missing index (a migration rebuilt the table) only costs speed until then.
  */
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';

@@ -31,7 +31,11 @@ export interface TenantDatabasesOptions {
   clientsDir: string;
   /** Runs once per process each time a tenant database is opened (seeds new app versions). */
   onOpen?: (tenant: string, client: RootDbClient) => Promise<void>;
-  /** The sort indexes every tenant gets once its tables are up to date (./sort-indexes.ts). */
+  /**
+   * The sort indexes every tenant gets once its tables are up to date (./sort-indexes.ts). Only
+   * a process that loaded the models knows them: without it (`fw migrate upgrade`, which reads
+   * manifests alone) a tenant's sort indexes are left as they are, never taken for unwanted.
+   */
   sortIndexes?: () => readonly SortIndex[];
 }
 
@@ -46,7 +50,7 @@ export class TenantDatabases {
   private readonly plan: UpgradePlan;
   private readonly clientsDir: string;
   private readonly onOpen?: TenantDatabasesOptions['onOpen'];
-  private readonly sortIndexes: () => readonly SortIndex[];
+  private readonly sortIndexes: (() => readonly SortIndex[]) | null;
   private readonly opening = new Map<string, Promise<RootDbClient>>();
   private readonly clients: LRUCache<string, TenantConnection>;
   private readonly conns = new WeakMap<RootDbClient, TenantConnection>();
@@ -78,9 +82,10 @@ export class TenantDatabases {
     this.plan = opts.plan;
     this.clientsDir = opts.clientsDir;
     this.onOpen = opts.onOpen;
+    const wanted = opts.sortIndexes;
     let indexes: readonly SortIndex[] | null = null;
     // computed on the first open: on SQLite the key version ranks ICU's weights once
-    this.sortIndexes = () => (indexes ??= opts.sortIndexes?.() ?? []);
+    this.sortIndexes = wanted ? () => (indexes ??= wanted()) : null;
     const idleMs = opts.settings.TENANT_IDLE_SECONDS * 1000;
     this.clients = new LRUCache<string, TenantConnection>({
       max: opts.settings.TENANT_CACHE_MAX,
@@ -209,8 +214,7 @@ export class TenantDatabases {
   private async open(tenant: string): Promise<RootDbClient> {
     if (this.provider === 'postgresql') await ensurePostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
     const target = this.target(tenant);
-    await upgradeSchema(target, this.plan);
-    await ensureSortIndexes(target, this.sortIndexes());
+    await this.bringUp(target);
     const conn = await createConnection(this.provider, target.provider === 'sqlite' ? target.file : target.url, this.settings, this.clientsDir, this.budget ?? undefined, this.provider === 'postgresql' ? this.sharedClients() : undefined);
     this.conns.set(conn.client, conn);
     try {
@@ -251,10 +255,16 @@ export class TenantDatabases {
   async upgrade(tenant: string): Promise<string[]> {
     checkTenantKey(tenant);
     if (this.provider === 'postgresql') await ensurePostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
-    const target = this.target(tenant);
+    return this.bringUp(this.target(tenant));
+  }
+
+  /**
+   * Pending migrations, then the sort indexes (a migration may have rebuilt a table without its
+   * index); returns the migrations applied now.
+   */
+  private async bringUp(target: SchemaTarget): Promise<string[]> {
     const applied = await upgradeSchema(target, this.plan);
-    // after the migrations: one may have rebuilt a table without its index
-    await ensureSortIndexes(target, this.sortIndexes());
+    if (this.sortIndexes) await ensureSortIndexes(target, this.sortIndexes());
     return applied;
   }
 

@@ -5,6 +5,8 @@
  * keep the index right; another key version or default order rebuilds it; a lost one comes back
  * when the tenant is opened or upgraded.
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerSortKey, SQLITE_SORT_KEY_FUNCTION, sortKeyVersion, sqliteSortKey, textComparator } from '../../../src/kernel/data/collation.ts';
@@ -15,6 +17,21 @@ import type { ResolvedModel } from '../../../src/kernel/registry/model.ts';
 import { adminPrincipal, bootTestKernel, PROVIDERS, withPgClient, type TestKernel } from '../../helpers/kernel.ts';
 
 const T = 'sortidx';
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const MODULES = 'base,auth,presentation,connectors,storage';
+
+/** `fw <args>` in a process of its own, as an operator runs it; resolves with its exit code and stderr. */
+function fw(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'src', 'cli.ts'), ...args], {
+      cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...env },
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
 const NAMES = ['Zeta', 'Åland Trading', 'albania export', 'Albania Export', 'Œuvre', 'oeuvre', 'Émile', 'emile', 'Bravo', '_under', '42 Labs'];
 
 describe.each(PROVIDERS)('sort indexes on %s', (provider) => {
@@ -58,7 +75,7 @@ describe.each(PROVIDERS)('sort indexes on %s', (provider) => {
 
   beforeAll(async () => {
     // storage's folders are ordered `sequence asc, name asc`
-    tk = await bootTestKernel({ provider, settings: { ACTIVE_MODULES: 'base,auth,presentation,connectors,storage' } });
+    tk = await bootTestKernel({ provider, settings: { ACTIVE_MODULES: MODULES } });
     await tk.kernel.tenants.get(T);
     target = provider === 'sqlite'
       ? { provider, file: tk.kernel.tenants.sqliteFile(T) }
@@ -175,6 +192,17 @@ describe.each(PROVIDERS)('sort indexes on %s', (provider) => {
     expect(await indexNames()).not.toContain(orgIndex().name);
     await tk.kernel.tenants.upgrade(T);
     expect(await indexNames()).toContain(orgIndex().name);
+  });
+
+  it('`fw migrate upgrade`, which reads manifests and not models, leaves the sort indexes as they are', async () => {
+    const before = await indexNames();
+    expect(before).toContain(orgIndex().name);
+    const run = await fw({
+      DATA_DIR: tk.dataDir, DATABASE_URL: provider === 'postgresql' ? tk.kernel.settings.DATABASE_URL : '', PG_DATABASE_PREFIX: tk.pgPrefix,
+      ACTIVE_MODULES: MODULES, ACTIVE_DOMAINS: tk.kernel.settings.ACTIVE_DOMAINS.join(','),
+    }, ['migrate', 'upgrade', '-t', T]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await indexNames()).toEqual(before);
   });
 
   it('indexes are only made where their table has their columns (an app this tenant lacks, a default order not migrated yet), and the open goes on', async () => {

@@ -86,7 +86,7 @@ export function compileSearch(registry: Registry, model: ResolvedModel, query: S
       ...columns,
       ...query.orderBy.map((o) => Object.keys(o)[0]!).filter((f) => !query.fields.some((x) => x.name === f)).map((f) => `${ROOT}.${f}`),
       // SQLite's text sort keys are computed once per row here and ordered by again outside
-      ...[...keys].map(([field, alias]) => sql`${sql.raw(SQLITE_SORT_KEY_FUNCTION)}(${sql.ref(`${ROOT}.${field}`)})`.as(alias)),
+      ...[...keys].map(([field, alias]) => textOrderKey(`${ROOT}.${field}`, dialect).as(alias)),
     ]);
     page = paginate(orderSearch(page, model, query.orderBy, dialect, (field) => (keys.has(field) ? sql.ref(keys.get(field)!) : null)), query, dialect);
     let q = builders[dialect].selectFrom(page.as(ROOT));
@@ -98,16 +98,25 @@ export function compileSearch(registry: Registry, model: ResolvedModel, query: S
 }
 
 /**
- * DDL of a sort index (src/kernel/db/sort-indexes.ts), written as the ORDER BY of a search names
- * its columns, or the database would not use it: on SQLite a text column's sort key, on
- * PostgreSQL the column in the root collation, then `dbid`, the tie-break every order ends with
- * (SQLite's indexes end with the rowid, which `dbid` is).
+ * What a text column is ordered by, as people read it (src/kernel/data/collation.ts): on SQLite
+ * its sort key, on PostgreSQL the column in the root collation. The ORDER BY of a search and the
+ * sort indexes (src/kernel/db/sort-indexes.ts) both write it here: a database only uses an index
+ * on an expression for the very same expression.
+ */
+function textOrderKey(column: string, dialect: Dialect): RawBuilder<unknown> {
+  return dialect === 'sqlite'
+    ? sql`${sql.raw(SQLITE_SORT_KEY_FUNCTION)}(${sql.ref(column)})`
+    : sql`${sql.ref(column)} collate ${sql.id(POSTGRES_TEXT_COLLATION)}`;
+}
+
+/**
+ * DDL of a sort index (src/kernel/db/sort-indexes.ts): text columns by `textOrderKey`, then on
+ * PostgreSQL `dbid`, the tie-break every order ends with (SQLite's indexes end with the rowid,
+ * which `dbid` is).
  */
 export const compileSortIndex = {
   create: (i: { name: string; table: string; columns: ReadonlyArray<{ column: string; sortKey: boolean }> }, dialect: Dialect): string => {
-    const parts = i.columns.map((c) => (!c.sortKey ? sql.ref(c.column)
-      : dialect === 'sqlite' ? sql`${sql.raw(SQLITE_SORT_KEY_FUNCTION)}(${sql.ref(c.column)})`
-        : sql`${sql.ref(c.column)} collate ${sql.id(POSTGRES_TEXT_COLLATION)}`));
+    const parts = i.columns.map((c) => (c.sortKey ? textOrderKey(c.column, dialect) : sql.ref(c.column)));
     if (dialect === 'postgresql') parts.push(sql.ref('dbid'));
     return builders[dialect].schema.createIndex(i.name).ifNotExists().on(i.table).expression(sql.join(parts)).compile().sql;
   },
@@ -170,8 +179,7 @@ function orderSearch(sel: AnySelect, model: ResolvedModel, orderBy: SearchQuery[
     }
     // text sorts as people read it (src/kernel/data/collation.ts), not by its bytes
     else if (!COLLATED_TYPES.has(f?.type ?? '')) out = out.orderBy(column, dir);
-    else if (dialect === 'postgresql') out = out.orderBy(column, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).collate(POSTGRES_TEXT_COLLATION));
-    else out = out.orderBy((eb) => eb.fn(SQLITE_SORT_KEY_FUNCTION, [eb.ref(column)]), dir);
+    else out = out.orderBy(textOrderKey(column, dialect), dir);
   }
   return out;
 }
