@@ -4,13 +4,14 @@
  * two statement shapes `compileSearch` has produced: `flat` joins every row and then sorts and
  * cuts (before issue 30's third pass), `paged` chooses the page in a subquery and joins only its
  * rows (issue 30's third pass), and `paged+index` is `paged` with the sort index fw creates on
- * SQLite for a default order on text (src/kernel/db/sort-indexes.ts). The SQL texts are the compiler's output for `resOrganizations(limit: 20,
- * orderBy: [{ name: asc }]) { id name code country { id name code } }`. Prints µs per statement.
+ * SQLite for a default order on text (src/kernel/db/sort-indexes.ts). The SQL texts are the
+ * compiler's output for `resOrganizations(limit: 20, orderBy: [{ name: asc }]) { id name code
+ * country { id name code } }`. Prints µs per statement.
  */
 import crypto from 'node:crypto';
 import Database from 'better-sqlite3';
-import { registerSortKey } from "../src/kernel/data/collation.ts";
-import { compileSortIndex } from "../src/kernel/data/sql/compile.ts";
+import { registerSortKey } from '../src/kernel/data/collation.ts';
+import { compileSortIndex } from '../src/kernel/data/sql/compile.ts';
 for (const N of [60, 1000, 10000]) {
 const db = registerSortKey(new Database(':memory:'));
 db.exec(`create table res_country (dbid integer primary key, record_uuid text not null, name text, code text); create unique index cu on res_country(record_uuid);
