@@ -22,8 +22,9 @@
  */
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { COLLATED_TYPES, registerSortKey, sortKeyVersion } from '../data/collation.js';
+import { registerSortKey, sortKeyVersion } from '../data/collation.js';
 import { compileSortIndex } from '../data/sql/compile.js';
+import { sortIndexColumns, type SortIndexColumn } from '../data/sql/index-order.js';
 import type { Dialect } from '../data/sql/values.js';
 import { inLockedTransaction, withClient } from '../migrate/runner.js';
 import type { SchemaTarget } from '../migrate/upgrade.js';
@@ -33,30 +34,22 @@ import type { ResolvedModel } from '../registry/model.js';
 export interface SortIndex {
   name: string;
   table: string;
-  /** The default order's leading columns, up to its last text one (`sortKey`). */
-  columns: Array<{ column: string; sortKey: boolean }>;
+  /** The default order's leading columns, up to its last text one (`sortIndexColumns`). */
+  columns: SortIndexColumn[];
 }
 
 const PREFIX = 'fw_sk_';
 
 /**
  * The sort index of each model whose default order starts with plain columns and has a text
- * one among them (pure: models in, definitions out). Enum terms sort by a CASE expression and
- * `dbid` is the tie-break each index ends with, so either ends the columns. On SQLite the name
+ * one among them (`sortIndexColumns`; pure: models in, definitions out). On SQLite the name
  * carries the key version (`version`, default this process's).
  */
 export function sortIndexesOf(models: Iterable<ResolvedModel>, dialect: Dialect, version: string = dialect === 'sqlite' ? sortKeyVersion() : ''): SortIndex[] {
   const out: SortIndex[] = [];
   for (const model of models) {
-    const columns: SortIndex['columns'] = [];
-    for (const o of model.defaultOrder) {
-      const f = model.fields.get(o.field);
-      if (!f || !f.stored || o.field === 'dbid' || f.type === 'enum' || f.type === 'json') break;
-      columns.push({ column: o.field, sortKey: COLLATED_TYPES.has(f.type) });
-    }
-    const last = columns.map((c) => c.sortKey).lastIndexOf(true);
-    if (last < 0) continue;
-    const kept = columns.slice(0, last + 1);
+    const kept = sortIndexColumns(model);
+    if (!kept) continue;
     const table = model.names.table;
     const hash = createHash('sha256').update(JSON.stringify([dialect, version, table, kept])).digest('hex').slice(0, 10);
     out.push({ name: `${PREFIX}${table}_${hash}`, table, columns: kept });

@@ -150,6 +150,53 @@ describe.each(PROVIDERS)('sort indexes on %s', (provider) => {
     }
   });
 
+  it('a first page in an order an index serves joins its References without a page subquery; an offset or another order keeps it', () => {
+    const org = model('res.organization');
+    const shape = (q: Partial<SearchQuery>) => (compileSearch(tk.kernel.registry, org, { ...listPage(), ...q }, provider).sql.includes('from (select') ? 'paged' : 'flat');
+    expect(shape({})).toBe('flat');
+    expect(shape({ where: { code: { equals: 'x' } } })).toBe('flat');
+    expect(shape({ orderBy: [{ dbid: 'asc' }] })).toBe('flat');
+    expect(shape({ orderBy: [{ dbid: 'desc' }] })).toBe('flat');
+    // an offset: the subquery skips rows without joining them
+    expect(shape({ skip: 20 })).toBe('paged');
+    // orders the index does not hand out as they are
+    expect(shape({ orderBy: [{ name: 'desc' }, { dbid: 'asc' }] })).toBe('paged');
+    expect(shape({ orderBy: [{ name: 'asc' }, { dbid: 'desc' }] })).toBe('paged');
+    expect(shape({ orderBy: [{ name: 'asc' }] })).toBe('paged');
+    expect(shape({ orderBy: [{ code: 'asc' }, { dbid: 'asc' }] })).toBe('paged');
+    expect(shape({ orderBy: [{ name: 'asc' }, { code: 'asc' }, { dbid: 'asc' }] })).toBe('paged');
+  });
+
+  it('both statement shapes read the records of the list without References, with each page\'s References', async () => {
+    type Found = { items: Array<{ id: string; country: string | null }>; included?: { country?: Array<{ id: string }> } };
+    const search = (q: Record<string, unknown>) => tk.kernel.dispatch<Found>('fw.search', {
+      model: 'res.organization', fields: ['name', 'code', 'country'], ...q,
+    }, admin);
+    const countries = (await tk.kernel.dispatch<{ items: Array<{ id: string }> }>('fw.search', { model: 'res.country', fields: ['code'], limit: 3 }, admin)).items;
+    // some organizations get a country, so the join has something to find
+    for (const [i, name] of ['Zeta', 'Émile', 'Bravo'].entries()) {
+      await tk.kernel.dispatch('fw.update', { model: 'res.organization', id: await idOf(name), values: { country: countries[i]!.id } }, admin);
+    }
+    const include = { country: ['name', 'code'] };
+    const referenced = (f: Found) => [...new Set(f.items.map((o) => o.country).filter(Boolean))].sort();
+    for (const domain of [[], [['name', 'ilike', 'e']]]) {
+      for (const order of [undefined, 'dbid asc', 'dbid desc']) {
+        const q = { domain, ...(order ? { order } : {}) };
+        const at = `${order} ${JSON.stringify(domain)}`;
+        // the whole list, with no join
+        const whole = (await search({ ...q, limit: 500 })).items;
+        expect(whole.length, at).toBeGreaterThan(8);
+        // a first page: one flat join; the pages after it: the page subquery
+        for (const [skip, shape] of [[0, 'flat'], [4, 'paged'], [8, 'paged']] as const) {
+          const page = await search({ ...q, limit: 4, offset: skip, include });
+          expect(page.items, `${at} ${shape}`).toEqual(whole.slice(skip, skip + 4));
+          expect(page.included?.country?.map((c) => c.id).sort(), `${at} ${shape}`).toEqual(referenced(page));
+        }
+      }
+    }
+    expect(referenced(await search({ limit: 500 }))).toHaveLength(3);
+  });
+
   it('writes through the kernel keep the index right: lists come in the collation\'s order both ways', async () => {
     await tk.kernel.dispatch('fw.update', { model: 'res.organization', id: await idOf('Zeta'), values: { name: 'aardvark' } }, admin);
     await tk.kernel.dispatch('fw.delete', { model: 'res.organization', id: await idOf('Bravo') }, admin);

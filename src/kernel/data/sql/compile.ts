@@ -7,6 +7,7 @@ import type { ResolvedField, ResolvedModel } from '../../registry/model.js';
 import type { Registry } from '../../registry/registry.js';
 import type { Where } from '../domain.js';
 import { COLLATED_TYPES, POSTGRES_TEXT_COLLATION, SQLITE_SORT_KEY_FUNCTION } from '../collation.js';
+import { orderServedByIndex } from './index-order.js';
 import { decoderOf, encodeValue, type Dialect } from './values.js';
 import { whereToSql } from './where.js';
 
@@ -77,10 +78,14 @@ export function compileSearch(registry: Registry, model: ResolvedModel, query: S
   const joins = query.joins ?? [];
   const columns = query.fields.map((f) => `${ROOT}.${f.name}`);
   const joinedColumns = joins.flatMap((j, i) => j.fields.map((f) => `${joinAlias(i)}.${f.name}`));
-  if (joins.length && (query.take !== undefined || query.skip)) {
+  if (joins.length && (query.take !== undefined || query.skip) && !(orderServedByIndex(model, query.orderBy) && !query.skip)) {
     // a page with References: the page is chosen first and only its rows are joined. Joined
     // before the ORDER BY … LIMIT, every matching row of the table would be (a 20-row page of
-    // 10,000 records looked up 10,000 countries, and sorted them all along).
+    // 10,000 records looked up 10,000 countries, and sorted them all along). Not for a first
+    // page in an order an index serves: read in index order, the join stops with the page, and
+    // the page subquery only added its work (61 organizations with their countries on SQLite:
+    // 146 µs flat, 174 µs paged, docs/performance.md). An offset keeps the subquery, which skips
+    // rows without joining them.
     const keys = sortKeyColumns(model, query.orderBy, dialect);
     let page = base(registry, model, query.where, dialect, scope).select([
       ...columns,
