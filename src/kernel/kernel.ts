@@ -9,6 +9,7 @@ import { TenantDatabases } from './db/tenants.js';
 import { sortIndexesOf } from './db/sort-indexes.js';
 import { systemPrincipal, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
 import { writeOutbox } from './events/outbox.js';
+import { bindTransactionSql } from './db/transaction-sql.js';
 import { EventWorker } from './events/worker.js';
 import { kernelApp } from './kernel-app.js';
 import path from 'node:path';
@@ -178,6 +179,9 @@ export class Kernel implements EnvCore, KernelHandle {
     try {
       if (write) {
         result = await client.$transaction(async (tx) => {
+          // SQLite: commands may run compiled statements on the transaction's own connection
+          const direct = this.tenants.transactionSqlFor(client);
+          if (direct) bindTransactionSql(tx, direct);
           const r = await fn(makeEnv(this, tx, principal, sink), sink);
           wrote = await writeOutbox(tx, this.registry, tenant, sink.events);
           return r;

@@ -18,7 +18,7 @@ export function mapDbError(model: ResolvedModel, opts: { op?: 'write' | 'delete'
   const { op = 'write', onMissing } = opts;
   return (err: unknown): never => {
     const e = err as PrismaLikeError;
-    const cause = e.meta?.driverAdapterError?.cause;
+    const cause = e.meta?.driverAdapterError?.cause ?? sqliteCause(err);
     if (e.code === 'P2002' || cause?.kind === 'UniqueConstraintViolation') {
       const target = e.meta?.target ?? cause?.constraint?.fields ?? fieldsOfIndex(model, cause?.constraint?.index) ?? [];
       throw new UniqueViolation(model.key, (Array.isArray(target) ? target : [target]).map(String));
@@ -33,6 +33,23 @@ export function mapDbError(model: ResolvedModel, opts: { op?: 'write' | 'delete'
     if (e.code === 'P2000') throw new ValidationError(`${model.key}: a value is too long for its column`, { model: model.key }, 'TOO_LONG');
     throw err;
   };
+}
+
+type Cause = NonNullable<NonNullable<NonNullable<PrismaLikeError['meta']>['driverAdapterError']>['cause']>;
+
+/**
+ * A constraint error of better-sqlite3 itself (a statement run on a transaction's connection
+ * without Prisma, src/kernel/db/transaction-sql.ts), read as Prisma's SQLite adapter reads it:
+ * "UNIQUE constraint failed: res_organization.code, …" names the fields.
+ */
+function sqliteCause(err: unknown): Cause | undefined {
+  if (!(err instanceof Error) || !('code' in err) || typeof err.code !== 'string') return undefined;
+  if (err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    const fields = err.message.split('constraint failed: ').at(1)?.split(', ').map((c) => c.split('.').pop()!);
+    return { kind: 'UniqueConstraintViolation', ...(fields ? { constraint: { fields } } : {}) };
+  }
+  if (err.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || err.code === 'SQLITE_CONSTRAINT_TRIGGER') return { kind: 'ForeignKeyConstraintViolation' };
+  return undefined;
 }
 
 /**

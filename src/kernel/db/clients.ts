@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { registerSortKey, type SqliteFunctionHost } from '../data/collation.js';
 import type { RootDbClient } from '../env.js';
@@ -7,7 +8,7 @@ import type { DbProvider } from '../generate/prisma-schema.js';
 import type { Settings } from '../settings.js';
 import type { ConnectionBudget } from './budget.js';
 import { createPostgresReader } from './readers/postgresql/index.js';
-import { createSqliteReader } from './readers/sqlite/index.js';
+import { createSqliteReader, statementRunner } from './readers/sqlite/index.js';
 import type { Reader } from './readers/types.js';
 import { inScope, lentClient, type SharedPrismaClients } from './shared-prisma.js';
 
@@ -72,6 +73,12 @@ export interface TenantConnection {
   client: RootDbClient;
   /** Plain reads outside transactions (src/kernel/data/sql). */
   reader: Reader;
+  /**
+   * SQLite: statements on the connection Prisma's transactions run on, once Prisma has opened
+   * it (./transaction-sql.ts). PostgreSQL has none: a transaction holds a pool connection of
+   * its own, out of reach.
+   */
+  transactionSql?: () => Reader | undefined;
   /** Runs `fn` as this tenant's work: on PostgreSQL, in the scope its shared Prisma client is lent to. */
   enter<T>(fn: () => Promise<T>): Promise<T>;
   /** Nobody holds the tenant any more: on PostgreSQL, its shared Prisma client goes back (./shared-prisma.ts). */
@@ -103,7 +110,7 @@ const isFunctionHost = (x: unknown): x is SqliteFunctionHost =>
  * taken from the adapter it returns (`client`); a Prisma release that renames it fails here, on
  * the first write, instead of in every write to an indexed table.
  */
-function withSortKey(factory: SqliteAdapterFactory): Pick<SqliteAdapterFactory, 'provider' | 'adapterName' | 'connect' | 'connectToShadowDb'> {
+function withSortKey(factory: SqliteAdapterFactory, connected: (db: Database.Database) => void): Pick<SqliteAdapterFactory, 'provider' | 'adapterName' | 'connect' | 'connectToShadowDb'> {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
@@ -112,6 +119,7 @@ function withSortKey(factory: SqliteAdapterFactory): Pick<SqliteAdapterFactory, 
       const db: unknown = 'client' in adapter ? adapter.client : undefined;
       if (!isFunctionHost(db)) throw new Error('@prisma/adapter-better-sqlite3 no longer exposes its connection as `client`: fw_sortkey cannot be registered');
       registerSortKey(db);
+      if (db instanceof Database) connected(db);
       return adapter;
     },
     connectToShadowDb: () => factory.connectToShadowDb(),
@@ -128,13 +136,29 @@ export async function createConnection(provider: DbProvider, location: string, s
     const Ctor = await clientCtor(provider, clientsDir);
     const { PrismaBetterSqlite3 } = await import('@prisma/adapter-better-sqlite3');
     const reader = createSqliteReader(location, { cacheRows: settings.READ_CACHE_ROWS });
+    // statements on the connection Prisma's adapter holds, for its transactions (./transaction-sql.ts)
+    let transactionSql: Reader | undefined;
+    const connected = (db: Database.Database) => {
+      const { run, clear } = statementRunner(db, 200);
+      transactionSql = withQueryLog({
+        rows: (sql, params) => {
+          try {
+            return Promise.resolve(run(sql, params));
+          } catch (err) {
+            return Promise.reject(err);
+          }
+        },
+        stats: () => ({ hits: 0, misses: 0 }),
+        close: () => Promise.resolve(clear()),
+      }, location);
+    };
     const client = lazyClient(() => {
-      const c = new Ctor({ adapter: withSortKey(new PrismaBetterSqlite3({ url: location, timeout: 10_000 })), log: [{ emit: 'event', level: 'query' }] });
+      const c = new Ctor({ adapter: withSortKey(new PrismaBetterSqlite3({ url: location, timeout: 10_000 }), connected), log: [{ emit: 'event', level: 'query' }] });
       (c as unknown as { $on(e: 'query', fn: (q: { query: string; duration: number }) => void): void })
         .$on('query', (q) => report(q.query, q.duration, location));
       return c;
     });
-    return { client, reader: withQueryLog(reader, location), enter: (fn) => fn(), idle: () => {} };
+    return { client, reader: withQueryLog(reader, location), transactionSql: () => transactionSql, enter: (fn) => fn(), idle: () => {} };
   }
   // one pool per tenant database, shared by Prisma and the reader; the reader's close ends it
   // a connection idle for PG_IDLE_TIMEOUT_MS is closed (pg's default is 10 s too); 0 = never

@@ -204,6 +204,14 @@ export class TenantDatabases {
     return conn.reader;
   }
 
+  /**
+   * SQLite: statements on the connection the client's transactions run on, once Prisma has
+   * opened it (./transaction-sql.ts); PostgreSQL: none.
+   */
+  transactionSqlFor(client: RootDbClient): Reader | undefined {
+    return this.conns.get(client)?.transactionSql?.();
+  }
+
   /** The tenant's database for the migration runner. */
   private target(tenant: string): SchemaTarget {
     return this.provider === 'sqlite'

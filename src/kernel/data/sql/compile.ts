@@ -198,6 +198,19 @@ function paginate(sel: AnySelect, query: SearchQuery, dialect: Dialect): AnySele
   return out;
 }
 
+/**
+ * UPDATE of one record by `dbid` (and `revision`, when the caller gave the one it read), with
+ * `revision` counted up, RETURNING `fields` in order. `set` holds values as the columns store
+ * them (`encodeValue`). Used on a SQLite transaction's own connection (fw.update).
+ */
+export function compileUpdate(model: ResolvedModel, set: Record<string, unknown>, where: { dbid: number; revision?: number }, fields: ResolvedField[], dialect: Dialect): CompiledSql {
+  let q = builders[dialect].updateTable(model.names.table)
+    .set({ ...set, revision: sql`${sql.ref('revision')} + 1` })
+    .where('dbid', '=', where.dbid);
+  if (where.revision !== undefined) q = q.where('revision', '=', where.revision);
+  return compiled(q.returning(fields.map((f) => f.name)));
+}
+
 export function compileCount(registry: Registry, model: ResolvedModel, where: Where, dialect: Dialect): CompiledSql {
   return compiled(base(registry, model, where, dialect).select(sql<number>`count(*)`.as('n')));
 }

@@ -7,6 +7,33 @@ import type { Reader } from '../types.js';
 type Statement = Database.Statement<unknown[], unknown[]>;
 
 /**
+ * Runs statements on `db`, keeping each prepared statement by its SQL text (the compiler gives
+ * one text per query shape), which Prisma's adapter does not do. Rows come as arrays; a
+ * statement that returns no rows (an UPDATE without RETURNING) gives none.
+ */
+export function statementRunner(db: Database.Database, max: number): { run(sql: string, params: readonly unknown[]): unknown[][]; clear(): void } {
+  const statements = new LRUCache<string, Statement>({ max });
+  return {
+    run(sql, params) {
+      let st = statements.get(sql);
+      if (!st) {
+        st = db.prepare<unknown[], unknown[]>(sql);
+        // numbers, not BigInts, whatever the connection's default (Prisma's adapter turns
+        // BigInts on for its connection): integers are 32-bit, ids far below 2^53
+        if (st.reader) st.raw(true).safeIntegers(false);
+        statements.set(sql, st);
+      }
+      if (!st.reader) {
+        st.run(...params);
+        return [];
+      }
+      return st.all(...params);
+    },
+    clear: () => statements.clear(),
+  };
+}
+
+/**
  * A second, read-only connection to the tenant's file. WAL lets it read the last committed
  * state while the Prisma connection writes, and its prepared statements are kept by SQL text
  * (the compiler gives one text per query shape), which Prisma's adapter does not do.
@@ -22,18 +49,9 @@ export function createSqliteReader(file: string, opts: { statements?: number; bu
   // SQLite has no ICU and better-sqlite3 no custom collations: text is ordered by this key
   // (read from a sort index where the order has one, src/kernel/db/sort-indexes.ts)
   registerSortKey(db);
-  const statements = new LRUCache<string, Statement>({ max: opts.statements ?? 200 });
+  const { run, clear } = statementRunner(db, opts.statements ?? 200);
   const results = (opts.cacheRows ?? 0) > 0 ? createResultCache(opts.cacheRows!) : null;
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-
-  const run = (sql: string, params: readonly unknown[]): unknown[][] => {
-    let st = statements.get(sql);
-    if (!st) {
-      st = db.prepare<unknown[], unknown[]>(sql).raw(true);
-      statements.set(sql, st);
-    }
-    return st.all(...params);
-  };
 
   return {
     rows(sql, params) {
@@ -53,7 +71,7 @@ export function createSqliteReader(file: string, opts: { statements?: number; bu
     },
     stats: () => results?.stats() ?? { hits: 0, misses: 0 },
     close() {
-      statements.clear();
+      clear();
       results?.clear();
       db.close();
       return Promise.resolve();
