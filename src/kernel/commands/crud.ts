@@ -531,8 +531,10 @@ export const crudCommands: CommandDecl[] = [
       const after = await store.write(found, data, expected !== undefined,
         () => new StaleRevision(model.key, String(payload.id), found.revision, null));
       await store.checkWritten(after.dbid as number);
+      // the caller's view, taken before the hooks get `after`
+      const answer = toRecord(model, { ...after, record_uuid: after.id }, (f) => !canReadField(model, f, env.principal));
       await runPostHooks({ ...ctx, after });
-      return shown(env, model, toRecord(model, { ...after, record_uuid: after.id }, (f) => !canReadField(model, f, env.principal)));
+      return shown(env, model, answer);
     },
   },
   {

@@ -25,6 +25,7 @@ const app = fixtureApp('fixture_txsql', {
       handler: (ctx: HookContext) => {
         seen.push({ point: 'post', before: ctx.before, after: ctx.after });
         if (ctx.payload.notes === 'refuse after writing') throw new ValidationError('refused by a hook', { field: 'notes' }, 'REFUSED');
+        if (ctx.payload.notes === 'hook edits after' && ctx.after) ctx.after.notes = 'edited by the hook';
       },
     },
   ],
@@ -107,6 +108,13 @@ describe.each(PROVIDERS)('fw.update on %s', (provider) => {
     // the post hook saw the written row: the write had happened, in the transaction
     expect(seen.at(-1)?.after).toMatchObject({ notes: 'refuse after writing', expected_revenue: 99 });
     expect(await stored('crm.lead', lead)).toEqual(was);
+  });
+
+  it('the answer is the written record, whatever a post hook does to the `after` it is given', async () => {
+    const answer = await run('fw.update', { model: 'crm.lead', id: lead, values: { notes: 'hook edits after' } });
+    expect(seen.at(-1)?.after).toMatchObject({ notes: 'edited by the hook' });
+    expect(answer.notes).toBe('hook edits after');
+    expect((await stored('crm.lead', lead)).notes).toBe('hook edits after');
   });
 
   it('a value another record holds is 409 UNIQUE_VIOLATION naming the field, and nothing changes', async () => {
