@@ -5,11 +5,13 @@
  * hooks and its caller get the records Prisma's row gives, a hook that fails after the write
  * rolls it back, and constraint errors keep their codes.
  */
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { HookContext } from '../../../src/kernel/app.ts';
 import { delegateOf } from '../../../src/kernel/data/delegate.ts';
 import { toRecord } from '../../../src/kernel/data/values.ts';
 import { onQuery } from '../../../src/kernel/db/clients.ts';
+import { systemPrincipal } from '../../../src/kernel/env.ts';
 import { ValidationError } from '../../../src/kernel/errors.ts';
 import { adminPrincipal, bootTestKernel, expectFwError, fixtureApp, PROVIDERS, userPrincipal, type TestKernel } from '../../helpers/kernel.ts';
 
@@ -122,6 +124,12 @@ describe.each(PROVIDERS)('fw.update on %s', (provider) => {
     const err = await expectFwError(run('fw.update', { model: 'res.organization', id: org, values: { code: 'other-org', name: 'Clash' } }), 409, 'UNIQUE_VIOLATION');
     expect(JSON.stringify(err.details)).toContain('code');
     expect(await stored('res.organization', org)).toEqual(was);
+  });
+
+  it('a Reference to no record, written by the system (whose references are not checked first), is the database\'s 422 INVALID_REFERENCE, and nothing changes', async () => {
+    const was = await stored('crm.lead', lead);
+    await expectFwError(run('fw.update', { model: 'crm.lead', id: lead, values: { salesperson: crypto.randomUUID(), notes: 'dangling' } }, systemPrincipal(T)), 422, 'INVALID_REFERENCE');
+    expect(await stored('crm.lead', lead)).toEqual(was);
   });
 
   it('a stale revision is refused before anything is written; the current one writes', async () => {
