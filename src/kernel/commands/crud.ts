@@ -15,7 +15,8 @@ import { runPostHooks, runPreHooks, runReadHooks } from '../bus/hooks.js';
 import { deterministicUuid } from '../canonical.js';
 import { parseOrder, type ResolvedField, type ResolvedModel } from '../registry/model.js';
 import { countRecords, searchRecords, searchWithJoins } from '../data/sql/reads.js';
-import { compileMatch, compileUpdate, recordBuilder, type SearchJoin } from '../data/sql/compile.js';
+import { compileMatch, recordBuilder, type SearchJoin } from '../data/sql/compile.js';
+import { updateStatement } from '../data/sql/writes.js';
 import { encodeValue } from '../data/sql/values.js';
 import { transactionSql } from '../db/transaction-sql.js';
 import { ordersInJavaScript, rowComparator, type OrderItem } from '../data/sort-rows.js';
@@ -315,7 +316,7 @@ function updateStore(env: Env, model: ResolvedModel): UpdateStore {
       for (const [k, v] of Object.entries(data)) set[k] = encodeValue(model.fields.get(k)!, v, 'sqlite');
       // Prisma's @updatedAt, which a value given for it replaces
       if (!('updated_at_utc' in data)) set.updated_at_utc = encodeValue(model.fields.get('updated_at_utc')!, new Date(), 'sqlite');
-      const c = compileUpdate(model, set, { dbid: found.dbid, ...(atRevision ? { revision: found.revision } : {}) }, fields, 'sqlite');
+      const c = updateStatement(model, set, { dbid: found.dbid, ...(atRevision ? { revision: found.revision } : {}) }, fields, 'sqlite');
       const rows = await reader.rows(c.sql, c.params).catch(mapDbError(model));
       if (!rows.length) throw stale();
       return build(rows[0]!);
