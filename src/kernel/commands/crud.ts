@@ -13,10 +13,10 @@ import type { Env } from '../env.js';
 import { BadRequest, NotFound, StaleRevision, ValidationError, type FwError } from '../errors.js';
 import { runPostHooks, runPreHooks, runReadHooks } from '../bus/hooks.js';
 import { deterministicUuid } from '../canonical.js';
-import { parseOrder, type ResolvedField, type ResolvedModel } from '../registry/model.js';
+import { columnDefault, parseOrder, type ResolvedField, type ResolvedModel } from '../registry/model.js';
 import { countRecords, searchRecords, searchWithJoins } from '../data/sql/reads.js';
 import { compileMatch, recordBuilder, type SearchJoin } from '../data/sql/compile.js';
-import { updateStatement } from '../data/sql/writes.js';
+import { insertStatement, updateStatement } from '../data/sql/writes.js';
 import { encodeValue } from '../data/sql/values.js';
 import { transactionSql } from '../db/transaction-sql.js';
 import { ordersInJavaScript, rowComparator, type OrderItem } from '../data/sort-rows.js';
@@ -273,8 +273,7 @@ interface Found { dbid: number; revision: number; before: Record<string, unknown
  * or, in a SQLite write transaction, as compiled statements on the transaction's own connection
  * (src/kernel/db/transaction-sql.ts), which cost a tenth of Prisma's queries. Both give records
  * as `toRecord` does (the SQL reads' decoders promise that output), so the command, its hooks
- * and its answer cannot tell them apart. JSON values are left to Prisma, which owns their
- * encoding (its JSON null forms among them).
+ * and its answer cannot tell them apart (`hasJson`: JSON values stay with Prisma).
  */
 interface UpdateStore {
   find(id: unknown): Promise<Found>;
@@ -297,34 +296,97 @@ function updateStore(env: Env, model: ResolvedModel): UpdateStore {
     },
     checkWritten: (dbid) => checkWrittenRecord(env, model, dbid, 'update'),
   };
-  const reader = transactionSql(env.db);
-  if (!reader || env.provider !== 'sqlite') return prisma;
-  const sql = { registry: env.registry, dialect: 'sqlite' as const, reader };
-  // every column `toRecord` gives, id first, in its order
-  const fields = [model.fields.get('record_uuid')!, ...[...model.fields.values()].filter((f) => f.stored && !f.private && f.name !== 'record_uuid')];
-  const build = recordBuilder(fields, 'sqlite');
+  const d = directWrites(env, model);
+  if (!d) return prisma;
   return {
     async find(id) {
       const where = { AND: [{ record_uuid: { equals: recordId(model, id) } }, scopedWhere(env, model, 'update')] };
-      const [rec] = await searchRecords(sql, model, { where, orderBy: [], take: 1, fields });
+      const [rec] = await searchRecords(d.sql, model, { where, orderBy: [], take: 1, fields: d.fields });
       if (!rec) throw recordNotFound(model, id);
       return { dbid: rec.dbid as number, revision: rec.revision as number, before: rec };
     },
     async write(found, data, atRevision, stale) {
-      if (Object.keys(data).some((k) => model.fields.get(k)?.type === 'json')) return prisma.write(found, data, atRevision, stale);
+      if (hasJson(model, data)) return prisma.write(found, data, atRevision, stale);
       const set: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(data)) set[k] = encodeValue(model.fields.get(k)!, v, 'sqlite');
       // Prisma's @updatedAt, which a value given for it replaces
       if (!('updated_at_utc' in data)) set.updated_at_utc = encodeValue(model.fields.get('updated_at_utc')!, new Date(), 'sqlite');
-      const c = updateStatement(model, set, { dbid: found.dbid, ...(atRevision ? { revision: found.revision } : {}) }, fields, 'sqlite');
-      const rows = await reader.rows(c.sql, c.params).catch(mapDbError(model));
+      const c = updateStatement(model, set, { dbid: found.dbid, ...(atRevision ? { revision: found.revision } : {}) }, d.fields, 'sqlite');
+      const rows = await d.sql.reader.rows(c.sql, c.params).catch(mapDbError(model));
       if (!rows.length) throw stale();
-      return build(rows[0]!);
+      return d.build(rows[0]!);
     },
-    async checkWritten(dbid) {
-      if (!rulesFor(model, env.principal, 'update').length) return;
-      const where = { AND: [{ dbid: { equals: dbid } }, scopedWhere(env, model, 'update')] };
-      if (!(await searchRecords(sql, model, { where, orderBy: [], take: 1, fields: [fields[0]!] })).length) throw writtenOutside(model, 'update');
+    checkWritten: (dbid) => d.checkWritten(dbid, 'update'),
+  };
+}
+
+/**
+ * The storage steps of fw.create: insert the row, then check it is one the caller may create.
+ * Through Prisma, or on a SQLite write transaction's own connection (as `updateStore`), where
+ * the row gets what Prisma's client would send for the columns left out: the model's column
+ * defaults (`columnDefault`, which the Prisma schema is printed from), one time for all its times.
+ */
+interface CreateStore {
+  insert(data: Record<string, unknown>, uuid: string): Promise<Record<string, unknown>>;
+  checkWritten(dbid: number): Promise<void>;
+}
+
+function createStore(env: Env, model: ResolvedModel): CreateStore {
+  const prisma: CreateStore = {
+    async insert(data, uuid) {
+      const row = await delegateOf(env.db, model).create({ data: { ...data, record_uuid: uuid } }).catch(mapDbError(model));
+      return record(env.sudo(), model, row);
+    },
+    checkWritten: (dbid) => checkWrittenRecord(env, model, dbid, 'create'),
+  };
+  const d = directWrites(env, model);
+  if (!d) return prisma;
+  return {
+    async insert(data, uuid) {
+      if (hasJson(model, data)) return prisma.insert(data, uuid);
+      const now = new Date();
+      const values: Record<string, unknown> = {};
+      for (const f of model.fields.values()) {
+        if (!f.stored) continue;
+        if (f.name === 'record_uuid') values[f.name] = uuid;
+        else if (f.name in data) values[f.name] = encodeValue(f, data[f.name], 'sqlite');
+        else {
+          const def = columnDefault(f);
+          if (def?.kind === 'now' || def?.kind === 'updatedAt') values[f.name] = encodeValue(f, now, 'sqlite');
+          else if (def?.kind === 'value') values[f.name] = encodeValue(f, def.value, 'sqlite');
+        }
+      }
+      const c = insertStatement(model, values, d.fields, 'sqlite');
+      const [row] = await d.sql.reader.rows(c.sql, c.params).catch(mapDbError(model));
+      return d.build(row!);
+    },
+    checkWritten: (dbid) => d.checkWritten(dbid, 'create'),
+  };
+}
+
+/** JSON values are left to Prisma, which owns their encoding (its JSON null forms among them). */
+const hasJson = (model: ResolvedModel, data: Record<string, unknown>) => Object.keys(data).some((k) => model.fields.get(k)?.type === 'json');
+
+/**
+ * What fw.create and fw.update need to run their statements on a SQLite write transaction's own
+ * connection (src/kernel/db/transaction-sql.ts), or null when `env.db` is not such a
+ * transaction: the reads' context on it, every column `toRecord` gives (id first, in its order)
+ * and how a row of them becomes the record, and the check that a written record is one the
+ * caller may `op`.
+ */
+function directWrites(env: Env, model: ResolvedModel) {
+  const reader = transactionSql(env.db);
+  if (!reader || env.provider !== 'sqlite') return null;
+  const sql = { registry: env.registry, dialect: 'sqlite' as const, reader };
+  const fields = [model.fields.get('record_uuid')!, ...[...model.fields.values()].filter((f) => f.stored && !f.private && f.name !== 'record_uuid')];
+  return {
+    sql,
+    fields,
+    build: recordBuilder(fields, 'sqlite'),
+    async checkWritten(dbid: number, op: AccessOp): Promise<void> {
+      if (!rulesFor(model, env.principal, op).length) return;
+      const where = { AND: [{ dbid: { equals: dbid } }, scopedWhere(env, model, op)] };
+      if (!(await searchRecords(sql, model, { where, orderBy: [], take: 1, fields: [fields[0]!] })).length) throw writtenOutside(model, op);
     },
   };
 }
@@ -432,11 +494,13 @@ export const crudCommands: CommandDecl[] = [
       const data = toWriteData(model, ctx.payload, 'create', { allowReadonly: true });
       const uuid = env.principal.kind === 'system' && typeof payload.record_uuid === 'string' ? payload.record_uuid
         : env.deterministicIds ? await nextDeterministicId(env, model) : crypto.randomUUID();
-      const row = await delegateOf(env.db, model).create({ data: { ...data, record_uuid: uuid } }).catch(mapDbError(model));
-      await checkWrittenRecord(env, model, row.dbid, 'create');
-      const after = record(env.sudo(), model, row);
+      const store = createStore(env, model);
+      const after = await store.insert(data, uuid);
+      await store.checkWritten(after.dbid as number);
+      // the caller's view, taken before the hooks get `after`
+      const answer = toRecord(model, { ...after, record_uuid: after.id }, (f) => !canReadField(model, f, env.principal));
       await runPostHooks({ ...ctx, after });
-      return shown(env, model, record(env, model, row));
+      return shown(env, model, answer);
     },
   },
   {

@@ -1,4 +1,4 @@
-import type { ResolvedField, ResolvedModel } from '../registry/model.js';
+import { columnDefault, type ResolvedField, type ResolvedModel } from '../registry/model.js';
 import { backRelationName, relationFieldName, relationName } from '../registry/names.js';
 
 export type DbProvider = 'sqlite' | 'postgresql';
@@ -31,14 +31,14 @@ function scalarType(f: ResolvedField, provider: DbProvider): { type: string; nat
 }
 
 function defaultAttr(f: ResolvedField): string | undefined {
-  if (f.name === 'dbid') return '@default(autoincrement())';
-  if (f.name === 'created_at_utc') return '@default(now())';
-  if (f.name === 'updated_at_utc') return '@updatedAt';
-  if (f.name === 'revision') return '@default(1)';
-  if (f.default === undefined || f.type === 'json') return undefined;
-  if (f.type === 'datetime') return '@default(now())';
-  if (typeof f.default === 'string') return `@default(${JSON.stringify(f.default)})`;
-  return `@default(${String(f.default)})`;
+  const d = columnDefault(f);
+  switch (d?.kind) {
+    case undefined: return undefined;
+    case 'autoincrement': return '@default(autoincrement())';
+    case 'now': return '@default(now())';
+    case 'updatedAt': return '@updatedAt';
+    case 'value': return typeof d.value === 'string' ? `@default(${JSON.stringify(d.value)})` : `@default(${String(d.value)})`;
+  }
 }
 
 interface Line { name: string; type: string; attrs: string[] }

@@ -73,6 +73,27 @@ export interface ResolvedModel {
   createCommand?: string;
 }
 
+/**
+ * What a new row holds in a column the create left out: the database's counter (`dbid`), the
+ * time of the write (`created_at_utc`, `updated_at_utc`, datetime defaults), or a value. JSON
+ * defaults are not column defaults (the Prisma schema has none for them). The Prisma schema's
+ * `@default`/`@updatedAt` attributes are printed from this, and a create without Prisma
+ * (src/kernel/commands/crud.ts) applies it the way Prisma's client does: every default sent as a
+ * value, one time for all of a row's times.
+ */
+export type ColumnDefault = { kind: 'autoincrement' } | { kind: 'now' } | { kind: 'updatedAt' } | { kind: 'value'; value: string | number | boolean };
+
+export function columnDefault(f: ResolvedField): ColumnDefault | undefined {
+  if (f.name === 'dbid') return { kind: 'autoincrement' };
+  if (f.name === 'created_at_utc') return { kind: 'now' };
+  if (f.name === 'updated_at_utc') return { kind: 'updatedAt' };
+  if (f.name === 'revision') return { kind: 'value', value: 1 };
+  if (f.default === undefined || f.type === 'json') return undefined;
+  if (f.type === 'datetime') return { kind: 'now' };
+  const v = f.default;
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? { kind: 'value', value: v } : undefined;
+}
+
 export const AUTO_FIELDS = ['dbid', 'record_uuid', 'created_at_utc', 'updated_at_utc', 'revision'] as const;
 const RESERVED = new Set<string>([...AUTO_FIELDS, 'id']);
 const KEY_RE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;

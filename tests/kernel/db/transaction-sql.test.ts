@@ -1,9 +1,10 @@
 /**
  * Statements on a SQLite write transaction's own connection (src/kernel/db/transaction-sql.ts),
- * as fw.update uses them: on SQLite its read and its write are compiled statements inside the
- * transaction Prisma began, on PostgreSQL they stay with Prisma; either way the command, its
- * hooks and its caller get the records Prisma's row gives, a hook that fails after the write
- * rolls it back, and constraint errors keep their codes.
+ * as fw.update and fw.create use them: on SQLite their reads and writes are compiled statements
+ * inside the transaction Prisma began, on PostgreSQL they stay with Prisma; either way the
+ * command, its hooks and its caller get the records Prisma's row gives (a create's defaults
+ * included), a hook that fails after the write rolls it back, and constraint errors keep their
+ * codes.
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -159,5 +160,36 @@ describe.each(PROVIDERS)('fw.update on %s', (provider) => {
     const answer = await run('fw.update', { model: 'ir.filter', id: filter, values: { search, shared: true, name: 'Mine, shared' } }, p);
     expect(answer).toMatchObject({ search, shared: true, name: 'Mine, shared' });
     expect(await stored('ir.filter', filter)).toMatchObject({ search, shared: true, name: 'Mine, shared' });
+  });
+
+  it(provider === 'sqlite' ? 'a create is one compiled INSERT in the transaction' : 'a create is Prisma\'s INSERT', async () => {
+    const ran = await statements(() => run('fw.create', { model: 'crm.lead', values: { name: 'Counted', organization: org } }));
+    const compiled = ran.filter((q) => q.startsWith('insert into "crm_lead"'));
+    const prisma = ran.filter((q) => /^INSERT INTO .*crm_lead/.test(q));
+    expect([compiled.length, prisma.length]).toEqual(provider === 'sqlite' ? [1, 0] : [0, 1]);
+  });
+
+  it('a created record is the stored row as Prisma reads it: defaults, times and revision as Prisma\'s client sends them', async () => {
+    const lead2 = await run('fw.create', { model: 'crm.lead', values: { name: 'Defaults', organization: org, probability: 0.5, closed_at: '2026-01-02T03:04:05.006Z' } });
+    expect(lead2).toEqual(await stored('crm.lead', lead2.id));
+    // declared defaults: an enum's and an integer's; nothing for a field without one
+    expect(lead2).toMatchObject({ stage: 'new', expected_revenue: 0, email: null, revision: 1, probability: 0.5, closed_at: '2026-01-02T03:04:05.006Z' });
+    expect(lead2.updated_at_utc).toBe(lead2.created_at_utc);
+    expect(Math.abs(Date.parse(lead2.created_at_utc as string) - Date.now())).toBeLessThan(60_000);
+    // a boolean's default, and a date-time declared `default: 'now'` (the row's one time)
+    const orgRec = await run('fw.create', { model: 'res.organization', values: { name: 'Defaulted', code: 'defaulted' } });
+    expect(orgRec).toMatchObject({ is_active: true });
+    expect(orgRec).toEqual(await stored('res.organization', orgRec.id));
+    const mod = await run('fw.create', { model: 'ir.module', values: { name: 'fixture_txsql_mod', version: '1.0.0' } }, systemPrincipal(T));
+    expect(mod.seeded_at).toBe(mod.created_at_utc);
+    expect(mod).toEqual(await stored('ir.module', mod.id));
+  });
+
+  it('a create with a value another record holds is 409 UNIQUE_VIOLATION, one with a dangling Reference (by the system) 422 INVALID_REFERENCE; nothing is stored', async () => {
+    const count = async () => (await run<{ count: number }>('fw.count', { model: 'res.organization' })).count;
+    const before = await count();
+    await expectFwError(run('fw.create', { model: 'res.organization', values: { name: 'Clash', code: 'tx-org' } }), 409, 'UNIQUE_VIOLATION');
+    await expectFwError(run('fw.create', { model: 'res.organization', values: { name: 'Dangling', country: crypto.randomUUID() } }, systemPrincipal(T)), 422, 'INVALID_REFERENCE');
+    expect(await count()).toBe(before);
   });
 });

@@ -211,6 +211,11 @@ export function compileUpdate(model: ResolvedModel, set: Record<string, unknown>
   return compiled(q.returning(fields.map((f) => f.name)));
 }
 
+/** INSERT of one row (`values` as the columns store them), RETURNING `fields` in order (fw.create). */
+export function compileInsert(model: ResolvedModel, values: Record<string, unknown>, fields: ResolvedField[], dialect: Dialect): CompiledSql {
+  return compiled(builders[dialect].insertInto(model.names.table).values(values).returning(fields.map((f) => f.name)));
+}
+
 export function compileCount(registry: Registry, model: ResolvedModel, where: Where, dialect: Dialect): CompiledSql {
   return compiled(base(registry, model, where, dialect).select(sql<number>`count(*)`.as('n')));
 }
