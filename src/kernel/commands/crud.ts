@@ -309,8 +309,9 @@ function updateStore(env: Env, model: ResolvedModel): UpdateStore {
       if (hasJson(model, data)) return prisma.write(found, data, atRevision, stale);
       const set: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(data)) set[k] = encodeValue(model.fields.get(k)!, v, 'sqlite');
-      // Prisma's @updatedAt, which a value given for it replaces
-      if (!('updated_at_utc' in data)) set.updated_at_utc = encodeValue(model.fields.get('updated_at_utc')!, new Date(), 'sqlite');
+      // Prisma's @updatedAt (data never holds these automatic fields: toWriteData refuses them)
+      const now = new Date();
+      for (const f of d.updatedAt) set[f.name] = encodeValue(f, now, 'sqlite');
       const c = updateStatement(model, set, { dbid: found.dbid, ...(atRevision ? { revision: found.revision } : {}) }, d.fields, 'sqlite');
       const rows = await d.sql.reader.rows(c.sql, c.params).catch(mapDbError(model));
       if (!rows.length) throw stale();
@@ -368,28 +369,48 @@ function createStore(env: Env, model: ResolvedModel): CreateStore {
 const hasJson = (model: ResolvedModel, data: Record<string, unknown>) => Object.keys(data).some((k) => model.fields.get(k)?.type === 'json');
 
 /**
+ * A model's columns as fw.create and fw.update read them back without Prisma: every column
+ * `toRecord` gives (id first, in its order), how a row of them becomes the record, and the
+ * columns Prisma's `@updatedAt` sets. Derived once per model (the registry's models do not
+ * change), not on every write.
+ */
+const directColumns = new WeakMap<ResolvedModel, { fields: ResolvedField[]; build: (row: unknown[]) => Record<string, unknown>; updatedAt: ResolvedField[] }>();
+function directColumnsOf(model: ResolvedModel) {
+  let c = directColumns.get(model);
+  if (!c) {
+    const stored = [...model.fields.values()].filter((f) => f.stored);
+    const fields = [model.fields.get('record_uuid')!, ...stored.filter((f) => !f.private && f.name !== 'record_uuid')];
+    c = { fields, build: recordBuilder(fields, 'sqlite'), updatedAt: stored.filter((f) => columnDefault(f)?.kind === 'updatedAt') };
+    directColumns.set(model, c);
+  }
+  return c;
+}
+
+/**
  * What fw.create and fw.update need to run their statements on a SQLite write transaction's own
  * connection (src/kernel/db/transaction-sql.ts), or null when `env.db` is not such a
- * transaction: the reads' context on it, every column `toRecord` gives (id first, in its order)
- * and how a row of them becomes the record, and the check that a written record is one the
- * caller may `op`.
+ * transaction: the reads' context on it, the model's columns (`directColumnsOf`), and the check
+ * that a written record is one the caller may `op`.
  */
 function directWrites(env: Env, model: ResolvedModel) {
   const reader = transactionSql(env.db);
   if (!reader || env.provider !== 'sqlite') return null;
   const sql = { registry: env.registry, dialect: 'sqlite' as const, reader };
-  const fields = [model.fields.get('record_uuid')!, ...[...model.fields.values()].filter((f) => f.stored && !f.private && f.name !== 'record_uuid')];
+  const columns = directColumnsOf(model);
   return {
+    ...columns,
     sql,
-    fields,
-    build: recordBuilder(fields, 'sqlite'),
     async checkWritten(dbid: number, op: AccessOp): Promise<void> {
       if (!rulesFor(model, env.principal, op).length) return;
       const where = { AND: [{ dbid: { equals: dbid } }, scopedWhere(env, model, op)] };
-      if (!(await searchRecords(sql, model, { where, orderBy: [], take: 1, fields: [fields[0]!] })).length) throw writtenOutside(model, op);
+      if (!(await searchRecords(sql, model, { where, orderBy: [], take: 1, fields: [columns.fields[0]!] })).length) throw writtenOutside(model, op);
     },
   };
 }
+
+/** A written record as its caller gets it (fields it may not read left out), taken before the post hooks get `after`. */
+const callerView = (env: Env, model: ResolvedModel, rec: Record<string, unknown>) =>
+  toRecord(model, { ...rec, record_uuid: rec.id }, (f) => !canReadField(model, f, env.principal));
 
 /** Batch writes run each record through the single-record command, so hooks and rules apply per record. */
 const MAX_BATCH = 1000;
@@ -497,8 +518,7 @@ export const crudCommands: CommandDecl[] = [
       const store = createStore(env, model);
       const after = await store.insert(data, uuid);
       await store.checkWritten(after.dbid as number);
-      // the caller's view, taken before the hooks get `after`
-      const answer = toRecord(model, { ...after, record_uuid: after.id }, (f) => !canReadField(model, f, env.principal));
+      const answer = callerView(env, model, after);
       await runPostHooks({ ...ctx, after });
       return shown(env, model, answer);
     },
@@ -596,8 +616,7 @@ export const crudCommands: CommandDecl[] = [
       const after = await store.write(found, data, expected !== undefined,
         () => new StaleRevision(model.key, String(payload.id), found.revision, null));
       await store.checkWritten(after.dbid as number);
-      // the caller's view, taken before the hooks get `after`
-      const answer = toRecord(model, { ...after, record_uuid: after.id }, (f) => !canReadField(model, f, env.principal));
+      const answer = callerView(env, model, after);
       await runPostHooks({ ...ctx, after });
       return shown(env, model, answer);
     },

@@ -8,7 +8,7 @@ import type { DbProvider } from '../generate/prisma-schema.js';
 import type { Settings } from '../settings.js';
 import type { ConnectionBudget } from './budget.js';
 import { createPostgresReader } from './readers/postgresql/index.js';
-import { createSqliteReader, statementRunner } from './readers/sqlite/index.js';
+import { createConnectionReader, createSqliteReader } from './readers/sqlite/index.js';
 import type { Reader } from './readers/types.js';
 import { inScope, lentClient, type SharedPrismaClients } from './shared-prisma.js';
 
@@ -139,18 +139,7 @@ export async function createConnection(provider: DbProvider, location: string, s
     // statements on the connection Prisma's adapter holds, for its transactions (./transaction-sql.ts)
     let transactionSql: Reader | undefined;
     const connected = (db: Database.Database) => {
-      const { run, clear } = statementRunner(db, 200);
-      transactionSql = withQueryLog({
-        rows: (sql, params) => {
-          try {
-            return Promise.resolve(run(sql, params));
-          } catch (err) {
-            return Promise.reject(err);
-          }
-        },
-        stats: () => ({ hits: 0, misses: 0 }),
-        close: () => Promise.resolve(clear()),
-      }, location);
+      transactionSql = withQueryLog(createConnectionReader(db), location);
     };
     const client = lazyClient(() => {
       const c = new Ctor({ adapter: withSortKey(new PrismaBetterSqlite3({ url: location, timeout: 10_000 }), connected), log: [{ emit: 'event', level: 'query' }] });

@@ -4,33 +4,38 @@ import { compileInsert, compileUpdate, type CompiledSql } from './compile.js';
 import type { Dialect } from './values.js';
 
 /*
- * INSERT and UPDATE statements by their shape (table, columns set, whether the revision is in the WHERE,
- * columns returned), not by their values as the reads are keyed: every write of another value
- * would otherwise compile again. Kysely numbers an UPDATE's parameters as the SET values in order,
- * then the WHERE's; a compiled statement is kept only when its parameters came out in exactly
- * that order (an INSERT's: its values in order), so a kept text never gets its values in another
- * order.
+ * INSERT and UPDATE statements by their shape (table, columns written, whether the revision is
+ * in the WHERE, columns returned), not by their values as the reads are keyed: every write of
+ * another value would otherwise compile again. The caller states the parameters in the order
+ * the text takes them (an UPDATE's SET values, then its WHERE's; an INSERT's values); a compiled
+ * text is kept only when Kysely numbered them exactly so, so a kept text never gets its values in
+ * another order.
  */
 const kept = new LRUCache<string, string>({ max: 1_000 });
 
-export function updateStatement(model: ResolvedModel, set: Record<string, unknown>, where: { dbid: number; revision?: number }, fields: ResolvedField[], dialect: Dialect): CompiledSql {
-  const columns = Object.keys(set);
-  const params = [...columns.map((c) => set[c]), where.dbid, ...(where.revision !== undefined ? [where.revision] : [])];
-  const key = JSON.stringify(['update', dialect, model.names.table, columns, where.revision !== undefined, fields.map((f) => f.name)]);
+function keptStatement(key: string, params: unknown[], compile: () => CompiledSql): CompiledSql {
   const sql = kept.get(key);
   if (sql !== undefined) return { sql, params };
-  const c = compileUpdate(model, set, where, fields, dialect);
+  const c = compile();
   if (c.params.length === params.length && c.params.every((p, i) => p === params[i])) kept.set(key, c.sql);
   return c;
 }
 
+export function updateStatement(model: ResolvedModel, set: Record<string, unknown>, where: { dbid: number; revision?: number }, fields: ResolvedField[], dialect: Dialect): CompiledSql {
+  const columns = Object.keys(set);
+  const guarded = where.revision !== undefined;
+  return keptStatement(
+    JSON.stringify(['update', dialect, model.names.table, columns, guarded, fields.map((f) => f.name)]),
+    [...columns.map((c) => set[c]), where.dbid, ...(guarded ? [where.revision] : [])],
+    () => compileUpdate(model, set, where, fields, dialect),
+  );
+}
+
 export function insertStatement(model: ResolvedModel, values: Record<string, unknown>, fields: ResolvedField[], dialect: Dialect): CompiledSql {
   const columns = Object.keys(values);
-  const params = columns.map((c) => values[c]);
-  const key = JSON.stringify(['insert', dialect, model.names.table, columns, fields.map((f) => f.name)]);
-  const sql = kept.get(key);
-  if (sql !== undefined) return { sql, params };
-  const c = compileInsert(model, values, fields, dialect);
-  if (c.params.length === params.length && c.params.every((p, i) => p === params[i])) kept.set(key, c.sql);
-  return c;
+  return keptStatement(
+    JSON.stringify(['insert', dialect, model.names.table, columns, fields.map((f) => f.name)]),
+    columns.map((c) => values[c]),
+    () => compileInsert(model, values, fields, dialect),
+  );
 }

@@ -34,6 +34,26 @@ export function statementRunner(db: Database.Database, max: number): { run(sql: 
 }
 
 /**
+ * Statements on a connection someone else owns (the one Prisma's SQLite adapter holds, for its
+ * transactions: src/kernel/db/transaction-sql.ts): prepared statements kept, no result cache,
+ * and closing it only drops the statements.
+ */
+export function createConnectionReader(db: Database.Database, statements = 200): Reader {
+  const { run, clear } = statementRunner(db, statements);
+  return {
+    rows(sql, params) {
+      try {
+        return Promise.resolve(run(sql, params));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+    stats: () => ({ hits: 0, misses: 0 }),
+    close: () => Promise.resolve(clear()),
+  };
+}
+
+/**
  * A second, read-only connection to the tenant's file. WAL lets it read the last committed
  * state while the Prisma connection writes, and its prepared statements are kept by SQL text
  * (the compiler gives one text per query shape), which Prisma's adapter does not do.
