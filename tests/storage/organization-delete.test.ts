@@ -116,6 +116,8 @@ describe.each(PROVIDERS)('deleting referenced records on %s', (provider) => {
     expectError(await ts.request('GET', `/api/data/res.organization/${org}`, { token: admin }), 404, 'RECORD_NOT_FOUND');
     await waitFor(() => !fs.existsSync(orgDir()), 'the organization\'s storage folder removed');
     expect(filesUnder(storageRoot(ts)).filter((f) => f.includes(org))).toEqual([]);
+    // the prune walks up one folder at a time: the tenant's folder goes a moment after the organization's
+    await waitFor(() => emptyDirsUnder(storageRoot(ts)).length === 0, 'no empty folder left');
     expect(emptyDirsUnder(storageRoot(ts))).toEqual([]);
   });
 

@@ -91,7 +91,8 @@ describe('a French user', () => {
     await page.goto(actionUrl(org.code, 'connectors.action_connectors', connectorId));
     const params = page.getByTestId('connector-params');
     await params.waitFor();
-    expect(await params.getByRole('heading').first().innerText()).toBe('Paramètres — Système de fichiers local');
+    // the provider's name joins the heading once the provider list has loaded
+    await expect.poll(() => params.getByRole('heading').first().innerText()).toBe('Paramètres — Système de fichiers local');
     // the provider's parameters and the provider list come from the connectors app's French
     expect(await params.locator('label[for="param-root"]').innerText()).toBe('Dossier racine (vide = STORAGE_LOCAL_ROOT)');
     await page.getByTestId('connector-test').click();
