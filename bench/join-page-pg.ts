@@ -4,7 +4,8 @@
  * their country, ordered by name as the compiler writes it (`COLLATE "und-x-icu"`), at 60, 1,000
  * and 10,000 rows: `sort` with no index on the order, `index` with the sort index fw creates for a
  * default order on text (src/kernel/db/sort-indexes.ts), `flat+index` the one-statement join a
- * first page in that order has had since issue 30's fifth pass. Prints the client's round trip and the
+ * first page in that order has had since issue 30's fifth pass; the `desc` rows the same in
+ * descending order (ties still by ascending `dbid`), which the sixth pass also joins flat. Prints the client's round trip and the
  * server's execution time (EXPLAIN ANALYZE).
  */
 import crypto from 'node:crypto';
@@ -30,8 +31,11 @@ try {
     await c.query('analyze');
     const paged = `select "t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country", "j1"."record_uuid", "j1"."name", "j1"."code" from (select "t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country", "t0"."dbid" from "res_organization" as "t0" order by "t0"."name" collate "und-x-icu" asc, "t0"."dbid" asc limit $1) as "t0" left join "res_country" as "j1" on "j1"."record_uuid" = "t0"."country" order by "t0"."name" collate "und-x-icu" asc, "t0"."dbid" asc`;
     const flat = `select "t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country", "j1"."record_uuid", "j1"."name", "j1"."code" from "res_organization" as "t0" left join "res_country" as "j1" on "j1"."record_uuid" = "t0"."country" order by "t0"."name" collate "und-x-icu" asc, "t0"."dbid" asc limit $1`;
-    for (const label of ['sort', 'index', 'flat+index']) {
-      const q = label === 'flat+index' ? flat : paged;
+    // the same page in descending order (`name desc`, ties still by `dbid asc`): the index read backwards
+    const desc = (q: string) => q.replaceAll('collate "und-x-icu" asc', 'collate "und-x-icu" desc');
+    for (const label of ['sort', 'index', 'flat+index', 'index desc', 'flat+index desc']) {
+      const shaped = label.startsWith('flat') ? flat : paged;
+      const q = label.endsWith('desc') ? desc(shaped) : shaped;
       if (label === 'index') { await c.query(compileSortIndex.create({ name: 'fw_sk_org', table: 'res_organization', columns: [{ column: 'name', sortKey: true }] }, 'postgresql')); await c.query('analyze'); }
       for (let i = 0; i < 50; i++) await c.query(q, [20]);
       const ex = (await c.query(`explain (analyze, format json) ${q}`, [20])).rows[0]['QUERY PLAN'][0];

@@ -6,7 +6,8 @@
  * rows (issue 30's third pass), and `paged+index` is `paged` with the sort index fw creates on
  * SQLite for a default order on text (src/kernel/db/sort-indexes.ts); `flat+index` is `flat` with
  * that index, the shape a first page in an order an index serves has had since issue 30's fifth
- * pass (the join then stops with the page). The SQL texts are the
+ * pass (the join then stops with the page); the `desc` rows are the same in descending order
+ * (ties still by ascending `dbid`), which the sixth pass also joins flat. The SQL texts are the
  * compiler's output for `resOrganizations(limit: 20, orderBy: [{ name: asc }]) { id name code
  * country { id name code } }`. Prints µs per statement.
  */
@@ -25,7 +26,9 @@ for (let i = 0; i < N; i++) db.prepare('insert into res_organization (record_uui
 db.exec('commit');
 const flat = `select "t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country", "j1"."record_uuid", "j1"."name", "j1"."code" from "res_organization" as "t0" left join "res_country" as "j1" on "j1"."record_uuid" = "t0"."country" order by fw_sortkey("t0"."name") asc, "t0"."dbid" asc limit ?`;
 const paged = `select "t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country", "j1"."record_uuid", "j1"."name", "j1"."code" from (select "t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country", "t0"."dbid", fw_sortkey("t0"."name") as "__sortkey_0" from "res_organization" as "t0" order by "__sortkey_0" asc, "t0"."dbid" asc limit ?) as "t0" left join "res_country" as "j1" on "j1"."record_uuid" = "t0"."country" order by "t0"."__sortkey_0" asc, "t0"."dbid" asc`;
-for (const [label, q] of [['flat', flat], ['paged', paged], ['paged+index', paged], ['flat+index', flat]] as const) {
+// the same page in descending order (`name desc`, ties still by `dbid asc`): the index read backwards
+const desc = (q: string) => q.replaceAll('fw_sortkey("t0"."name") asc', 'fw_sortkey("t0"."name") desc').replaceAll('"__sortkey_0" asc', '"__sortkey_0" desc');
+for (const [label, q] of [['flat', flat], ['paged', paged], ['paged+index', paged], ['flat+index', flat], ['paged+index desc', desc(paged)], ['flat+index desc', desc(flat)]] as const) {
   if (label === 'paged+index') db.exec(compileSortIndex.create({ name: 'fw_sk_res_organization', table: 'res_organization', columns: [{ column: 'name', sortKey: true }] }, 'sqlite'));
   const st = db.prepare(q).raw(true);
   const n = N > 5000 ? 50 : 1000;

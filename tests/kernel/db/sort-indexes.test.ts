@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerSortKey, SQLITE_SORT_KEY_FUNCTION, sortKeyVersion, sqliteSortKey, textComparator } from '../../../src/kernel/data/collation.ts';
 import { compileSearch, type SearchQuery } from '../../../src/kernel/data/sql/compile.ts';
+import { orderServedByIndex } from '../../../src/kernel/data/sql/index-order.ts';
 import { ensureSortIndexes, sortIndexesOf } from '../../../src/kernel/db/sort-indexes.ts';
 import type { SchemaTarget } from '../../../src/kernel/migrate/upgrade.ts';
 import type { ResolvedModel } from '../../../src/kernel/registry/model.ts';
@@ -157,14 +158,53 @@ describe.each(PROVIDERS)('sort indexes on %s', (provider) => {
     expect(shape({ where: { code: { equals: 'x' } } })).toBe('flat');
     expect(shape({ orderBy: [{ dbid: 'asc' }] })).toBe('flat');
     expect(shape({ orderBy: [{ dbid: 'desc' }] })).toBe('flat');
+    // the index read backwards; a tie-break against the read sorts each group of equal keys alone
+    expect(shape({ orderBy: [{ name: 'desc' }, { dbid: 'asc' }] })).toBe('flat');
+    expect(shape({ orderBy: [{ name: 'desc' }, { dbid: 'desc' }] })).toBe('flat');
+    expect(shape({ orderBy: [{ name: 'asc' }, { dbid: 'desc' }] })).toBe('flat');
     // an offset: the subquery skips rows without joining them
     expect(shape({ skip: 20 })).toBe('paged');
+    expect(shape({ skip: 20, orderBy: [{ name: 'desc' }, { dbid: 'asc' }] })).toBe('paged');
     // orders the index does not hand out as they are
-    expect(shape({ orderBy: [{ name: 'desc' }, { dbid: 'asc' }] })).toBe('paged');
-    expect(shape({ orderBy: [{ name: 'asc' }, { dbid: 'desc' }] })).toBe('paged');
     expect(shape({ orderBy: [{ name: 'asc' }] })).toBe('paged');
     expect(shape({ orderBy: [{ code: 'asc' }, { dbid: 'asc' }] })).toBe('paged');
     expect(shape({ orderBy: [{ name: 'asc' }, { code: 'asc' }, { dbid: 'asc' }] })).toBe('paged');
+    // a two-column index (`sequence, name`) serves both columns one way, never mixed directions
+    const folder = model('storage.folder');
+    expect(orderServedByIndex(folder, [{ sequence: 'desc' }, { name: 'desc' }, { dbid: 'asc' }])).toBe(true);
+    expect(orderServedByIndex(folder, [{ sequence: 'asc' }, { name: 'asc' }, { dbid: 'desc' }])).toBe(true);
+    expect(orderServedByIndex(folder, [{ sequence: 'asc' }, { name: 'desc' }, { dbid: 'asc' }])).toBe(false);
+    expect(orderServedByIndex(folder, [{ sequence: 'desc' }, { name: 'asc' }, { dbid: 'desc' }])).toBe(false);
+    expect(orderServedByIndex(folder, [{ sequence: 'desc' }, { dbid: 'asc' }])).toBe(false);
+  });
+
+  it('a descending first page is read backwards in the index, with no sort key computed and no sort of the whole table', async () => {
+    const c = compileSearch(tk.kernel.registry, model('res.organization'), { ...listPage(), orderBy: [{ name: 'desc' }, { dbid: 'asc' }] }, provider);
+    expect(c.sql).not.toContain('from (select');
+    if (provider === 'sqlite') {
+      const db = new Database(target.provider === 'sqlite' ? target.file : '', { readonly: true });
+      let calls = 0;
+      db.function(SQLITE_SORT_KEY_FUNCTION, { deterministic: true }, (v: unknown) => (calls++, sqliteSortKey(v)));
+      try {
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${c.sql}`).all(...c.params) as Array<{ detail: string }>).map((r) => r.detail).join('\n');
+        expect(plan).toContain(`USING INDEX ${orgIndex().name}`);
+        // only the tie-break is sorted, group by group, as rows are read
+        expect(plan).not.toContain('TEMP B-TREE FOR ORDER BY');
+        expect(db.prepare(c.sql).raw(true).all(...c.params)).toHaveLength(5);
+        expect(calls).toBe(0);
+      } finally {
+        db.close();
+      }
+    } else {
+      const plan = await withPgClient(target.provider === 'postgresql' ? target.url : '', async (client) => {
+        await client.query('SET enable_sort = off');
+        return (await client.query(`EXPLAIN ${c.sql}`, [...c.params])).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+      });
+      expect(plan).toContain(`Index Scan Backward using ${orgIndex().name}`);
+      // an incremental sort of equal names at most, never a sort of every row
+      expect(plan).toMatch(/Incremental Sort|^Limit[^\n]*\n\s*->\s*Nested Loop/);
+      expect(plan).not.toMatch(/(^|->)\s*Sort\s+\(/m);
+    }
   });
 
   it('both statement shapes read the records of the list without References, with each page\'s References', async () => {
@@ -180,7 +220,7 @@ describe.each(PROVIDERS)('sort indexes on %s', (provider) => {
     const include = { country: ['name', 'code'] };
     const referenced = (f: Found) => [...new Set(f.items.map((o) => o.country).filter(Boolean))].sort();
     for (const domain of [[], [['name', 'ilike', 'e']]]) {
-      for (const order of [undefined, 'dbid asc', 'dbid desc']) {
+      for (const order of [undefined, 'dbid asc', 'dbid desc', 'name desc', 'name desc, dbid desc', 'name asc, dbid desc']) {
         const q = { domain, ...(order ? { order } : {}) };
         const at = `${order} ${JSON.stringify(domain)}`;
         // the whole list, with no join

@@ -30,14 +30,19 @@ const isTerm = (o: Record<string, 'asc' | 'desc'>, field: string, dir: 'asc' | '
 };
 
 /**
- * Whether an index hands out rows in exactly this order, so that a database reading it stops
- * after the page: the sort index's columns, each ascending, then `dbid` ascending (the order
- * the index holds: SQLite's end with the rowid, which `dbid` is, PostgreSQL's with `dbid`), or
- * `dbid` alone (the primary key). Any other order is sorted after reading.
+ * Whether an index hands out rows in this order, so that a database reading it stops after the
+ * page: `dbid` alone (the primary key), or the sort index's columns all ascending or all
+ * descending (the index read forwards or backwards) and then `dbid` either way. The index ends
+ * with `dbid` (SQLite's with the rowid, which `dbid` is; PostgreSQL's with `dbid`); when the
+ * tie-break runs against the read, each group of equal keys is sorted on its own as it is read
+ * (SQLite's "temp b-tree for last term", PostgreSQL's incremental sort), which still stops with
+ * the page. Mixed directions, or any other order, are sorted after reading every row.
  */
 export function orderServedByIndex(model: ResolvedModel, orderBy: ReadonlyArray<Record<string, 'asc' | 'desc'>>): boolean {
   if (orderBy.length === 1) return isTerm(orderBy[0]!, 'dbid', 'asc') || isTerm(orderBy[0]!, 'dbid', 'desc');
   const columns = sortIndexColumns(model);
   if (!columns || orderBy.length !== columns.length + 1) return false;
-  return columns.every((c, i) => isTerm(orderBy[i]!, c.column, 'asc')) && isTerm(orderBy[columns.length]!, 'dbid', 'asc');
+  const tieBreak = orderBy[columns.length]!;
+  if (!isTerm(tieBreak, 'dbid', 'asc') && !isTerm(tieBreak, 'dbid', 'desc')) return false;
+  return (['asc', 'desc'] as const).some((dir) => columns.every((c, i) => isTerm(orderBy[i]!, c.column, dir)));
 }
