@@ -17,7 +17,7 @@ import { columnDefault, parseOrder, type ResolvedField, type ResolvedModel } fro
 import { countRecords, searchRecords, searchWithJoins } from '../data/sql/reads.js';
 import { compileMatch, recordBuilder, type SearchJoin } from '../data/sql/compile.js';
 import { insertStatement, updateStatement } from '../data/sql/writes.js';
-import { encodeValue } from '../data/sql/values.js';
+import { encodeValue, type Dialect } from '../data/sql/values.js';
 import { transactionSql } from '../db/transaction-sql.js';
 import { ordersInJavaScript, rowComparator, type OrderItem } from '../data/sort-rows.js';
 import { readGroup } from './read-group.js';
@@ -270,7 +270,7 @@ interface Found { dbid: number; revision: number; before: Record<string, unknown
 /**
  * The storage steps of fw.update: read the record the rules of `update` let the caller reach,
  * write it, and check the written record is still one the caller may update. Through Prisma,
- * or, in a SQLite write transaction, as compiled statements on the transaction's own connection
+ * or, in a write transaction, as compiled statements on the transaction's own connection
  * (src/kernel/db/transaction-sql.ts), which cost a tenth of Prisma's queries. Both give records
  * as `toRecord` does (the SQL reads' decoders promise that output), so the command, its hooks
  * and its answer cannot tell them apart (`hasJson`: JSON values stay with Prisma).
@@ -307,12 +307,13 @@ function updateStore(env: Env, model: ResolvedModel): UpdateStore {
     },
     async write(found, data, atRevision, stale) {
       if (hasJson(model, data)) return prisma.write(found, data, atRevision, stale);
+      const { dialect } = d.sql;
       const set: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(data)) set[k] = encodeValue(model.fields.get(k)!, v, 'sqlite');
+      for (const [k, v] of Object.entries(data)) set[k] = encodeValue(model.fields.get(k)!, v, dialect);
       // Prisma's @updatedAt (data never holds these automatic fields: toWriteData refuses them)
       const now = new Date();
-      for (const f of d.updatedAt) set[f.name] = encodeValue(f, now, 'sqlite');
-      const c = updateStatement(model, set, { dbid: found.dbid, ...(atRevision ? { revision: found.revision } : {}) }, d.fields, 'sqlite');
+      for (const f of d.updatedAt) set[f.name] = encodeValue(f, now, dialect);
+      const c = updateStatement(model, set, { dbid: found.dbid, ...(atRevision ? { revision: found.revision } : {}) }, d.fields, dialect);
       const rows = await d.sql.reader.rows(c.sql, c.params).catch(mapDbError(model));
       if (!rows.length) throw stale();
       return d.build(rows[0]!);
@@ -323,7 +324,7 @@ function updateStore(env: Env, model: ResolvedModel): UpdateStore {
 
 /**
  * The storage steps of fw.create: insert the row, then check it is one the caller may create.
- * Through Prisma, or on a SQLite write transaction's own connection (as `updateStore`), where
+ * Through Prisma, or on a write transaction's own connection (as `updateStore`), where
  * the row gets what Prisma's client would send for the columns left out: the model's column
  * defaults (`columnDefault`, which the Prisma schema is printed from), one time for all its times.
  */
@@ -345,19 +346,20 @@ function createStore(env: Env, model: ResolvedModel): CreateStore {
   return {
     async insert(data, uuid) {
       if (hasJson(model, data)) return prisma.insert(data, uuid);
+      const { dialect } = d.sql;
       const now = new Date();
       const values: Record<string, unknown> = {};
       for (const f of model.fields.values()) {
         if (!f.stored) continue;
         if (f.name === 'record_uuid') values[f.name] = uuid;
-        else if (f.name in data) values[f.name] = encodeValue(f, data[f.name], 'sqlite');
+        else if (f.name in data) values[f.name] = encodeValue(f, data[f.name], dialect);
         else {
           const def = columnDefault(f);
-          if (def?.kind === 'now' || def?.kind === 'updatedAt') values[f.name] = encodeValue(f, now, 'sqlite');
-          else if (def?.kind === 'value') values[f.name] = encodeValue(f, def.value, 'sqlite');
+          if (def?.kind === 'now' || def?.kind === 'updatedAt') values[f.name] = encodeValue(f, now, dialect);
+          else if (def?.kind === 'value') values[f.name] = encodeValue(f, def.value, dialect);
         }
       }
-      const c = insertStatement(model, values, d.fields, 'sqlite');
+      const c = insertStatement(model, values, d.fields, dialect);
       const [row] = await d.sql.reader.rows(c.sql, c.params).catch(mapDbError(model));
       return d.build(row!);
     },
@@ -374,29 +376,30 @@ const hasJson = (model: ResolvedModel, data: Record<string, unknown>) => Object.
  * columns Prisma's `@updatedAt` sets. Derived once per model (the registry's models do not
  * change), not on every write.
  */
-const directColumns = new WeakMap<ResolvedModel, { fields: ResolvedField[]; build: (row: unknown[]) => Record<string, unknown>; updatedAt: ResolvedField[] }>();
-function directColumnsOf(model: ResolvedModel) {
-  let c = directColumns.get(model);
+type DirectColumns = { fields: ResolvedField[]; build: (row: unknown[]) => Record<string, unknown>; updatedAt: ResolvedField[] };
+const directColumns: Record<Dialect, WeakMap<ResolvedModel, DirectColumns>> = { sqlite: new WeakMap(), postgresql: new WeakMap() };
+function directColumnsOf(model: ResolvedModel, dialect: Dialect): DirectColumns {
+  let c = directColumns[dialect].get(model);
   if (!c) {
     const stored = [...model.fields.values()].filter((f) => f.stored);
     const fields = [model.fields.get('record_uuid')!, ...stored.filter((f) => !f.private && f.name !== 'record_uuid')];
-    c = { fields, build: recordBuilder(fields, 'sqlite'), updatedAt: stored.filter((f) => columnDefault(f)?.kind === 'updatedAt') };
-    directColumns.set(model, c);
+    c = { fields, build: recordBuilder(fields, dialect), updatedAt: stored.filter((f) => columnDefault(f)?.kind === 'updatedAt') };
+    directColumns[dialect].set(model, c);
   }
   return c;
 }
 
 /**
- * What fw.create and fw.update need to run their statements on a SQLite write transaction's own
+ * What fw.create and fw.update need to run their statements on a write transaction's own
  * connection (src/kernel/db/transaction-sql.ts), or null when `env.db` is not such a
  * transaction: the reads' context on it, the model's columns (`directColumnsOf`), and the check
  * that a written record is one the caller may `op`.
  */
 function directWrites(env: Env, model: ResolvedModel) {
   const reader = transactionSql(env.db);
-  if (!reader || env.provider !== 'sqlite') return null;
-  const sql = { registry: env.registry, dialect: 'sqlite' as const, reader };
-  const columns = directColumnsOf(model);
+  if (!reader) return null;
+  const sql = { registry: env.registry, dialect: env.provider, reader };
+  const columns = directColumnsOf(model, env.provider);
   return {
     ...columns,
     sql,

@@ -18,7 +18,7 @@ export function mapDbError(model: ResolvedModel, opts: { op?: 'write' | 'delete'
   const { op = 'write', onMissing } = opts;
   return (err: unknown): never => {
     const e = err as PrismaLikeError;
-    const cause = e.meta?.driverAdapterError?.cause ?? sqliteCause(err);
+    const cause = e.meta?.driverAdapterError?.cause ?? sqliteCause(err) ?? postgresCause(err);
     if (e.code === 'P2002' || cause?.kind === 'UniqueConstraintViolation') {
       const target = e.meta?.target ?? cause?.constraint?.fields ?? fieldsOfIndex(model, cause?.constraint?.index) ?? [];
       throw new UniqueViolation(model.key, (Array.isArray(target) ? target : [target]).map(String));
@@ -30,7 +30,7 @@ export function mapDbError(model: ResolvedModel, opts: { op?: 'write' | 'delete'
       throw new ValidationError(`${model.key}: a referenced record does not exist`, { model: model.key }, 'INVALID_REFERENCE');
     }
     if (e.code === 'P2025') throw onMissing ? onMissing() : new NotFound(`${model.key}: record not found`, { model: model.key }, 'RECORD_NOT_FOUND');
-    if (e.code === 'P2000') throw new ValidationError(`${model.key}: a value is too long for its column`, { model: model.key }, 'TOO_LONG');
+    if (e.code === 'P2000' || cause?.kind === 'LengthMismatch') throw new ValidationError(`${model.key}: a value is too long for its column`, { model: model.key }, 'TOO_LONG');
     throw err;
   };
 }
@@ -49,6 +49,20 @@ function sqliteCause(err: unknown): Cause | undefined {
     return { kind: 'UniqueConstraintViolation', ...(fields ? { constraint: { fields } } : {}) };
   }
   if (err.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || err.code === 'SQLITE_CONSTRAINT_TRIGGER') return { kind: 'ForeignKeyConstraintViolation' };
+  return undefined;
+}
+
+/**
+ * An error of node-postgres itself (a statement run on a transaction's connection without
+ * Prisma, src/kernel/db/transaction-sql.ts), read as Prisma's PostgreSQL adapter reads it: by
+ * SQLSTATE, the unique violation naming its index (`fieldsOfIndex`).
+ */
+function postgresCause(err: unknown): Cause | undefined {
+  if (!(err instanceof Error) || !('code' in err) || typeof err.code !== 'string' || !('severity' in err)) return undefined;
+  const constraint = 'constraint' in err && typeof err.constraint === 'string' ? err.constraint : undefined;
+  if (err.code === '23505') return { kind: 'UniqueConstraintViolation', ...(constraint ? { constraint: { index: constraint } } : {}) };
+  if (err.code === '23503') return { kind: 'ForeignKeyConstraintViolation' };
+  if (err.code === '22001') return { kind: 'LengthMismatch' };
   return undefined;
 }
 

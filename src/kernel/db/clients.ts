@@ -7,10 +7,11 @@ import type { RootDbClient } from '../env.js';
 import type { DbProvider } from '../generate/prisma-schema.js';
 import type { Settings } from '../settings.js';
 import type { ConnectionBudget } from './budget.js';
-import { createPostgresReader } from './readers/postgresql/index.js';
+import { createConnectionReader as createPgConnectionReader, createPostgresReader } from './readers/postgresql/index.js';
 import { createConnectionReader, createSqliteReader } from './readers/sqlite/index.js';
 import type { Reader } from './readers/types.js';
 import { inScope, lentClient, type SharedPrismaClients } from './shared-prisma.js';
+import { noteTransactionConnection, openedConnection } from './transaction-sql.js';
 
 type ClientCtor = new (opts: { adapter: unknown; log?: unknown[] }) => RootDbClient;
 
@@ -74,9 +75,9 @@ export interface TenantConnection {
   /** Plain reads outside transactions (src/kernel/data/sql). */
   reader: Reader;
   /**
-   * SQLite: statements on the connection Prisma's transactions run on, once Prisma has opened
-   * it (./transaction-sql.ts). PostgreSQL has none: a transaction holds a pool connection of
-   * its own, out of reach.
+   * Statements on the connection of a Prisma transaction (./transaction-sql.ts). SQLite: the
+   * one connection Prisma's transactions run on, once Prisma has opened it. PostgreSQL: the pool
+   * connection the transaction whose callback runs now was begun on (`openingTransaction`).
    */
   transactionSql?: () => Reader | undefined;
   /** Runs `fn` as this tenant's work: on PostgreSQL, in the scope its shared Prisma client is lent to. */
@@ -91,11 +92,45 @@ export async function sharedPrismaClients(clientsDir: string, spareMax: number):
     import('./shared-prisma.js'), clientCtor('postgresql', clientsDir), import('@prisma/adapter-pg'),
   ]);
   return new SharedPrismaClients((routing) => {
-    const c = new Ctor({ adapter: new PrismaPg(routing), log: [{ emit: 'event', level: 'query' }] });
+    const c = new Ctor({ adapter: withTransactionConnections(new PrismaPg(routing)), log: [{ emit: 'event', level: 'query' }] });
     (c as unknown as { $on(e: 'query', fn: (q: { query: string; duration: number }) => void): void })
       .$on('query', (q) => report(q.query, q.duration, routing.binding?.location ?? ''));
     return c;
   }, spareMax);
+}
+
+type PgAdapterFactory = InstanceType<typeof import('@prisma/adapter-pg').PrismaPg>;
+
+const isPgConnection = (x: unknown): x is pg.PoolClient =>
+  typeof x === 'object' && x !== null && 'query' in x && typeof x.query === 'function' && 'release' in x;
+
+/**
+ * Prisma's PostgreSQL adapter, noting the pool connection each transaction it begins runs on
+ * (./transaction-sql.ts). The transaction object it returns keeps the connection as `client`;
+ * a Prisma release that renames it fails here, on the first write, instead of quietly sending
+ * the compiled statements outside the transaction.
+ */
+function withTransactionConnections(factory: PgAdapterFactory): Pick<PgAdapterFactory, 'provider' | 'adapterName' | 'connect' | 'connectToShadowDb'> {
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    async connect() {
+      const adapter = await factory.connect();
+      const begin = adapter.startTransaction.bind(adapter);
+      adapter.startTransaction = async (isolationLevel) => {
+        const tx = await begin(isolationLevel);
+        const connection: unknown = 'client' in tx ? tx.client : undefined;
+        if (!isPgConnection(connection)) {
+          await tx.rollback();
+          throw new Error('@prisma/adapter-pg no longer exposes a transaction\'s connection as `client`: compiled writes cannot join its transactions');
+        }
+        noteTransactionConnection(connection);
+        return tx;
+      };
+      return adapter;
+    },
+    connectToShadowDb: () => factory.connectToShadowDb(),
+  };
 }
 
 type SqliteAdapterFactory = InstanceType<typeof import('@prisma/adapter-better-sqlite3').PrismaBetterSqlite3>;
@@ -168,7 +203,12 @@ export async function createConnection(provider: DbProvider, location: string, s
     },
   };
   const lent = lentClient(await (shared ?? sharedPrismaClients(clientsDir, 0)), pool, location);
-  return { client: lent.client, reader: withQueryLog(reader, location), enter: (fn) => inScope(pool, fn), idle: () => lent.release() };
+  // statements on the connection of the transaction whose callback runs now (./transaction-sql.ts)
+  const transactionSql = () => {
+    const connection = openedConnection();
+    return isPgConnection(connection) ? withQueryLog(createPgConnectionReader(connection), location) : undefined;
+  };
+  return { client: lent.client, reader: withQueryLog(reader, location), transactionSql, enter: (fn) => inScope(pool, fn), idle: () => lent.release() };
 }
 
 /**

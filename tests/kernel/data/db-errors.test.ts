@@ -2,15 +2,16 @@
  * How src/kernel/data/db-errors.ts turns the database errors of a write into our errors: Prisma's
  * codes (P2002 unique, P2003 foreign key, P2025 missing record, P2000 too long) and the driver
  * adapter's error kinds, and which fields a unique violation names when PostgreSQL only names the
- * index. The inputs are the error shapes Prisma and its driver adapters produce; the writes that
- * raise them for real are in tests/kernel/commands.test.ts.
+ * index. The inputs are the error shapes Prisma and its driver adapters produce, and node-postgres's
+ * own errors raised by the machine's server; the writes that raise them for real are in
+ * tests/kernel/commands.test.ts and tests/kernel/db/transaction-sql.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { mapDbError } from '../../../src/kernel/data/db-errors.ts';
 import { defineModel, f } from '../../../src/kernel/declare.ts';
 import { FwError, NotFound } from '../../../src/kernel/errors.ts';
 import { createRegistry } from '../../../src/kernel/kernel.ts';
-import { fixtureApp } from '../../helpers/kernel.ts';
+import { fixtureApp, PG_URL, withPgClient } from '../../helpers/kernel.ts';
 
 const registry = createRegistry([fixtureApp('fixture_dbe', {
   models: [defineModel({
@@ -77,6 +78,28 @@ describe('foreign keys, missing records, long values', () => {
 
   it('P2000 is 422 TOO_LONG', () => {
     expect(mapped({ code: 'P2000' })).toMatchObject({ status: 422, code: 'TOO_LONG', message: 'dbe.item: a value is too long for its column' });
+  });
+
+  it('node-postgres\'s own errors (a compiled write on a transaction\'s connection) map as Prisma\'s adapter maps them: unique by index, foreign key, too long', async () => {
+    // real errors of the machine's server, on a temporary table named like the model's
+    const errors = await withPgClient(PG_URL, async (c) => {
+      await c.query(`create temporary table ${table}_ref (id int primary key)`);
+      await c.query(`create temporary table ${table} (code varchar(10), ref int references ${table}_ref (id))`);
+      await c.query(`create unique index ${table}_code_key on ${table} (code)`);
+      await c.query(`insert into ${table} (code) values ('taken')`);
+      const failing = (text: string) => c.query(text).then(() => { throw new Error(`${text} succeeded`); }, (e: unknown) => e);
+      return {
+        unique: await failing(`insert into ${table} (code) values ('taken')`),
+        foreign: await failing(`insert into ${table} (code, ref) values ('other', 42)`),
+        long: await failing(`insert into ${table} (code) values ('much too long a code')`),
+        other: await failing('select 1 / 0'),
+      };
+    });
+    expect(mapped(errors.unique)).toMatchObject({ status: 409, code: 'UNIQUE_VIOLATION', details: { model: 'dbe.item', fields: ['code'] } });
+    expect(mapped(errors.foreign)).toMatchObject({ status: 422, code: 'INVALID_REFERENCE' });
+    expect(mapped(errors.foreign, { op: 'delete' })).toMatchObject({ status: 409, code: 'RECORD_REFERENCED' });
+    expect(mapped(errors.long)).toMatchObject({ status: 422, code: 'TOO_LONG' });
+    expect(mapped(errors.other)).toBe(errors.other);
   });
 
   it('anything else is thrown as it came', () => {

@@ -1,10 +1,10 @@
 /**
- * Statements on a SQLite write transaction's own connection (src/kernel/db/transaction-sql.ts),
- * as fw.update and fw.create use them: on SQLite their reads and writes are compiled statements
- * inside the transaction Prisma began, on PostgreSQL they stay with Prisma; either way the
- * command, its hooks and its caller get the records Prisma's row gives (a create's defaults
- * included), a hook that fails after the write rolls it back, and constraint errors keep their
- * codes.
+ * Statements on a write transaction's own connection (src/kernel/db/transaction-sql.ts), as
+ * fw.update and fw.create use them: on both engines their reads and writes are compiled
+ * statements inside the transaction Prisma began (on PostgreSQL on the pool connection that
+ * transaction holds, each concurrent transaction its own); the command, its hooks and its caller
+ * get the records Prisma's row gives (a create's defaults included), a hook that fails after the
+ * write rolls it back, and constraint errors keep their codes.
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -73,19 +73,25 @@ describe.each(PROVIDERS)('fw.update on %s', (provider) => {
     seen.length = 0;
   });
 
-  it(provider === 'sqlite'
-    ? 'reads and writes the record with compiled statements in the transaction, not through Prisma'
-    : 'reads and writes the record through Prisma (a transaction\'s connection is out of reach)', async () => {
+  it('reads and writes the record with compiled statements in the transaction, not through Prisma', async () => {
     const ran = await statements(() => run('fw.update', { model: 'crm.lead', id: lead, values: { notes: 'counted' } }));
     const compiled = ran.filter((q) => /^(select|update) .*"crm_lead"/.test(q));
     const prisma = ran.filter((q) => /^(SELECT|UPDATE) .*crm_lead/.test(q));
-    if (provider === 'sqlite') {
-      expect(compiled.map((q) => q.split(' ')[0])).toEqual(['select', 'update']);
-      expect(prisma).toEqual([]);
-    } else {
-      expect(compiled).toEqual([]);
-      expect(prisma.map((q) => q.split(' ')[0])).toEqual(['SELECT', 'UPDATE']);
-    }
+    expect(compiled.map((q) => q.split(' ')[0])).toEqual(['select', 'update']);
+    expect(prisma).toEqual([]);
+  });
+
+  it('concurrent writes each run on their own transaction\'s connection: every one commits its own value, none sees another\'s', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await run('fw.create', { model: 'crm.lead', values: { name: `Concurrent ${i}`, organization: org } })).id);
+    // a post hook reads its record back inside the transaction while the others run
+    const answers = await Promise.all(ids.map((id, i) => run('fw.update', { model: 'crm.lead', id, values: { notes: `written by ${i}` } })));
+    expect(answers.map((a) => a.notes)).toEqual(ids.map((_, i) => `written by ${i}`));
+    for (const [i, id] of ids.entries()) expect((await stored('crm.lead', id)).notes).toBe(`written by ${i}`);
+    // one of them refused by its hook after writing: only that one rolls back
+    const refused = Promise.all(ids.map((id, i) => run('fw.update', { model: 'crm.lead', id, values: { notes: i === 2 ? 'refuse after writing' : `again ${i}` } })));
+    await expectFwError(refused, 422, 'REFUSED');
+    for (const [i, id] of ids.entries()) expect((await stored('crm.lead', id)).notes).toBe(i === 2 ? 'written by 2' : `again ${i}`);
   });
 
   it('the answer and the hooks\' before and after are the stored rows as Prisma reads them, for every kind of value', async () => {
@@ -162,11 +168,11 @@ describe.each(PROVIDERS)('fw.update on %s', (provider) => {
     expect(await stored('ir.filter', filter)).toMatchObject({ search, shared: true, name: 'Mine, shared' });
   });
 
-  it(provider === 'sqlite' ? 'a create is one compiled INSERT in the transaction' : 'a create is Prisma\'s INSERT', async () => {
+  it('a create is one compiled INSERT in the transaction', async () => {
     const ran = await statements(() => run('fw.create', { model: 'crm.lead', values: { name: 'Counted', organization: org } }));
     const compiled = ran.filter((q) => q.startsWith('insert into "crm_lead"'));
     const prisma = ran.filter((q) => /^INSERT INTO .*crm_lead/.test(q));
-    expect([compiled.length, prisma.length]).toEqual(provider === 'sqlite' ? [1, 0] : [0, 1]);
+    expect([compiled.length, prisma.length]).toEqual([1, 0]);
   });
 
   it('a created record is the stored row as Prisma reads it: defaults, times and revision as Prisma\'s client sends them', async () => {

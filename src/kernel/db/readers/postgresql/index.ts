@@ -75,6 +75,21 @@ function snapshotChecks(pool: pg.Pool): { check(): Promise<string>; bypassed(): 
 }
 
 /**
+ * Statements on a connection someone else holds (the one Prisma's adapter runs a transaction on:
+ * src/kernel/db/transaction-sql.ts): rows as arrays, values parsed as the pool reader parses them,
+ * no result cache, and closing it leaves the connection to its owner.
+ */
+export function createConnectionReader(connection: pg.ClientBase): Reader {
+  return {
+    async rows(sql, params) {
+      return (await connection.query({ text: sql, values: params as unknown[], rowMode: 'array', types })).rows as unknown[][];
+    },
+    stats: () => ({ hits: 0, misses: 0 }),
+    close: () => Promise.resolve(),
+  };
+}
+
+/**
  * Reads on the same pool the Prisma adapter uses (one pool per tenant database), with rows as
  * arrays. Unnamed statements: the server plans each one, and no per-connection statement
  * bookkeeping can go stale when a migration changes a table.
