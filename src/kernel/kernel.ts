@@ -178,14 +178,18 @@ export class Kernel implements EnvCore, KernelHandle {
     let wrote = 0;
     try {
       if (write) {
-        result = await openingTransaction(() => client.$transaction(async (tx) => {
+        const open = () => client.$transaction(async (tx) => {
           // commands may run compiled statements on the transaction's own connection
           const direct = this.tenants.transactionSqlFor(client);
           if (direct) bindTransactionSql(tx, direct);
           const r = await fn(makeEnv(this, tx, principal, sink), sink);
           wrote = await writeOutbox(tx, this.registry, tenant, sink.events);
           return r;
-        }, TX_OPTIONS));
+        }, TX_OPTIONS);
+        // PostgreSQL's transaction connection is found through an async context; SQLite's is the
+        // adapter's one connection, and an AsyncLocalStorage, once run, makes Node 20 track every
+        // promise of the process
+        result = await (this.provider === 'postgresql' ? openingTransaction(open) : open());
       } else {
         result = await fn(makeEnv(this, client, principal, sink, this.tenants.readerFor(client)), sink);
         if (sink.events.length) wrote = await writeOutbox(client, this.registry, tenant, sink.events);
