@@ -9,7 +9,7 @@ import { TenantDatabases } from './db/tenants.js';
 import { sortIndexesOf } from './db/sort-indexes.js';
 import { systemPrincipal, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
 import { writeOutbox } from './events/outbox.js';
-import { bindTransactionSql, openingTransaction } from './db/transaction-sql.js';
+import { bindTransactionSql } from './db/transaction-sql.js';
 import { EventWorker } from './events/worker.js';
 import { kernelApp } from './kernel-app.js';
 import path from 'node:path';
@@ -178,18 +178,14 @@ export class Kernel implements EnvCore, KernelHandle {
     let wrote = 0;
     try {
       if (write) {
-        const open = () => client.$transaction(async (tx) => {
+        result = await this.tenants.openTransaction(client, () => client.$transaction(async (tx) => {
           // commands may run compiled statements on the transaction's own connection
           const direct = this.tenants.transactionSqlFor(client);
           if (direct) bindTransactionSql(tx, direct);
           const r = await fn(makeEnv(this, tx, principal, sink), sink);
           wrote = await writeOutbox(tx, this.registry, tenant, sink.events);
           return r;
-        }, TX_OPTIONS);
-        // PostgreSQL's transaction connection is found through an async context; SQLite's is the
-        // adapter's one connection, and an AsyncLocalStorage, once run, makes Node 20 track every
-        // promise of the process
-        result = await (this.provider === 'postgresql' ? openingTransaction(open) : open());
+        }, TX_OPTIONS));
       } else {
         result = await fn(makeEnv(this, client, principal, sink, this.tenants.readerFor(client)), sink);
         if (sink.events.length) wrote = await writeOutbox(client, this.registry, tenant, sink.events);

@@ -11,7 +11,7 @@ import { createConnectionReader as createPgConnectionReader, createPostgresReade
 import { createConnectionReader, createSqliteReader } from './readers/sqlite/index.js';
 import type { Reader } from './readers/types.js';
 import { inScope, lentClient, type SharedPrismaClients } from './shared-prisma.js';
-import { noteTransactionConnection, openedConnection } from './transaction-sql.js';
+import { noteTransactionConnection, openedConnection, openingTransaction } from './transaction-sql.js';
 
 type ClientCtor = new (opts: { adapter: unknown; log?: unknown[] }) => RootDbClient;
 
@@ -80,6 +80,12 @@ export interface TenantConnection {
    * connection the transaction whose callback runs now was begun on (`openingTransaction`).
    */
   transactionSql?: () => Reader | undefined;
+  /**
+   * Opens a write transaction (`open` calls Prisma's `$transaction`) so that `transactionSql`
+   * finds its connection: on PostgreSQL in an async context of its own (`openingTransaction`);
+   * SQLite needs none (its one connection is known), and calls `open` as it is.
+   */
+  openTransaction?: <T>(open: () => Promise<T>) => Promise<T>;
   /** Runs `fn` as this tenant's work: on PostgreSQL, in the scope its shared Prisma client is lent to. */
   enter<T>(fn: () => Promise<T>): Promise<T>;
   /** Nobody holds the tenant any more: on PostgreSQL, its shared Prisma client goes back (./shared-prisma.ts). */
@@ -208,7 +214,10 @@ export async function createConnection(provider: DbProvider, location: string, s
     const connection = openedConnection();
     return isPgConnection(connection) ? withQueryLog(createPgConnectionReader(connection), location) : undefined;
   };
-  return { client: lent.client, reader: withQueryLog(reader, location), transactionSql, enter: (fn) => inScope(pool, fn), idle: () => lent.release() };
+  return {
+    client: lent.client, reader: withQueryLog(reader, location), transactionSql, openTransaction: openingTransaction,
+    enter: (fn) => inScope(pool, fn), idle: () => lent.release(),
+  };
 }
 
 /**

@@ -205,11 +205,17 @@ export class TenantDatabases {
   }
 
   /**
-   * SQLite: statements on the connection the client's transactions run on, once Prisma has
-   * opened it (./transaction-sql.ts); PostgreSQL: none.
+   * Statements on the connection of the client's transaction whose callback runs now
+   * (./transaction-sql.ts), if its engine lets them join it.
    */
   transactionSqlFor(client: RootDbClient): Reader | undefined {
     return this.conns.get(client)?.transactionSql?.();
+  }
+
+  /** Opens a write transaction of the client (`open`) so that `transactionSqlFor` finds its connection. */
+  openTransaction<T>(client: RootDbClient, open: () => Promise<T>): Promise<T> {
+    const opener = this.conns.get(client)?.openTransaction;
+    return opener ? opener(open) : open();
   }
 
   /** The tenant's database for the migration runner. */
