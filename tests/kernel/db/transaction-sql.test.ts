@@ -89,8 +89,11 @@ describe.each(PROVIDERS)('fw.update on %s', (provider) => {
     expect(answers.map((a) => a.notes)).toEqual(ids.map((_, i) => `written by ${i}`));
     for (const [i, id] of ids.entries()) expect((await stored('crm.lead', id)).notes).toBe(`written by ${i}`);
     // one of them refused by its hook after writing: only that one rolls back
-    const refused = Promise.all(ids.map((id, i) => run('fw.update', { model: 'crm.lead', id, values: { notes: i === 2 ? 'refuse after writing' : `again ${i}` } })));
-    await expectFwError(refused, 422, 'REFUSED');
+    // allSettled, not all: Promise.all rejects at the refusal while the others are still writing
+    const settled = await Promise.allSettled(ids.map((id, i) => run('fw.update', { model: 'crm.lead', id, values: { notes: i === 2 ? 'refuse after writing' : `again ${i}` } })));
+    expect(settled.map((s) => s.status)).toEqual(ids.map((_, i) => (i === 2 ? 'rejected' : 'fulfilled')));
+    const refusal = settled[2];
+    await expectFwError(refusal.status === 'rejected' ? Promise.reject(refusal.reason) : Promise.resolve(), 422, 'REFUSED');
     for (const [i, id] of ids.entries()) expect((await stored('crm.lead', id)).notes).toBe(i === 2 ? 'written by 2' : `again ${i}`);
   });
 
