@@ -94,6 +94,16 @@ describe('the pre-check agrees with graphql-yoga', () => {
     expect(answerableTypes('text/html')).toEqual([]);
   });
 
+  it('a missing or empty header is answered as */* every time it is asked, also once the answer is kept', () => {
+    for (let round = 0; round < 2; round++) {
+      for (const accept of [undefined, null, '']) {
+        expect(answerableTypes(accept)).toEqual(answerableTypes('*/*'));
+        expect(regularResponseType(accept)).toBe('application/json');
+      }
+    }
+    expect(answerableTypes('*/*')).toEqual(GRAPHQL_RESPONSE_TYPES);
+  });
+
   it('the corpus: yoga answers every ANSWERED value and refuses every REFUSED one, and so does the pre-check', async () => {
     for (const accept of ANSWERED) {
       const y = await yogaAnswers('POST', 'mutation { m }', accept);

@@ -71,12 +71,14 @@ const typesAnswering = (accept: string | null | undefined, offered: readonly str
 function perAccept<T>(answer: (accept: string | null | undefined) => T): (accept: string | null | undefined) => T {
   const kept = new Map<string, T>();
   return (accept) => {
-    if (!accept || accept.length > 256) return answer(accept);
-    const hit = kept.get(accept);
+    // a missing header is kept too (as ''): many API clients send none, and it reads as `*/*`
+    const key = accept ?? '';
+    if (key.length > 256) return answer(accept);
+    const hit = kept.get(key);
     if (hit !== undefined) return hit;
-    const out = answer(accept);
+    const out = answer(key);
     if (kept.size >= 64) kept.clear();
-    kept.set(accept, out);
+    kept.set(key, out);
     return out;
   };
 }
