@@ -5,12 +5,12 @@
  * either way.
  */
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { parse } from 'graphql';
+import { buildSchema, parse } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/kernel/settings.ts';
 import { graphqlSettings } from '../../src/server/graphql/index.ts';
-import { jitAfterUses, jitCanRun, precoercedVariables } from '../../src/server/graphql/jit.ts';
+import { coercedKey, jitAfterUses, jitCanRun, precoercedVariables } from '../../src/server/graphql/jit.ts';
 import { gql, gqlOk, startServerWithApps, type ApiServer } from '../helpers/api.ts';
 
 describe('jitAfterUses', () => {
@@ -136,5 +136,72 @@ describe('precoercedVariables', () => {
     expect(e.status).toBe(400);
     expect(e.body.errors[0].message).toMatch(/Variable "\$dir" got invalid value "sideways"/);
     expect(compiled).toEqual([]);
+  });
+});
+
+describe('coerced variables are kept per query and variables', () => {
+  // what each call of the resolver was given, to tell a kept coercion (the same frozen object) from a fresh one
+  const seen: Array<{ where: unknown; frozen: boolean }> = [];
+  const schema = createSchema({
+    typeDefs: `scalar JSON
+      input Where { AND: [Where!], name: String, tags: [String!] }
+      type Query { names(where: Where, limit: Int = 2): [String!]! }
+      type Mutation { touch(where: Where): String! }`,
+    resolvers: {
+      Query: { names: (_: unknown, a: { where?: Record<string, unknown>; limit: number }) => { seen.push({ where: a.where, frozen: Object.isFrozen(a.where) }); return [JSON.stringify(a.where ?? null), String(a.limit)]; } },
+      Mutation: { touch: (_: unknown, a: { where?: Record<string, unknown> }) => { seen.push({ where: a.where, frozen: Object.isFrozen(a.where) }); return JSON.stringify(a.where ?? null); } },
+    },
+  });
+  const yoga = createYoga({ schema, logging: false, plugins: [precoercedVariables(() => true), useGraphQlJit({}, { enableIf: (args) => jitCanRun(args.schema, args.document) })] });
+  const QUERY = 'query Q($where: Where, $limit: Int = 2) { names(where: $where, limit: $limit) }';
+  const run = async (query: string, variables: unknown) => {
+    const res = await yoga.fetch('http://localhost/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('the same query with the same variables gets the same coerced values, frozen; other variables are coerced apart', async () => {
+    seen.length = 0;
+    const a = await run(QUERY, { where: { name: 'a', tags: ['x'] } });
+    const again = await run(QUERY, { where: { name: 'a', tags: ['x'] } });
+    const b = await run(QUERY, { where: { name: 'b' }, limit: 7 });
+    expect(a).toEqual({ status: 200, body: { data: { names: ['{"name":"a","tags":["x"]}', '2'] } } });
+    expect(again).toEqual(a);
+    expect(b.body.data.names).toEqual(['{"name":"b"}', '7']);
+    expect(seen[1]!.where).toBe(seen[0]!.where);
+    expect(seen[0]!.frozen).toBe(true);
+    expect(Object.isFrozen((seen[0]!.where as { tags: string[] }).tags)).toBe(true);
+    expect(seen[2]!.where).not.toBe(seen[0]!.where);
+  });
+
+  it('variables that do not fit are refused every time they are sent: refusals are not kept', async () => {
+    for (let i = 0; i < 2; i++) {
+      const r = await run(QUERY, { where: { nope: 1 } });
+      expect(r.status).toBe(400);
+      expect(r.body.errors[0].message).toMatch(/Field "nope" is not defined by type "Where"/);
+    }
+  });
+
+  it('variables longer than 4 KiB and the variables of mutations are coerced every time, not kept', async () => {
+    seen.length = 0;
+    const long = { where: { tags: Array.from({ length: 600 }, (_, i) => `tag-${i}`) } };
+    expect((await run(QUERY, long)).body.data.names[0]).toContain('tag-599');
+    expect((await run(QUERY, long)).status).toBe(200);
+    expect(seen.map((s) => s.frozen)).toEqual([false, false]);
+    expect(seen[1]!.where).not.toBe(seen[0]!.where);
+    seen.length = 0;
+    const MUTATION = 'mutation M($where: Where) { touch(where: $where) }';
+    for (let i = 0; i < 2; i++) expect((await run(MUTATION, { where: { name: 'm' } })).body).toEqual({ data: { touch: '{"name":"m"}' } });
+    expect(seen.map((s) => s.frozen)).toEqual([false, false]);
+  });
+
+  it('the key tells schemas and documents apart: a document parsed once and run on a rebuilt schema is coerced again', () => {
+    const document = parse(QUERY);
+    const one = buildSchema('input Where { name: String } type Query { names(where: Where): [String!]! }');
+    const two = buildSchema('input Where { name: String } type Query { names(where: Where): [String!]! }');
+    const vars = { where: { name: 'a' } };
+    expect(coercedKey(one, document, vars)).toBe(coercedKey(one, document, { where: { name: 'a' } }));
+    expect(coercedKey(one, document, vars)).not.toBe(coercedKey(two, document, vars));
+    expect(coercedKey(one, document, vars)).not.toBe(coercedKey(one, parse(QUERY), vars));
+    expect(coercedKey(one, document, { where: { name: 'x'.repeat(5000) } })).toBeNull();
   });
 });

@@ -8,6 +8,7 @@ import {
   type DocumentNode, type GraphQLSchema, type NamedTypeNode, type OperationDefinitionNode, type TypeNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
 
 const jitChecked = new WeakMap<DocumentNode, boolean>();
 /**
@@ -95,16 +96,61 @@ export function precoercedVariables(enabled: (contextValue: unknown) => boolean)
       if (!twin) return;
       const operation = getOperationAST(args.document, args.operationName);
       if (!operation || operation.operation === 'subscription') return;
-      const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 50 });
-      if (coerced.errors) {
-        // a request error (400), as yoga's executor answers the same refusal
-        setResultAndStopExecution({ errors: coerced.errors.map(requestError) });
-        return;
+      const key = operation.operation === 'query' ? coercedKey(args.schema, args.document, args.variableValues) : null;
+      let variableValues = key === null ? undefined : coercedVariables.get(key);
+      if (!variableValues) {
+        const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 50 });
+        if (coerced.errors) {
+          // a request error (400), as yoga's executor answers the same refusal
+          setResultAndStopExecution({ errors: coerced.errors.map(requestError) });
+          return;
+        }
+        variableValues = coerced.coerced;
+        if (key !== null) coercedVariables.set(key, deepFreeze(variableValues));
       }
       // the executor is called with these args (envelop spreads them after the hooks)
-      Object.assign(args, { document: twin, variableValues: coerced.coerced });
+      Object.assign(args, { document: twin, variableValues });
     },
   };
+}
+
+/**
+ * Coerced variables kept per (document, variables as sent), for queries: coercing a list's
+ * `where` and `orderBy` walks every field of their input types (about 5 % of an uncached list's
+ * CPU, docs/performance.md), and clients send the same few pages and filters again and again.
+ * Mutations' variables are rarely sent twice and are not kept. Bounded by the size of the keys
+ * (the variables' JSON, 1 MiB in all, 4 KiB each: longer ones are coerced every time); the kept
+ * values are frozen, so no resolver can change what the next request gets.
+ */
+const COERCED_MAX_BYTES = 1024 * 1024;
+const COERCED_MAX_KEY = 4096;
+const coercedVariables = new LRUCache<string, Record<string, unknown>>({
+  max: 4096, maxSize: COERCED_MAX_BYTES, maxEntrySize: COERCED_MAX_KEY, sizeCalculation: (_v, key) => Math.max(1, key.length),
+});
+const objectIds = new WeakMap<object, number>();
+let nextObjectId = 0;
+const idOf = (o: object): number => {
+  let id = objectIds.get(o);
+  if (id === undefined) objectIds.set(o, (id = nextObjectId++));
+  return id;
+};
+
+/**
+ * The cache key of a query's variables, or null when they are too long to keep. The schema is
+ * part of it: a document parsed once may run against a schema rebuilt since (`fw dev`), whose
+ * types, enums and defaults may differ.
+ */
+export function coercedKey(schema: GraphQLSchema, document: DocumentNode, variables: unknown): string | null {
+  const json = JSON.stringify(variables ?? {});
+  return json.length > COERCED_MAX_KEY ? null : `${idOf(schema)}:${idOf(document)}:${json}`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 const requestError = (e: GraphQLError): GraphQLError => new GraphQLError(e.message, {
