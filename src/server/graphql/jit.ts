@@ -137,8 +137,8 @@ const idOf = (o: object): number => {
 
 /**
  * The cache key of a query's variables, or null when they are too long to keep. The schema is
- * part of it: a document parsed once may run against a schema rebuilt since (`fw dev`), whose
- * types, enums and defaults may differ.
+ * part of it: the cache is per process, and one process may hold several schemas (tests build
+ * many servers), whose types, enums and defaults may differ.
  */
 export function coercedKey(schema: GraphQLSchema, document: DocumentNode, variables: unknown): string | null {
   const json = JSON.stringify(variables ?? {});
