@@ -131,6 +131,16 @@ describe('how the cost is computed (GRAPHQL_MAX_COST=5000)', () => {
     refused(await gql(tight, first, { f: 500 }, { token: tightToken }), 3 * (1 + 500 * 4), 5000);
   });
 
+  it('variables longer than the memo keeps (4 KiB of JSON) are weighed on every request, with the same verdicts', async () => {
+    // a filter no name matches makes the JSON long; the verdict still follows $n
+    const q = `query($n: Int, $pad: String) { ${aliases(4, (i) => `a${i}: resCountries(limit: $n, where: { name: { notContains: $pad } }) { id name }`)} }`;
+    const pad = 'x'.repeat(5000);
+    for (let i = 0; i < 2; i++) {
+      refused(await gql(tight, q, { n: 500, pad }, { token: tightToken }), 4 * 500 * 3, 5000);
+      expect((await gqlOk(tight, q, { n: 10, pad }, { token: tightToken })).a0).toHaveLength(10);
+    }
+  });
+
   it('fragments count like the fields they spread, inline fragments too', async () => {
     const inline = `{ ${aliases(3, (i) => `a${i}: resCountries(limit: 500) { id name code }`)} }`;
     const spread = `query { ${aliases(3, (i) => `a${i}: resCountries(limit: 500) { ...C }`)} } fragment C on ResCountry { id ...N } fragment N on ResCountry { name code }`;

@@ -26,6 +26,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { refuseWhen } from './guard.js';
+import { variablesKey } from './variables-key.js';
 
 export interface CostLimits {
   /** Largest cost an operation may have. */
@@ -172,13 +173,15 @@ export function costLimit(limits: CostLimits): Plugin {
     if (!bySchema) memo.set(args.schema, (bySchema = new WeakMap()));
     let byDoc = bySchema.get(args.document);
     if (!byDoc) bySchema.set(args.document, (byDoc = new Map()));
-    const key = `${args.operationName ?? ''}\u0000${args.variableValues ? JSON.stringify(args.variableValues) : ''}`;
-    let cost = byDoc.get(key);
+    // variables too long to keep (./variables-key.ts) are weighed every time
+    const variables = variablesKey(args.variableValues);
+    const key = variables === null ? null : `${args.operationName ?? ''}\u0000${variables}`;
+    let cost = key === null ? undefined : byDoc.get(key);
     if (cost === undefined) {
       cost = operationCost(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName, limits);
       // a document sent with ever new variables keeps a bounded memo
       if (byDoc.size >= MEMO_PER_DOCUMENT) byDoc.clear();
-      byDoc.set(key, cost);
+      if (key !== null) byDoc.set(key, cost);
     }
     return cost > limits.maxCost ? costError(cost, limits.maxCost) : null;
   };

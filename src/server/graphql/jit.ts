@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import { variablesKey } from './variables-key.js';
 
 const jitChecked = new WeakMap<DocumentNode, boolean>();
 /**
@@ -115,17 +116,15 @@ export function precoercedVariables(enabled: (contextValue: unknown) => boolean)
 }
 
 /**
- * Coerced variables kept per (document, variables as sent), for queries: coercing a list's
- * `where` and `orderBy` walks every field of their input types (about 5 % of an uncached list's
- * CPU, docs/performance.md), and clients send the same few pages and filters again and again.
- * Mutations' variables are rarely sent twice and are not kept. Bounded by the size of the keys
- * (the variables' JSON, 1 MiB in all, 4 KiB each: longer ones are coerced every time); the kept
- * values are frozen, so no resolver can change what the next request gets.
+ * Coerced variables kept per (schema, document, variables as sent), for queries: coercing a
+ * list's `where` and `orderBy` walks every field of their input types (about 5 % of an uncached
+ * list's CPU, docs/performance.md), and clients send the same few pages and filters again and
+ * again. Mutations' variables are rarely sent twice and are not kept. Bounded: 1 MiB of keys in
+ * all, variables of up to 4 KiB of JSON each (./variables-key.ts: longer ones are coerced every
+ * time). The kept values are frozen, so no resolver can change what the next request gets.
  */
-const COERCED_MAX_BYTES = 1024 * 1024;
-const COERCED_MAX_KEY = 4096;
 const coercedVariables = new LRUCache<string, Record<string, unknown>>({
-  max: 4096, maxSize: COERCED_MAX_BYTES, maxEntrySize: COERCED_MAX_KEY, sizeCalculation: (_v, key) => Math.max(1, key.length),
+  max: 4096, maxSize: 1024 * 1024, sizeCalculation: (_value, key) => Math.max(1, key.length),
 });
 const objectIds = new WeakMap<object, number>();
 let nextObjectId = 0;
@@ -141,8 +140,8 @@ const idOf = (o: object): number => {
  * many servers), whose types, enums and defaults may differ.
  */
 export function coercedKey(schema: GraphQLSchema, document: DocumentNode, variables: unknown): string | null {
-  const json = JSON.stringify(variables ?? {});
-  return json.length > COERCED_MAX_KEY ? null : `${idOf(schema)}:${idOf(document)}:${json}`;
+  const json = variablesKey(variables);
+  return json === null ? null : `${idOf(schema)}:${idOf(document)}:${json}`;
 }
 
 function deepFreeze<T>(value: T): T {
