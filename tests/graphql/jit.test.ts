@@ -5,7 +5,7 @@
  * either way.
  */
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { buildSchema, parse } from 'graphql';
+import { buildSchema, GraphQLScalarType, parse } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/kernel/settings.ts';
@@ -144,11 +144,17 @@ describe('coerced variables are kept per query and variables', () => {
   const seen: Array<{ where: unknown; frozen: boolean }> = [];
   const schema = createSchema({
     typeDefs: `scalar JSON
+      scalar Stamp
       input Where { AND: [Where!], name: String, tags: [String!] }
-      type Query { names(where: Where, limit: Int = 2): [String!]! }
+      type Query { names(where: Where, limit: Int = 2): [String!]! at(when: Stamp): String }
       type Mutation { touch(where: Where): String! }`,
     resolvers: {
-      Query: { names: (_: unknown, a: { where?: Record<string, unknown>; limit: number }) => { seen.push({ where: a.where, frozen: Object.isFrozen(a.where) }); return [JSON.stringify(a.where ?? null), String(a.limit)]; } },
+      // a custom scalar whose values are not plain JSON: variables holding one are not kept
+      Stamp: new GraphQLScalarType({ name: 'Stamp', parseValue: (v) => new Date(String(v)), serialize: (v) => (v as Date).toISOString() }),
+      Query: {
+        names: (_: unknown, a: { where?: Record<string, unknown>; limit: number }) => { seen.push({ where: a.where, frozen: Object.isFrozen(a.where) }); return [JSON.stringify(a.where ?? null), String(a.limit)]; },
+        at: (_: unknown, a: { when?: Date }) => { seen.push({ where: a.when, frozen: Object.isFrozen(a.when) }); return a.when?.toISOString() ?? null; },
+      },
       Mutation: { touch: (_: unknown, a: { where?: Record<string, unknown> }) => { seen.push({ where: a.where, frozen: Object.isFrozen(a.where) }); return JSON.stringify(a.where ?? null); } },
     },
   });
@@ -192,6 +198,17 @@ describe('coerced variables are kept per query and variables', () => {
     const MUTATION = 'mutation M($where: Where) { touch(where: $where) }';
     for (let i = 0; i < 2; i++) expect((await run(MUTATION, { where: { name: 'm' } })).body).toEqual({ data: { touch: '{"name":"m"}' } });
     expect(seen.map((s) => s.frozen)).toEqual([false, false]);
+  });
+
+  it('variables holding a value that is not plain JSON (a custom scalar\'s object) are coerced every time, not kept', async () => {
+    seen.length = 0;
+    const q = 'query S($where: Where, $when: Stamp) { names(where: $where) at(when: $when) }';
+    const vars = { where: { name: 'a' }, when: '2026-01-02T03:04:05.000Z' };
+    for (let i = 0; i < 2; i++) expect((await run(q, vars)).body.data.at).toBe('2026-01-02T03:04:05.000Z');
+    const stamps = seen.filter((s) => s.where instanceof Date);
+    expect(stamps).toHaveLength(2);
+    expect(stamps[1]!.where).not.toBe(stamps[0]!.where);
+    expect(seen.every((s) => !s.frozen)).toBe(true);
   });
 
   it('the key tells schemas and documents apart, and is null for variables longer than 4 KiB', () => {

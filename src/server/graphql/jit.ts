@@ -107,7 +107,7 @@ export function precoercedVariables(enabled: (contextValue: unknown) => boolean)
           return;
         }
         variableValues = coerced.coerced;
-        if (key !== null) coercedVariables.set(key, deepFreeze(variableValues));
+        if (key !== null && isPlain(variableValues)) coercedVariables.set(key, deepFreeze(variableValues));
       }
       // the executor is called with these args (envelop spreads them after the hooks)
       Object.assign(args, { document: twin, variableValues });
@@ -142,6 +142,18 @@ const idOf = (o: object): number => {
 export function coercedKey(schema: GraphQLSchema, document: DocumentNode, variables: unknown): string | null {
   const json = variablesKey(variables);
   return json === null ? null : `${idOf(schema)}:${idOf(document)}:${json}`;
+}
+
+/**
+ * Whether `value` holds only JSON-like values (plain objects, arrays, primitives): the only
+ * variables kept, as `Object.freeze` makes them read-only; not an upload's File or an object a
+ * custom scalar made.
+ */
+function isPlain(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return false;
+  return Object.values(value).every(isPlain);
 }
 
 function deepFreeze<T>(value: T): T {
