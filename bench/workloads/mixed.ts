@@ -23,7 +23,7 @@ const LIST = `query Mixed($limit: Int, $offset: Int, $where: ResOrganizationWher
 const WRITE = 'mutation MixedWrite($id: ID!, $input: ResOrganizationUpdateInput!) { resOrganizationUpdate(id: $id, input: $input) { id revision } }';
 
 /** Nine reads (pages, filters, orders) and one write, cycled by each connection of a tenant. */
-function bodiesOf(orgIds: string[]): string[] {
+export function bodiesOf(orgIds: string[]): string[] {
   const reads = [
     { limit: 20, offset: 0, orderBy: [{ name: 'asc' }] },
     { limit: 20, offset: 20, orderBy: [{ name: 'asc' }] },
