@@ -74,6 +74,11 @@ function snapshotChecks(pool: pg.Pool): { check(): Promise<string>; bypassed(): 
   };
 }
 
+/** A statement's rows as arrays, its values parsed by `types`: the pool reader's and a transaction connection's alike. */
+async function arrayRows(on: pg.Pool | pg.ClientBase, sql: string, params: readonly unknown[]): Promise<unknown[][]> {
+  return (await on.query({ text: sql, values: params as unknown[], rowMode: 'array', types })).rows as unknown[][];
+}
+
 /**
  * Statements on a connection someone else holds (the one Prisma's adapter runs a transaction on:
  * src/kernel/db/transaction-sql.ts): rows as arrays, values parsed as the pool reader parses them,
@@ -81,9 +86,7 @@ function snapshotChecks(pool: pg.Pool): { check(): Promise<string>; bypassed(): 
  */
 export function createConnectionReader(connection: pg.ClientBase): Reader {
   return {
-    async rows(sql, params) {
-      return (await connection.query({ text: sql, values: params as unknown[], rowMode: 'array', types })).rows as unknown[][];
-    },
+    rows: (sql, params) => arrayRows(connection, sql, params),
     stats: () => ({ hits: 0, misses: 0 }),
     close: () => Promise.resolve(),
   };
@@ -99,8 +102,7 @@ export function createConnectionReader(connection: pg.ClientBase): Reader {
  * trip instead of a statement and its rows.
  */
 export function createPostgresReader(pool: pg.Pool, opts: { cacheRows?: number } = {}): Reader {
-  const query = async (sql: string, params: readonly unknown[]) =>
-    (await pool.query({ text: sql, values: params as unknown[], rowMode: 'array', types })).rows as unknown[][];
+  const query = (sql: string, params: readonly unknown[]) => arrayRows(pool, sql, params);
   const results = (opts.cacheRows ?? 0) > 0 ? createResultCache(opts.cacheRows!) : null;
   const snapshots = snapshotChecks(pool);
   // concurrent misses of one statement at one snapshot run it once (a batch of requests that
