@@ -110,12 +110,25 @@ export function ColumnPicker({ cols }: { cols: Columns }) {
   const t = useT();
   const tc = useColumnsT();
   const names = cols.ordered.map((f) => f.name);
+  // A move re-renders the list: the pressed button's item moves in the DOM, and the button is
+  // disabled when its column reaches an end, either of which drops the focus to the page, where
+  // Escape no longer closes the popover. The focus goes back to the moved column's button, or
+  // to its other one at an end.
+  const list = useRef<HTMLUListElement>(null);
+  const [moved, setMoved] = useState<{ name: string; dir: 'up' | 'down' } | null>(null);
+  useLayoutEffect(() => {
+    if (!moved) return;
+    const button = (dir: string) => list.current?.querySelector<HTMLButtonElement>(`[data-testid="column-${dir}-${CSS.escape(moved.name)}"]`);
+    const same = button(moved.dir);
+    (same && !same.disabled ? same : button(moved.dir === 'up' ? 'down' : 'up'))?.focus();
+    setMoved(null);
+  }, [moved]);
   return (
     <DialogTrigger>
       <Button className="btn btn-ghost" data-testid="column-picker">{t('list.columns')}</Button>
       <Popover className="popover">
         <Dialog className="column-dialog" aria-label={t('list.columns')}>
-          <ul className="column-list">
+          <ul className="column-list" ref={list}>
             {cols.ordered.map((f, i) => (
               <li key={f.name} className="column-item" data-testid={`column-item-${f.name}`}>
                 {f.optional ? (
@@ -126,9 +139,9 @@ export function ColumnPicker({ cols }: { cols: Columns }) {
                 ) : <span className="column-fixed">{f.label}</span>}
                 <span className="column-moves">
                   <Button className="btn-icon" isDisabled={i === 0} aria-label={tc('list.column.up', { label: f.label })}
-                    data-testid={`column-up-${f.name}`} onPress={() => cols.move(f.name, names[i - 1])}>↑</Button>
+                    data-testid={`column-up-${f.name}`} onPress={() => { cols.move(f.name, names[i - 1]); setMoved({ name: f.name, dir: 'up' }); }}>↑</Button>
                   <Button className="btn-icon" isDisabled={i === names.length - 1} aria-label={tc('list.column.down', { label: f.label })}
-                    data-testid={`column-down-${f.name}`} onPress={() => cols.move(f.name, names[i + 2] ?? null)}>↓</Button>
+                    data-testid={`column-down-${f.name}`} onPress={() => { cols.move(f.name, names[i + 2] ?? null); setMoved({ name: f.name, dir: 'down' }); }}>↓</Button>
                 </span>
               </li>
             ))}
