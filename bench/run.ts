@@ -38,11 +38,11 @@ const NAMES: Record<string, string> = { 'gql-list': '1', 'rest-list': '2', read:
 const { values } = parseArgs({
   options: {
     pg: { type: 'boolean' }, quick: { type: 'boolean' }, only: { type: 'string' }, 'cpu-prof': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    'soak-seconds': { type: 'string' }, 'soak-rate': { type: 'string' },
+    'soak-seconds': { type: 'string' }, 'soak-rate': { type: 'string' }, pairs: { type: 'string' },
   },
 });
 if (values.help) {
-  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof] [--soak-seconds N] [--soak-rate R]\n  workloads: 1..16 or ${Object.keys(NAMES).join(', ')}\n  soak (11): N seconds (env SOAK_SECONDS; default ${SOAK_DEFAULTS.seconds}, 30 with --quick), R operations/s (env SOAK_RATE; default ${SOAK_DEFAULTS.rate})`);
+  console.log(`npm run bench -- [--quick] [--pg] [--only <w,...>] [--cpu-prof] [--pairs K] [--soak-seconds N] [--soak-rate R]\n  workloads: 1..16 or ${Object.keys(NAMES).join(', ')}\n  --pairs K: rows with a ratio target (1, 1c, 2, 2c, 16, 16c) measured in K turns with their floor, judged by the median ratio (default 3; 1 with --quick: once, against the floor's first figure)\n  soak (11): N seconds (env SOAK_SECONDS; default ${SOAK_DEFAULTS.seconds}, 30 with --quick), R operations/s (env SOAK_RATE; default ${SOAK_DEFAULTS.rate})`);
   process.exit(0);
 }
 const selected = values.only ? new Set(values.only.split(',').map((s) => NAMES[s.trim()] ?? s.trim())) : null;
@@ -55,6 +55,7 @@ const positive = (name: string, v: string | undefined, fallback: number): number
   return n;
 };
 const soakSeconds = Math.round(positive('--soak-seconds', values['soak-seconds'] ?? process.env.SOAK_SECONDS, values.quick ? 30 : SOAK_DEFAULTS.seconds));
+const pairs = Math.round(positive('--pairs', values.pairs, values.quick ? 1 : 3));
 const soakRate = positive('--soak-rate', values['soak-rate'] ?? process.env.SOAK_RATE, SOAK_DEFAULTS.rate);
 // a soak of another length than the default gets its own result file
 const soakTag = only('11') && soakSeconds !== SOAK_DEFAULTS.seconds ? `-soak${soakSeconds}s` : '';
@@ -78,7 +79,7 @@ if (values['cpu-prof']) {
 const started = Date.now();
 const log = (msg: string) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${msg}`);
 const b: Bench = {
-  ctx, connections: 20, warmupS: ctx.quick ? 1 : 3, durationS: ctx.quick ? 3 : 10, rows: [], raw: {}, floors: {}, log,
+  ctx, connections: 20, warmupS: ctx.quick ? 1 : 3, durationS: ctx.quick ? 3 : 10, rows: [], raw: {}, floors: {}, floorServers: {}, pairs, log,
 };
 
 // ---- cleanup: every child, the temp folder, this run's PostgreSQL databases; also on Ctrl-C
@@ -161,25 +162,31 @@ async function main(): Promise<void> {
       fs.writeFileSync(fixture, JSON.stringify(await fixtureOf(server.base, token)));
       const fr = await ok<{ items: Array<{ id: string }> }>(server.base, 'GET', `/api/data/res.country?limit=1&filter=${encodeURIComponent('[["code","=","FR"]]')}`, { token });
       const countryId = fr.items[0]!.id;
-      await section('floors', () => floors(b, fixture));
-      await section('workloads 1-4', () => apiWorkloads(b, { server: server!, token, orgIds, countryId }, only));
-      // the same reads with the read cache off, on a server of its own with the same data
-      if (['1', '2', '3'].some(only)) {
-        await section('workloads 1-3, cache off', async () => {
-          log('starting fw server (cache off, READ_CACHE_ROWS=0)');
-          const cold = await startFw(ctx, 'nocache', { READ_CACHE_ROWS: '0' });
-          try {
-            const coldToken = await login(cold.base, ctx);
-            const coldIds = await seedOrganizations(cold.base, coldToken, 60);
-            await apiWorkloads(b, { server: cold, token: coldToken, orgIds: coldIds, countryId }, only, 'off');
-          } finally {
-            await cold.stop();
-          }
-        });
+      // the floors keep running for the workloads below, which are measured in turns with them
+      const running: { stopFloors?: () => Promise<void> } = {};
+      await section('floors', async () => { running.stopFloors = await floors(b, fixture); });
+      try {
+        await section('workloads 1-4', () => apiWorkloads(b, { server: server!, token, orgIds, countryId }, only));
+        // the same reads with the read cache off, on a server of its own with the same data
+        if (['1', '2', '3'].some(only)) {
+          await section('workloads 1-3, cache off', async () => {
+            log('starting fw server (cache off, READ_CACHE_ROWS=0)');
+            const cold = await startFw(ctx, 'nocache', { READ_CACHE_ROWS: '0' });
+            try {
+              const coldToken = await login(cold.base, ctx);
+              const coldIds = await seedOrganizations(cold.base, coldToken, 60);
+              await apiWorkloads(b, { server: cold, token: coldToken, orgIds: coldIds, countryId }, only, 'off');
+            } finally {
+              await cold.stop();
+            }
+          });
+        }
+        if (only('5')) await section('workload 5', () => loginWorkload(b, server!, token));
+        // against the same floors as workload 1, on a server of its own (five tenants)
+        if (only('16')) await section('workload 16', () => mixedWorkload(b));
+      } finally {
+        await running.stopFloors?.();
       }
-      if (only('5')) await section('workload 5', () => loginWorkload(b, server!, token));
-      // against the same floors as workload 1, on a server of its own (five tenants)
-      if (only('16')) await section('workload 16', () => mixedWorkload(b));
     });
     if (server) await (server as FwServer).stop();
   }

@@ -1,39 +1,74 @@
-/** The in-run floors: bare node:http and bare graphql-yoga, each a child process on the server core. */
+/**
+ * The in-run floors: bare node:http and bare graphql-yoga, each a child process on the server
+ * core. Both stay up for the main server's workloads, so a row can be measured in turns with its
+ * floor (`bench/lib/paired.ts`) as well as against the one figure each floor gives at the start.
+ */
 import { freePort, HOST, waitHealthy } from '../lib/http.ts';
 import { spawnScript } from '../lib/load.ts';
-import { pinning, stop } from '../lib/proc.ts';
+import { pinning, stop, type Child } from '../lib/proc.ts';
 import { job, measure, type Bench, type Measured } from '../lib/bench.ts';
+import type { LoadJob } from '../lib/load.ts';
 import { GQL_LIST_BODY } from '../workloads/queries.ts';
 
-async function runFloor(b: Bench, kind: 'http' | 'yoga', fixture: string): Promise<Measured> {
+export type FloorKind = 'http' | 'yoga';
+
+/** A running floor server: `measure` loads it with its one request for the given durations. */
+export interface FloorServer {
+  kind: FloorKind;
+  measure(durations?: Pick<LoadJob, 'warmupS' | 'durationS'>): Promise<Measured>;
+}
+
+async function startFloor(b: Bench, kind: FloorKind, fixture: string): Promise<{ server: FloorServer; child: Child }> {
   const port = await freePort();
   const child = spawnScript(`${kind} floor`, `floors/${kind}-floor.ts`, [], pinning.serverCore, { ...process.env, NODE_ENV: 'production', PORT: String(port), FIXTURE: fixture });
   const base = `http://${HOST}:${port}`;
   try {
     await waitHealthy(base, 30_000, () => child.proc.exitCode === null, kind === 'yoga' ? '/health' : '/');
-    const [r] = kind === 'http'
-      ? await measure(child.pid, [job(b, { name: 'node:http floor', base, method: 'GET', paths: ['/'] })])
-      : await measure(child.pid, [job(b, { name: 'yoga floor', base, method: 'POST', paths: ['/graphql'], bodies: [GQL_LIST_BODY] })]);
-    return r!;
-  } finally {
+  } catch (err) {
     await stop(child);
+    throw err;
   }
+  const load = kind === 'http'
+    ? { name: 'node:http floor', base, method: 'GET' as const, paths: ['/'] }
+    : { name: 'yoga floor', base, method: 'POST' as const, paths: ['/graphql'], bodies: [GQL_LIST_BODY] };
+  return {
+    child,
+    server: { kind, measure: async (durations) => (await measure(child.pid, [job(b, { ...load, ...durations })]))[0]! },
+  };
 }
 
-export async function floors(b: Bench, fixture: string): Promise<void> {
-  for (const kind of ['http', 'yoga'] as const) {
-    b.log(`floor: ${kind}`);
-    const r = await runFloor(b, kind, fixture);
-    b.floors[kind] = r.rps;
-    b.raw[`floor-${kind}`] = r;
-    b.rows.push({
-      id: 'floor',
-      workload: kind === 'http' ? 'node:http, same 50-object JSON' : 'graphql-yoga, same query, static objects',
-      rps: r.rps, p50: r.p50, p99: r.p99, peakRssMb: r.peakRssMb,
-      xYoga: kind === 'yoga' ? 1 : undefined,
-      note: r.non2xx + r.errors ? `${r.non2xx} non-2xx, ${r.errors} errors` : undefined,
-    });
+/**
+ * Starts both floors, measures each once for the table's floor rows and `b.floors`, and leaves
+ * them running in `b.floorServers` until the returned function stops them.
+ */
+export async function floors(b: Bench, fixture: string): Promise<() => Promise<void>> {
+  const children: Child[] = [];
+  const stopAll = async () => {
+    b.floorServers = {};
+    await Promise.all(children.map((c) => stop(c)));
+  };
+  try {
+    for (const kind of ['http', 'yoga'] as const) {
+      b.log(`floor: ${kind}`);
+      const { server, child } = await startFloor(b, kind, fixture);
+      children.push(child);
+      b.floorServers[kind] = server;
+      const r = await server.measure();
+      b.floors[kind] = r.rps;
+      b.raw[`floor-${kind}`] = r;
+      b.rows.push({
+        id: 'floor',
+        workload: kind === 'http' ? 'node:http, same 50-object JSON' : 'graphql-yoga, same query, static objects',
+        rps: r.rps, p50: r.p50, p99: r.p99, peakRssMb: r.peakRssMb,
+        xYoga: kind === 'yoga' ? 1 : undefined,
+        note: r.non2xx + r.errors ? `${r.non2xx} non-2xx, ${r.errors} errors` : undefined,
+      });
+    }
+  } catch (err) {
+    await stopAll();
+    throw err;
   }
   const http = b.rows.find((r) => r.workload.startsWith('node:http'));
   if (http && b.floors.yoga) http.xYoga = http.rps! / b.floors.yoga;
+  return stopAll;
 }

@@ -1,4 +1,5 @@
 /** What every workload gets: the run's settings, durations, and where to put its rows. */
+import type { FloorKind, FloorServer } from '../floors/index.ts';
 import type { Row } from './report.ts';
 import { runLoad, type LoadJob, type LoadResult } from './load.ts';
 import { RssWatch } from './proc.ts';
@@ -14,6 +15,10 @@ export interface Bench {
   raw: Record<string, unknown>;
   /** Floors measured so far in this run (req/s, compares/s). */
   floors: { http?: number; yoga?: number; bcrypt?: number };
+  /** The floor servers while they run (the main server's workloads), for rows measured in turns. */
+  floorServers: Partial<Record<FloorKind, FloorServer>>;
+  /** Turns of fw and its floor per row with a ratio target (`--pairs`; 1: measured once, against the floor's one figure). */
+  pairs: number;
   log(msg: string): void;
 }
 
@@ -31,7 +36,7 @@ export async function measure(pid: number, jobs: LoadJob[]): Promise<Measured[]>
   }
 }
 
-/** A load job with the bench's connections and durations. */
+/** A load job with the bench's connections and durations (a job's own durations win). */
 export function job(b: Bench, j: Omit<LoadJob, 'connections' | 'warmupS' | 'durationS'> & Partial<LoadJob>): LoadJob {
   return { connections: b.connections, warmupS: b.warmupS, durationS: b.durationS, ...j };
 }

@@ -2,6 +2,7 @@
 import { failures, job, measure, type Bench } from '../lib/bench.ts';
 import { ok, request } from '../lib/http.ts';
 import type { LoadJob } from '../lib/load.ts';
+import { paired, turnsNote } from '../lib/paired.ts';
 import type { FwServer } from '../lib/server.ts';
 import { GQL_CREATE, GQL_LIST_BODY, GQL_READ, REST_LIST } from './queries.ts';
 
@@ -22,19 +23,22 @@ async function check(t: ApiTarget, j: LoadJob, expect: (body: any) => boolean): 
 async function run(b: Bench, t: ApiTarget, id: string, label: string, j: LoadJob, expect: (body: any) => boolean, target?: { floor: 'http'; min: number } | { yoga: number }): Promise<void> {
   b.log(`workload ${id}: ${label}`);
   await check(t, j, expect);
-  const [r] = await measure(t.server.pid, [j]);
-  b.raw[`w${id}`] = r;
-  const xYoga = b.floors.yoga ? r!.rps / b.floors.yoga : undefined;
-  const vsHttp = b.floors.http ? r!.rps / b.floors.http : undefined;
+  // a row with a target is measured in turns with the floor it is judged against (bench/lib/paired.ts)
+  const kind = target ? ('yoga' in target ? 'yoga' : 'http') : null;
+  const turns = kind ? await paired(b, kind, async (d) => (await measure(t.server.pid, [{ ...j, ...d }]))[0]!, (r) => r.rps) : null;
+  const r = turns?.fw ?? (await measure(t.server.pid, [j]))[0]!;
+  b.raw[`w${id}`] = turns ? { ...r, turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : r;
+  const xYoga = kind === 'yoga' && turns ? turns.ratio : b.floors.yoga ? r.rps / b.floors.yoga : undefined;
+  const vsHttp = kind === 'http' && turns ? turns.ratio : b.floors.http ? r.rps / b.floors.http : undefined;
   let met: boolean | undefined;
   let targetText: string | undefined;
   if (target && 'yoga' in target && xYoga !== undefined) { met = xYoga >= target.yoga; targetText = `≥ ${target.yoga}× yoga`; }
   if (target && 'floor' in target && vsHttp !== undefined) { met = vsHttp >= target.min; targetText = `≥ ${target.min}× node:http`; }
-  const bad = failures(r!);
+  const bad = failures(r);
   b.rows.push({
-    id, workload: label, rps: r!.rps, p50: r!.p50, p99: r!.p99, peakRssMb: r!.peakRssMb, xYoga,
+    id, workload: label, rps: r.rps, p50: r.p50, p99: r.p99, peakRssMb: r.peakRssMb, xYoga,
     vsFloor: vsHttp !== undefined && /^[12]c?$/.test(id) ? { name: 'node:http', ratio: vsHttp } : undefined,
-    target: targetText, met: bad && met ? false : met, note: bad || undefined,
+    target: targetText, met: bad && met ? false : met, note: bad || (turns && kind ? turnsNote(turns, kind === 'yoga' ? 'yoga' : 'node:http') : undefined),
   });
 }
 
