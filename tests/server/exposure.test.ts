@@ -66,6 +66,28 @@ describe('NODE_ENV=production with the defaults', () => {
     expect((await gqlOk(prod, '{ __typename }')).__typename).toBe('Query');
   });
 
+  it('an anonymous caller gets no "Did you mean" names: mistyped fields, arguments, types, input fields and enum values', async () => {
+    const mistakes: Array<[string, Record<string, unknown>?]> = [
+      ['{ resOrganisations { id } }'],
+      ['{ resOrganizations(wher: {}) { id } }'],
+      ['query { ... on Quer { __typename } }'],
+      ['query ($w: ResOrganizationWher) { __typename }'],
+      // a variable's input field: a coercion error of the execution, not of validation
+      ['query ($w: ResOrganizationWhere) { resOrganizations(where: $w) { id } }', { w: { nam: { equals: 'x' } } }],
+    ];
+    for (const [q, variables] of mistakes) {
+      const anon = await gql(prod, q, variables);
+      const messages = anon.body.errors!.map((e) => e.message);
+      expect(messages.length, q).toBeGreaterThan(0);
+      for (const m of messages) expect(m, q).not.toMatch(/Did you mean/);
+      // a signed-in caller, who may introspect, still gets the hint
+      const signed = await gql(prod, q, variables, { token: prodToken });
+      expect(signed.body.errors!.map((e) => e.message).join('\n'), q).toMatch(/Did you mean/);
+      // and the hint is not what the anonymous caller's error was cut from in the cache
+      expect((await gql(prod, q, variables)).body.errors!.map((e) => e.message)).toEqual(messages);
+    }
+  });
+
   it('a signed-in caller introspects: the full query and the web client\'s MutationFields', async () => {
     expect((await gqlOk(prod, FULL, {}, { token: prodToken })).__schema.types.length).toBeGreaterThan(50);
     const fields = (await gqlOk(prod, MUTATION_FIELDS, {}, { token: prodToken })).__type.fields.map((f: { name: string }) => f.name);

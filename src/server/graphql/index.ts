@@ -20,7 +20,7 @@ import { fieldErrorNodes } from './error-nodes.js';
 import { maskError } from './errors.js';
 import { depthLimit } from './depth.js';
 import { graphiqlAssetRoutes, graphiqlDisabled, graphiqlRenderer } from './graphiql.js';
-import { introspectionAccess } from './introspection.js';
+import { introspectionAccess, suggestionsHidden } from './introspection.js';
 import { jitAfterUses, jitCanRun, precoercedVariables } from './jit.js';
 import { createLoaders } from './loaders.js';
 import { buildGraphQLSchema, type GqlContext } from './schema.js';
@@ -168,6 +168,8 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
       multipartLimits(fileLimit, kernel.settings.HTTP_BODY_LIMIT_BYTES),
       // who may introspect is known only per request (the principal): checked before it runs
       ...introspectionAccess(introspection),
+      // … nor learn the names it may not introspect from "Did you mean …?" hints
+      ...suggestionsHidden(introspection),
       // depth, then cost: both refuse before anything runs, with a code and HTTP 400
       depthLimit(s.GRAPHQL_MAX_DEPTH),
       costLimit({

@@ -8,9 +8,15 @@
  * introspection. A refusal is a request error with no `data`:
  * - `off`: 403 INTROSPECTION_DISABLED, for everyone;
  * - `authenticated` and no bearer token: 401 INTROSPECTION_UNAUTHENTICATED.
+ *
+ * graphql-js's "Did you mean …?" hints are introspection by other means: a mistyped field,
+ * argument, type, input field or enum value is answered with the names that do exist, so an
+ * anonymous caller could rebuild the schema one guess at a time. They are left out of the
+ * errors of callers who may not introspect (`suggestionsHidden`).
  */
-import { GraphQLError, NoSchemaIntrospectionCustomRule, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import type { Principal } from '../../kernel/env.js';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { exposureAllows, type Exposure } from '../exposure.js';
 import type { GqlContext } from './schema.js';
 import { refuseWhen } from './guard.js';
@@ -46,4 +52,38 @@ export function introspectionAccess(exposure: Exposure): Plugin[] {
     return verdict !== 'allowed' && isIntrospection(args.schema, args.document) ? refusal(verdict) : null;
   };
   return [refuseWhen(check)];
+}
+
+/** graphql-js ends a message with its hint: `… Did you mean "crmLead" or "crmLeads"?` */
+const SUGGESTION = / Did you mean .*\?$/s;
+
+/** The error without the names it suggests; the same object when it suggests none. */
+export function withoutSuggestion<E>(error: E): E {
+  if (!(error instanceof GraphQLError) || !SUGGESTION.test(error.message)) return error;
+  const copy = new GraphQLError(error.message.replace(SUGGESTION, ''), {
+    nodes: error.nodes, source: error.source, positions: error.positions, path: error.path,
+    originalError: error.originalError, extensions: error.extensions,
+  });
+  return copy as E;
+}
+
+const stripped = <R extends ExecutionResult>(result: R): R =>
+  result.errors?.some((e) => SUGGESTION.test(e.message)) ? { ...result, errors: result.errors.map(withoutSuggestion) } : result;
+
+/**
+ * Leaves graphql-js's suggestions out of every error of a result (validation, variables,
+ * execution) for callers the exposure does not let introspect; nothing for `public`. yoga caches
+ * a document's validation result for every caller, so the hints are removed from the result each
+ * request gets, never from what the cache keeps.
+ */
+export function suggestionsHidden(exposure: Exposure): Plugin[] {
+  if (exposure === 'public') return [];
+  return [{
+    onExecutionResult({ result, setResult, context }) {
+      const principal = (context as { req?: { principal?: Principal } }).req?.principal;
+      if (exposureAllows(exposure, principal) === 'allowed') return;
+      // a stream (subscriptions, which need a signed-in caller anyway) is left as it is
+      if (result && !isAsyncIterable(result)) setResult(stripped(result));
+    },
+  }];
 }
