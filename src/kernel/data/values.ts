@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { DATETIME_EXPECTED, parseDateTime } from './datetime.js';
 import type { ResolvedField, ResolvedModel } from '../registry/model.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -70,8 +71,8 @@ export function coerceScalar(field: ResolvedField, v: unknown, purpose: 'write' 
       if (!is('boolean')) throw new Error(`expected true or false, got ${JSON.stringify(v)}`);
       return v;
     case 'datetime': {
-      const d = v instanceof Date ? v : is('string') ? new Date(v as string) : null;
-      if (!d || Number.isNaN(d.getTime())) throw new Error(`expected an ISO 8601 date-time, got ${JSON.stringify(v)}`);
+      const d = v instanceof Date ? v : is('string') ? parseDateTime(v as string) : null;
+      if (!d || Number.isNaN(d.getTime())) throw new Error(`expected ${DATETIME_EXPECTED}, got ${JSON.stringify(v)}`);
       if (d < MIN_DATETIME || d > MAX_DATETIME) {
         throw new Error(`${JSON.stringify(v)} is outside the years 1 to 9999 (UTC) a date-time may hold`);
       }

@@ -1,5 +1,6 @@
 import type { Cell } from './formats.js';
 import { unneutralise } from './formats.js';
+import { parseDateTime } from '../../kernel/data/datetime.js';
 import type { TransferField } from './fields.js';
 
 /**
@@ -50,9 +51,10 @@ export function convertCell(f: TransferField, c: Cell): Converted {
     case 'datetime': {
       if (c instanceof Date) return ok(c.toISOString());
       const t = cellText(c).trim();
-      // a date without a time is midnight UTC, as a date column of a spreadsheet means it
-      const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(t) ? `${t}T00:00:00Z` : t);
-      return Number.isNaN(d.getTime()) ? bad(`"${t}" is not a date (write 2026-03-31 or 2026-03-31T14:00:00Z)`, t, f.type) : ok(d.toISOString());
+      // a date without a time is midnight UTC, as a date column of a spreadsheet means it; a
+      // time without an offset is UTC too (src/kernel/data/datetime.ts)
+      const d = parseDateTime(t);
+      return !d ? bad(`"${t}" is not a date (write 2026-03-31 or 2026-03-31T14:00:00Z)`, t, f.type) : ok(d.toISOString());
     }
     case 'enum': {
       // the declared value whatever its case ("Won" for won); anything else is the bus's INVALID_ENUM

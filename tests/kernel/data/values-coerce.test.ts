@@ -5,6 +5,7 @@
  * (`toWriteData`), and what a stored row looks like to clients (`toRecord`).
  * tests/kernel/data/values.test.ts checks the NUL and date-time bounds through the server.
  */
+import { DATETIME_EXPECTED } from '../../../src/kernel/data/datetime.ts';
 import { describe, expect, it } from 'vitest';
 import { coerceScalar, MAX_DATETIME, MIN_DATETIME, NUL_MESSAGE, toRecord, toWriteData } from '../../../src/kernel/data/values.ts';
 import { defineModel, f } from '../../../src/kernel/declare.ts';
@@ -112,8 +113,38 @@ describe('coerceScalar', () => {
     expect(problem('at', before)).toBe(`${JSON.stringify(before)} is outside the years 1 to 9999 (UTC) a date-time may hold`);
     expect(problem('at', new Date(MAX_DATETIME.getTime() + 1), 'filter')).toMatch(/is outside the years 1 to 9999/);
     for (const v of ['yesterday', 1_700_000_000_000, null, new Date('x')]) {
-      expect(problem('at', v)).toBe(`expected an ISO 8601 date-time, got ${JSON.stringify(v)}`);
+      expect(problem('at', v)).toBe(`expected ${DATETIME_EXPECTED}, got ${JSON.stringify(v)}`);
     }
+  });
+
+  it('datetime text is read strictly: no rolled-over days, no other formats, and a time without an offset is UTC on any server', () => {
+    const at = (v: string) => (coerceScalar(field('at'), v) as Date).toISOString();
+    expect(at('2026-03-31')).toBe('2026-03-31T00:00:00.000Z');
+    expect(at('2026-01-15T10:00')).toBe('2026-01-15T10:00:00.000Z');
+    expect(at('2026-01-15 10:00:05')).toBe('2026-01-15T10:00:05.000Z');
+    expect(at('2026-01-15T10:00:05.1239Z')).toBe('2026-01-15T10:00:05.123Z');
+    expect(at('2026-01-15T10:00:05,5+0530')).toBe('2026-01-15T04:30:05.500Z');
+    expect(at('2026-01-15T10:00-02')).toBe('2026-01-15T12:00:00.000Z');
+    expect(at('2024-02-29T23:59:59Z')).toBe('2024-02-29T23:59:59.000Z');
+    expect(at('0099-06-01T00:00:00Z')).toBe('0099-06-01T00:00:00.000Z');
+    // the server's own time zone plays no part (Node applies a changed TZ at once)
+    const tz = process.env.TZ;
+    try {
+      process.env.TZ = 'America/New_York';
+      expect(new Date('2026-01-15T10:00:00').getUTCHours(), 'JavaScript\'s own reading').toBe(15);
+      expect(at('2026-01-15T10:00:00')).toBe('2026-01-15T10:00:00.000Z');
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+    for (const v of ['2026-02-30', '2025-02-29', '2100-02-29', '2026-04-31', '2026-13-01', '2026-00-10', '2026-01-00',
+      '2026-01-15T24:00', '2026-01-15T10:60', '2026-01-15T10:00:60', '2026-01-15T10:00+24:00', '2026-01-15T10:00+02:60',
+      '2026', '2026-1-5', '2026-01', 'Thu, 15 Jan 2026 10:00:00 GMT', '01/15/2026', '2026-01-15T10', '2026-01-15Z',
+      ' 2026-01-15', '2026-01-15T10:00:00 Z', '2026-01-15T10:00:00.Z', '2026-01-15T10:00:00.1234567891Z']) {
+      expect(problem('at', v), v).toBe(`expected ${DATETIME_EXPECTED}, got ${JSON.stringify(v)}`);
+    }
+    // an expanded year parses, and is told it is out of range rather than not a date
+    expect(problem('at', '+010000-01-01T00:00:00Z')).toMatch(/is outside the years 1 to 9999/);
   });
 
   it('uuid and reference: a UUID, kept in lowercase', () => {

@@ -35,6 +35,11 @@ describe('convertCell', () => {
     expect(value('datetime', '2026-03-31T14:00:00+02:00')).toEqual({ ok: true, value: '2026-03-31T12:00:00.000Z' });
     expect(value('datetime', new Date('2026-01-02T03:04:05Z'))).toEqual({ ok: true, value: '2026-01-02T03:04:05.000Z' });
     expect(value('datetime', 'next tuesday').ok).toBe(false);
+    // read as the API reads it (src/kernel/data/datetime.ts): a day the calendar lacks is refused
+    // instead of rolled over, and a spreadsheet's time without an offset is UTC
+    expect(value('datetime', '2026-02-30').ok).toBe(false);
+    expect(value('datetime', '2026-1-5').ok).toBe(false);
+    expect(value('datetime', '2026-01-15 10:00')).toEqual({ ok: true, value: '2026-01-15T10:00:00.000Z' });
   });
   it('an Enum value is matched whatever its case; anything else is left for the bus to refuse', () => {
     expect(value('enum', 'WON', ['new', 'won'])).toEqual({ ok: true, value: 'won' });
