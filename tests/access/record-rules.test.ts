@@ -156,6 +156,13 @@ describe('update', () => {
     expect((await get(admin, `/api/data/crm.lead/${lead.b1}`)).body.stage).toBe('new');
   });
 
+  it('a user replaces (PUT) a lead of their organization without naming it: the lead stays in its organization', async () => {
+    const res = await t.request('PUT', `/api/data/crm.lead/${lead.a1}`, { token: token.a, body: { name: 'A one', notes: 'replaced' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ name: 'A one', notes: 'replaced', organization: org.a });
+    expect((await get(token.a, `/api/data/crm.lead/${lead.a1}`)).body.organization).toBe(org.a);
+  });
+
   it('an admin updates a lead of any organization', async () => {
     const res = await t.request('PATCH', `/api/data/crm.lead/${lead.b1}`, { token: admin, body: { notes: 'admin was here' } });
     expect(res.status).toBe(200);

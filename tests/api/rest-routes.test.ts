@@ -161,7 +161,7 @@ describe('record routes', () => {
     expect(res.body).toMatchObject({ name: 'Patch Me', email: 'keep@lead.test', expected_revenue: 20, probability: 0.3, revision: 2 });
   });
 
-  it('PUT replaces: writable fields not sent go back to their default or null', async () => {
+  it('PUT replaces: writable fields not sent go back to their default or null, except the organization a record was created in (its default is whoever creates it)', async () => {
     const created = (await post('/api/data/crm.lead', {
       name: 'Put Me', email: 'gone@lead.test', stage: 'qualified', expected_revenue: 10, probability: 0.3, notes: 'n', organization: acme,
     })).body;
@@ -169,8 +169,11 @@ describe('record routes', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({
       id: created.id, name: 'Put Again', expected_revenue: 11, revision: 2,
-      stage: 'new', email: null, probability: null, notes: null, organization: null, closed_at: null,
+      stage: 'new', email: null, probability: null, notes: null, organization: acme, closed_at: null,
     });
+    // sent, it is written like any other field
+    const moved = await ts.request('PUT', `/api/data/crm.lead/${created.id}`, { token, body: { name: 'Put Again', organization: null } });
+    expect(moved.body, JSON.stringify(moved.body)).toMatchObject({ name: 'Put Again', organization: null, expected_revenue: 0 });
   });
 
   it('PUT works on models with private fields (res.user keeps its password)', async () => {

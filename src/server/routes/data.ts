@@ -87,11 +87,17 @@ export async function createRecord(kernel: KernelHandle, req: FastifyRequest, mo
   return kernel.dispatch('fw.create', { model: model.key, values }, req.principal);
 }
 
-/** PUT semantics: every writable field not sent is reset to its default (or null). */
+/**
+ * PUT semantics: every writable field not sent is reset to its default (or null). Not a Reference
+ * filled from the caller on create (`default_principal`: the record's organization or owner): its
+ * default is whoever creates the record, so "reset" would move the record into the organization
+ * of whoever replaces it (an admin's PUT took a lead out of every list of its organization, a
+ * user's was refused as ACCESS_DENIED). Left out, it keeps its value, as in a PATCH.
+ */
 function replacementValues(model: ResolvedModel, req: FastifyRequest, values: Body): Body {
   const out: Body = {};
   for (const f of model.fields.values()) {
-    if (!f.stored || f.auto || f.readonly || !canWriteField(model, f, req.principal)) continue;
+    if (!f.stored || f.auto || f.readonly || f.defaultPrincipal || !canWriteField(model, f, req.principal)) continue;
     out[f.name] = f.name in values ? values[f.name] : f.default ?? null;
   }
   for (const k of Object.keys(values)) if (!(k in out)) out[k] = values[k];

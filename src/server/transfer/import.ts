@@ -158,9 +158,11 @@ export async function runImport(kernel: KernelHandle, principal: Principal, mode
     }
   }
 
-  // a new record gets a field's default for an empty cell (an update empties the field)
+  // a new record gets a field's default for an empty cell (an update empties the field): a
+  // declared one, or the caller's organization or the caller themself (`default_principal`)
+  const hasDefault = (k: string) => { const f = model.fields.get(k); return f?.default !== undefined || Boolean(f?.defaultPrincipal); };
   const withDefaults = (p: Pending) => (p.id ? p.values
-    : Object.fromEntries(Object.entries(p.values).filter(([k, v]) => v !== null || model.fields.get(k)?.default === undefined)));
+    : Object.fromEntries(Object.entries(p.values).filter(([k, v]) => v !== null || !hasDefault(k))));
   const rows: ImportRow[] = pending.filter((p) => !refused.has(p)).map((p) => ({ line: p.line, ...(p.id ? { id: p.id } : {}), values: withDefaults(p) }));
   // what the bus says about a field whose cell was already refused (it was left out: "required") is not news
   const badAt = new Map(pending.map((p) => [p.line, p.bad]));

@@ -120,6 +120,14 @@ describe('commit and re-import', () => {
     ]);
   });
 
+  it('an empty Organization cell of a new row is the caller\'s organization, as a create that leaves it out', async () => {
+    const own = (await ts.request('POST', '/api/data/crm.lead', { token: admin, body: { name: 'Left out' } })).body.organization;
+    expect(own).toEqual(expect.any(String));
+    const res = await upload('/api/import/crm.lead', 'Name,Email,Organization\nImp O,own-org@x.test,\n');
+    expect(res.body, JSON.stringify(res.body)).toMatchObject({ created: 1, errors: [], committed: true });
+    expect((await leads([['email', '=', 'own-org@x.test']])).map((r) => r.organization)).toEqual([own]);
+  });
+
   it('re-import with a key column updates the records holding the key instead of duplicating them', async () => {
     const csv = 'Name,Email,Expected revenue\nImp A renamed,imp-a@x.test,150\nImp C,imp-c@x.test,300\n';
     const res = await upload('/api/import/crm.lead', csv, { query: { key: 'email' } });
