@@ -21,6 +21,7 @@ import { maskError } from './errors.js';
 import { depthLimit } from './depth.js';
 import { graphiqlAssetRoutes, graphiqlDisabled, graphiqlRenderer } from './graphiql.js';
 import { introspectionAccess, suggestionsHidden } from './introspection.js';
+import { refuseBadParams } from './params.js';
 import { jitAfterUses, jitCanRun, precoercedVariables } from './jit.js';
 import { createLoaders } from './loaders.js';
 import { buildGraphQLSchema, type GqlContext } from './schema.js';
@@ -217,6 +218,8 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
         if (isMultipart(req.headers['content-type'])) void reply.header('connection', 'close');
         throw notAcceptable(GRAPHQL_RESPONSE_TYPES);
       }
+      // parameters yoga would answer with a 500 or a 200 (./params.ts)
+      refuseBadParams(req, graphqlRequest);
       // one JSON object in, one JSON result out: yoga's GraphQL pipeline without its Fetch bridge (./direct.ts)
       const direct = directParams(req, allowedOrigins);
       if (direct) return answerDirectly(yoga, req, reply, direct);
