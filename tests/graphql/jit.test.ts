@@ -76,6 +76,22 @@ describe('on a server', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.errors?.[0]?.message).toMatch(/Variable "\$where" got invalid value/);
   });
+
+  it('a scalar variable that does not fit is refused the same on every run: 400 and graphql-js\'s words, interpreted or compiled', async () => {
+    const q = 'query S($limit: Int) { resCountries(limit: $limit) { code } }';
+    // compiled from its second use on (GRAPHQL_JIT_MIN_USES=2)
+    expect((await gqlOk(ts, q, { limit: 1 }, { token })).resCountries).toHaveLength(1);
+    expect((await gqlOk(ts, q, { limit: 2 }, { token })).resCountries).toHaveLength(2);
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await gql(ts, q, { limit: 'many' }, { token }));
+    expect(runs.map((r) => r.status)).toEqual([400, 400, 400]);
+    expect(runs[0].body.errors).toEqual([expect.objectContaining({ message: 'Variable "$limit" got invalid value "many"; Int cannot represent non-integer value: "many"' })]);
+    expect(runs[1].body).toEqual(runs[0].body);
+    expect(runs[2].body).toEqual(runs[0].body);
+    // and a fresh document whose first use is refused answers the same as a compiled one
+    const fresh = await gql(ts, 'query S2($limit: Int) { resCountries(limit: $limit) { name } }', { limit: 'many' }, { token });
+    expect([fresh.status, fresh.body.errors?.[0]?.message]).toEqual([400, runs[0].body.errors![0]!.message]);
+  });
 });
 
 describe('precoercedVariables', () => {

@@ -79,6 +79,12 @@ function withJsonVariables(document: DocumentNode): DocumentNode {
  * operation then runs as its twin whose variables are all `JSON` (identity), which graphql-jit
  * compiles without meeting the recursive input types it cannot (see `jitCanRun`). Arguments
  * take variables as they are, so resolvers get exactly the values graphql-js would give them.
+ *
+ * Operations graphql-jit compiles as they are (scalar variables only) get their variables checked
+ * here too, and run unchanged: graphql-jit's own coercion words its refusals otherwise and answers
+ * them with 200, so the same bad variable was a 400 while a document ran interpreted and a 200
+ * from its second use on. Here a refusal is graphql-js's 400 whichever executor would run.
+ *
  * Runs last before the compiler (the guards see the document as sent); anonymous callers and
  * subscriptions are left alone. The twin is made once per document.
  */
@@ -86,21 +92,20 @@ export function precoercedVariables(enabled: (contextValue: unknown) => boolean)
   const twins = new WeakMap<DocumentNode, DocumentNode | null>();
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      if (!enabled(args.contextValue)) return;
+      if (!enabled(args.contextValue) || hasSubscription(args.document)) return;
       let twin = twins.get(args.document);
       if (twin === undefined) {
         // the twin's variables need the schema's JSON scalar (fw's passes values through as they are)
-        twin = isScalarType(args.schema.getType('JSON')) && !jitCanRun(args.schema, args.document) && !hasSubscription(args.document)
+        twin = isScalarType(args.schema.getType('JSON')) && !jitCanRun(args.schema, args.document)
           ? withJsonVariables(args.document) : null;
         twins.set(args.document, twin);
       }
-      if (!twin) return;
       const operation = getOperationAST(args.document, args.operationName);
-      if (!operation || operation.operation === 'subscription') return;
+      if (!operation || operation.operation === 'subscription' || !operation.variableDefinitions?.length) return;
       const key = operation.operation === 'query' ? coercedKey(args.schema, args.document, args.variableValues) : null;
       let variableValues = key === null ? undefined : coercedVariables.get(key);
       if (!variableValues) {
-        const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 50 });
+        const coerced = getVariableValues(args.schema, operation.variableDefinitions, args.variableValues ?? {}, { maxErrors: 50 });
         if (coerced.errors) {
           // a request error (400), as yoga's executor answers the same refusal
           setResultAndStopExecution({ errors: coerced.errors.map(requestError) });
@@ -109,8 +114,9 @@ export function precoercedVariables(enabled: (contextValue: unknown) => boolean)
         variableValues = coerced.coerced;
         if (key !== null && isPlain(variableValues)) coercedVariables.set(key, deepFreeze(variableValues));
       }
-      // the executor is called with these args (envelop spreads them after the hooks)
-      Object.assign(args, { document: twin, variableValues });
+      // the executor is called with these args (envelop spreads them after the hooks); an
+      // operation without a twin keeps its variables as sent, which its executor coerces
+      if (twin) Object.assign(args, { document: twin, variableValues });
     },
   };
 }
