@@ -91,6 +91,12 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) describe(provider
       expect(data.resOrganization).toBeNull();
     });
 
+    it('resOrganization(id) of an id that is no UUID is null too, and does not fail the records loaded beside it', async () => {
+      expect((await gqlOk(ts, OrganizationDocument, { id: 'nope' }, { token })).resOrganization).toBeNull();
+      const both = await gqlOk(ts, `{ a: resOrganization(id: "${org.acme}") { name } b: resOrganization(id: "nope") { name } }`, {}, { token });
+      expect(both).toEqual({ a: { name: 'Acme Corp' }, b: null });
+    });
+
     it('resOrganizations orders by orderBy (several keys) and pages with limit and offset', async () => {
       const asc = await gqlOk(ts, OrganizationsFilteredDocument, { orderBy: [{ name: 'asc' }] }, { token });
       const desc = await gqlOk(ts, OrganizationsFilteredDocument, { orderBy: [{ name: 'desc' }] }, { token });

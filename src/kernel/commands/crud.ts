@@ -8,7 +8,7 @@ import { domainToWhere, type DomainContext, type Where } from '../data/domain.js
 import { prismaWhere, readScope, ruleFields, ruleWhere } from '../data/rules.js';
 import { mapDbError } from '../data/db-errors.js';
 import { countReferences, referencedError } from '../data/references.js';
-import { toRecord, toWriteData } from '../data/values.js';
+import { isRecordId, toRecord, toWriteData } from '../data/values.js';
 import type { Env } from '../env.js';
 import { BadRequest, NotFound, StaleRevision, ValidationError, type FwError } from '../errors.js';
 import { runPostHooks, runPreHooks, runReadHooks } from '../bus/hooks.js';
@@ -160,7 +160,6 @@ function pageNumber(v: unknown, name: string): number | undefined {
   return v as number;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const recordNotFound = (model: ResolvedModel, id: unknown) =>
   new NotFound(`${model.key} ${String(id)} not found`, { model: model.key, id }, 'RECORD_NOT_FOUND');
@@ -168,7 +167,7 @@ const recordNotFound = (model: ResolvedModel, id: unknown) =>
 /** A record id from the outside: not a UUID means no such record (PostgreSQL would reject the cast). */
 function recordId(model: ResolvedModel, id: unknown): string {
   if (typeof id !== 'string') throw new BadRequest('payload.id must be a record id', undefined, 'INVALID_PAYLOAD');
-  if (!UUID_RE.test(id)) throw recordNotFound(model, id);
+  if (!isRecordId(id)) throw recordNotFound(model, id);
   return id.toLowerCase();
 }
 
@@ -230,7 +229,7 @@ async function checkReferences(env: Env, model: ResolvedModel, values: Record<st
     if (field?.type !== 'reference' || !field.target || typeof value !== 'string') continue;
     if (before && typeof before[name] === 'string' && (before[name] as string).toLowerCase() === value.toLowerCase()) continue;
     const target = env.registry.model(field.target);
-    if (!canAccess(target, env.principal, 'read') || !UUID_RE.test(value)) throw invalidReference(model, name, value);
+    if (!canAccess(target, env.principal, 'read') || !isRecordId(value)) throw invalidReference(model, name, value);
     const found = await delegateOf(env.db, target)
       .findFirst({ where: await scopedPrismaWhere(env, target, 'read', undefined, { record_uuid: value.toLowerCase() }), select: { dbid: true } })
       // a rule of the target reaching a model the caller may not read: not readable either

@@ -4,6 +4,9 @@ import type { ResolvedField, ResolvedModel } from '../registry/model.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Whether `v` has the form of a record id (a UUID, any case). */
+export const isRecordId = (v: unknown): v is string => typeof v === 'string' && UUID_RE.test(v);
+
 /**
  * The instants a DateTime may hold, written or compared: years 1 to 9999 in UTC. JavaScript
  * dates reach ±275760 and include year 0, but on PostgreSQL a year 0, a negative (six-digit) year
@@ -80,7 +83,7 @@ export function coerceScalar(field: ResolvedField, v: unknown, purpose: 'write' 
     }
     case 'uuid':
     case 'reference':
-      if (!is('string') || !UUID_RE.test(v as string)) throw new Error(`expected a record id (UUID), got ${JSON.stringify(v)}`);
+      if (!isRecordId(v)) throw new Error(`expected a record id (UUID), got ${JSON.stringify(v)}`);
       return (v as string).toLowerCase();
     case 'enum':
       if (!is('string') || !field.values!.includes(v as string)) {

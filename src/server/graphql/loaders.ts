@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Principal } from '../../kernel/env.js';
+import { isRecordId } from '../../kernel/data/values.js';
 import type { Kernel } from '../../kernel/kernel.js';
 
 type Rec = Record<string, unknown>;
@@ -26,7 +27,10 @@ export function createLoaders(kernel: Kernel, principal: Principal): Loaders {
       let l = byId.get(key);
       if (!l) {
         l = new DataLoader(async (ids) => {
-          const rows = await search(model, [['record_uuid', 'in', ids.map((i) => i.toLowerCase())]], fields);
+          // an id that is no UUID names no record: null, as a missing one, instead of a refused
+          // filter that would fail every id loaded in the same tick
+          const wellFormed = ids.filter(isRecordId).map((i) => i.toLowerCase());
+          const rows = wellFormed.length ? await search(model, [['record_uuid', 'in', wellFormed]], fields) : [];
           const map = new Map(rows.map((r) => [r.id as string, r]));
           return ids.map((id) => map.get(id.toLowerCase()) ?? null);
         });
