@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Kernel } from '../kernel/kernel.js';
+import { installJsonBody } from './json-body.js';
 import { installAuth } from './authenticate.js';
 import { installErrorHandling } from './errors.js';
 import { installInputChecks } from './input.js';
@@ -42,6 +43,7 @@ export async function buildServer(kernel: Kernel, opts: BuildServerOptions = {})
   installErrorHandling(server, { appShell: () => webClient });
   installAuth(server, kernel);
   installInputChecks(server);
+  installJsonBody(server);
   // every route, app routes included, so the OpenAPI document describes them all
   const routes: RouteEntry[] = [];
   server.addHook('onRoute', (r) => {

@@ -41,8 +41,14 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
         expectError(res, 400, 'INVALID_JSON');
       });
 
-      it('an empty JSON body is 400 INVALID_JSON; a JSON array or scalar body is 400 INVALID_BODY', async () => {
-        expectError(await ts.request('POST', '/api/data/res.organization', { token, body: '', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_JSON');
+      it('an empty JSON body is no body (a create then misses its required fields: 422 REQUIRED); a JSON array or scalar body is 400 INVALID_BODY', async () => {
+        const empty = await ts.request('POST', '/api/data/res.organization', { token, body: '', headers: { 'content-type': 'application/json' } });
+        expectError(empty, 422, 'VALIDATION_FAILED');
+        expect(problems(empty)).toEqual({ name: 'REQUIRED' });
+        // a body of blanks too; a DELETE with an empty JSON body deletes
+        const temp = await ts.request('POST', '/api/data/res.organization', { token, body: { name: 'Empty body' } });
+        const del = await ts.request('DELETE', `/api/data/res.organization/${temp.body.id}`, { token, body: ' \n', headers: { 'content-type': 'application/json' } });
+        expect([del.status, del.body]).toEqual([200, { id: temp.body.id, deleted: true }]);
         expectError(await ts.request('POST', '/api/data/res.organization', { token, body: [{ name: 'x' }] }), 400, 'INVALID_BODY');
         expectError(await ts.request('PATCH', `/api/data/res.organization/${org.id}`, { token, body: '"text"', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_BODY');
       });

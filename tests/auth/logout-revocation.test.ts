@@ -42,6 +42,15 @@ describe('logout', () => {
     expectError(await refresh(pair.refresh_token), 401, 'TOKEN_INVALID');
   });
 
+  it('logout sent with Content-Type: application/json and no body (as fetch wrappers send it) ends the session too', async () => {
+    const u = await newUser();
+    const pair = await t.login(u.email, u.password);
+    const out = await t.request('POST', '/api/auth/logout', { token: pair.access_token, body: '', headers: { 'content-type': 'application/json' } });
+    expect([out.status, out.body]).toEqual([200, { revoked: true }]);
+    expectError(await me(pair.access_token), 401, 'TOKEN_INVALID');
+    expectError(await refresh(pair.refresh_token), 401, 'TOKEN_INVALID');
+  });
+
   it('logout after a rotation also kills the rotated refresh token and every access token of that login', async () => {
     const u = await newUser();
     const first = await t.login(u.email, u.password);

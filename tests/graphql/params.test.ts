@@ -46,6 +46,8 @@ describe('GraphQL request parameters', () => {
         badRequest(await ts.request('POST', '/graphql', { token: signedIn ? token : undefined, body }), /^Must provide query string\.$/);
       }
       badRequest(await get('variables=%7B%7D', signedIn), /^Must provide query string\.$/);
+      // an empty body sent as JSON is no body (src/server/json-body.ts): no query either
+      badRequest(await ts.request('POST', '/graphql', { token: signedIn ? token : undefined, body: '', headers: { 'content-type': 'application/json' } }), /^Must provide query string\.$/);
     });
   }
 

@@ -41,6 +41,8 @@ export function refuseBadParams(req: Pick<FastifyRequest, 'method' | 'headers' |
   }
   if (req.method === 'POST' && /^application\/json\s*(;|$)/i.test(String(req.headers['content-type'] ?? ''))) {
     const body = req.body;
+    // no body at all (an empty one, src/server/json-body.ts) asks nothing either
+    if (body === undefined || body === null) throw missingQuery();
     // a list is a batch, refused by yoga in its own words
     if (isObject(body) && (typeof body.query !== 'string' || body.query === '') && !persisted(body.extensions)) throw missingQuery();
   }
