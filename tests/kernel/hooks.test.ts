@@ -144,9 +144,15 @@ describe('hooks', () => {
     expect(await run('fw.read_one', { model: 'crm.lead', id: l.id })).toMatchObject({ name: 'UNDELETABLE' });
   });
 
-  it('the app\'s own pre hook vetoes invalid input (crm.sales: probability outside 0–1)', async () => {
+  it('the app\'s own pre hook vetoes invalid input (crm.sales: probability outside 0–1), on update as on create', async () => {
     await expectFwError(create({ name: 'Too sure', probability: 1.5 }), 422, 'INVALID_PROBABILITY');
     expect(await count('crm.lead', [['name', '=', 'Too sure']])).toBe(0);
+    const l = await create({ name: 'Fairly sure', probability: 0.5 });
+    for (const probability of [42, -3]) {
+      await expectFwError(run('fw.update', { model: 'crm.lead', id: l.id, values: { probability } }), 422, 'INVALID_PROBABILITY');
+    }
+    expect(await run('fw.read_one', { model: 'crm.lead', id: l.id })).toMatchObject({ probability: 0.5, revision: 1 });
+    expect(await run('fw.update', { model: 'crm.lead', id: l.id, values: { probability: 1 } })).toMatchObject({ probability: 1 });
   });
 
   it('a model command runs its own pre/post hooks around the hooks of the fw.update it dispatches', async () => {

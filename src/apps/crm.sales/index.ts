@@ -13,15 +13,18 @@ const markWon = defineCommand('crm.lead.mark_won', {
   }),
 });
 
+// between 0 and 1 on update as on create: a PATCH may not write what a create may not
+function checkProbability(p: unknown): void {
+  if (typeof p === 'number' && (p < 0 || p > 1)) {
+    throw new ValidationError('probability must lie between 0 and 1', { field: 'probability' }, 'INVALID_PROBABILITY');
+  }
+}
+
 export const app = defineApp({
   manifest,
   commands: [markWon],
   hooks: [
-    defineHook('pre.crm.lead.create', (ctx) => {
-      const p = ctx.payload.probability;
-      if (typeof p === 'number' && (p < 0 || p > 1)) {
-        throw new ValidationError('probability must lie between 0 and 1', { field: 'probability' }, 'INVALID_PROBABILITY');
-      }
-    }),
+    defineHook('pre.crm.lead.create', (ctx) => checkProbability(ctx.payload.probability)),
+    defineHook('pre.crm.lead.update', (ctx) => checkProbability(ctx.payload.probability)),
   ],
 });
