@@ -76,7 +76,9 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
         expectError(res, 400, 'PAGE_TOO_LARGE');
         expect(res.body.error.details).toMatchObject({ max: 500 });
         expectError(await ts.request('GET', '/api/res/country?limit=1000', { token }), 400, 'PAGE_TOO_LARGE');
-        for (const p of ['limit=0', 'limit=abc', 'limit=1.5', 'offset=-1', 'offset=x']) {
+        // decimal digits only: Number() would read every spelling of the second line
+        for (const p of ['limit=0', 'limit=abc', 'limit=1.5', 'offset=-1', 'offset=x',
+          'limit=0x3', 'limit=0b11', 'limit=1e1', 'limit=%2B3', 'limit=%203', 'limit=3.0', 'offset=1e400', `offset=${'9'.repeat(20)}`]) {
           expectError(await ts.request('GET', `/api/data/res.country?${p}`, { token }), 400, 'INVALID_PAGING');
         }
       });
@@ -97,7 +99,9 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
       });
 
       it('a malformed If-Match is 400 INVALID_REVISION', async () => {
-        expectError(await ts.request('PATCH', `/api/data/res.organization/${org.id}`, { token, body: { name: 'x' }, headers: { 'if-match': '"abc"' } }), 400, 'INVALID_REVISION');
+        for (const h of ['"abc"', `"${'9'.repeat(400)}"`, '"1.5"', '"-1"', '"0x3"']) {
+          expectError(await ts.request('PATCH', `/api/data/res.organization/${org.id}`, { token, body: { name: 'x' }, headers: { 'if-match': h } }), 400, 'INVALID_REVISION');
+        }
       });
     });
 

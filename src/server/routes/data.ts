@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canWriteField } from '../../kernel/access.js';
 import { BadRequest } from '../../kernel/errors.js';
 import { publicCommandName } from '../commands.js';
+import { bodyObject } from './body.js';
 import { checkRequestData } from '../input.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import type { ResolvedModel } from '../../kernel/registry/model.js';
@@ -38,9 +39,11 @@ function parseJsonParam(q: Query, name: string): unknown {
 function parseIntParam(q: Query, name: string, fallback: number, max?: number): number {
   const raw = single(q, name);
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  // a safe integer: 1e308 is an integer to JavaScript, but no database takes it as an OFFSET
-  if (!Number.isSafeInteger(n) || n < 0) throw new BadRequest(`${name} must be a non-negative integer`, { parameter: name }, 'INVALID_PAGING');
+  // decimal digits only: Number() also reads `0x3`, `1e1`, `+3`, ` 3` and `3.0`, spellings the
+  // API documents nowhere (import refuses them); and a safe integer: 1e308 is an integer to
+  // JavaScript, but no database takes it as an OFFSET
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n)) throw new BadRequest(`${name} must be a non-negative integer`, { parameter: name }, 'INVALID_PAGING');
   if (max !== undefined && n > max) throw new BadRequest(`${name} may be at most ${max}`, { parameter: name, max }, 'PAGE_TOO_LARGE');
   return n;
 }
@@ -64,20 +67,17 @@ export function listPayload(model: string, q: Query, limits: PageLimits): Body {
   };
 }
 
-function body(req: FastifyRequest): Body {
-  const b = req.body;
-  if (b === undefined || b === null) return {};
-  if (typeof b !== 'object' || Array.isArray(b)) throw new BadRequest('the request body must be a JSON object', undefined, 'INVALID_BODY');
-  return b as Body;
-}
+const body = bodyObject;
 
 /** Optimistic locking from the body's `revision` or an `If-Match: "<revision>"` header. */
 function revisionOf(req: FastifyRequest, b: Body): unknown {
   if (b.revision !== undefined) return b.revision;
   const h = req.headers['if-match'];
   if (typeof h !== 'string') return undefined;
-  const n = Number(h.replace(/^W\//, '').replace(/"/g, ''));
-  if (!Number.isInteger(n)) throw new BadRequest('If-Match must carry the record revision, e.g. "3"', undefined, 'INVALID_REVISION');
+  const digits = h.replace(/^W\//, '').replace(/"/g, '');
+  // a revision is a counter: a huge or fractional value is malformed, not merely stale
+  const n = /^\d+$/.test(digits) ? Number(digits) : NaN;
+  if (!Number.isSafeInteger(n)) throw new BadRequest('If-Match must carry the record revision, e.g. "3"', undefined, 'INVALID_REVISION');
   return n;
 }
 
