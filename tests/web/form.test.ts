@@ -122,6 +122,51 @@ describe('form view', () => {
     await expect.poll(() => page.getByTestId('field-probability').getByTestId('error-probability').textContent()).toBe('Probability must lie between 0 and 1.');
   });
 
+  it('what is typed while a save runs stays, keeps the form dirty, and the next save stores it', async () => {
+    const lead = await createLead(env, { name: 'Typed during save' });
+    await openLead(lead.id, 'Typed during save');
+    // the update is held until the person has typed more
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    let arrived!: () => void;
+    const sent = new Promise<void>((r) => { arrived = r; });
+    await page.route('**/graphql', async (route) => {
+      if ((route.request().postData() ?? '').includes('mutation Update')) { arrived(); await held; }
+      await route.continue();
+    });
+    try {
+      const notes = page.getByTestId('input-notes');
+      await notes.fill('First part.');
+      await page.getByTestId('dirty-mark').waitFor();
+      await page.keyboard.press('Control+s');
+      await sent; // the save is on its way with "First part."
+      await notes.pressSequentially(' Second part.');
+      await page.getByTestId('input-email').fill('buyer@globex.example');
+      release();
+      await expect.poll(() => toastText(page, 'info')).toBe('Saved.');
+      // the first save stored what it was sent, no more
+      await expect.poll(async () => (await getRecord(env, 'crm.lead', lead.id)).notes).toBe('First part.');
+      expect((await getRecord(env, 'crm.lead', lead.id)).email).toBeNull();
+      // the save's end (and the refetch after it) leaves the typed text, still unsaved
+      await expect.poll(() => page.getByTestId('form-view').getAttribute('data-synced')).toBeNull();
+      expect(await notes.inputValue()).toBe('First part. Second part.');
+      expect(await page.getByTestId('input-email').inputValue()).toBe('buyer@globex.example');
+      expect(await page.getByTestId('dirty-mark').count()).toBe(1);
+      // leaving asks: the typed text is protected
+      await page.getByTestId('breadcrumb-action').click();
+      await page.getByTestId('dirty-dialog').waitFor();
+      await page.getByTestId('dirty-stay').click();
+    } finally {
+      await page.unroute('**/graphql');
+    }
+    // the second save sends the typed text against the revision the first one wrote: no conflict
+    await page.getByTestId('form-save').click();
+    await expect.poll(async () => (await getRecord(env, 'crm.lead', lead.id)).email).toBe('buyer@globex.example');
+    expect(await getRecord(env, 'crm.lead', lead.id)).toMatchObject({ notes: 'First part. Second part.', revision: 3 });
+    expect(await page.getByTestId('conflict-dialog').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('dirty-mark').count()).toBe(0);
+  });
+
   it('asks before leaving a dirty form: Stay keeps the edit, Discard leaves without saving', async () => {
     const lead = await createLead(env, { name: 'Dirty guard' });
     await openLead(lead.id, 'Dirty guard');

@@ -37,6 +37,11 @@ const useModifier = (raw: unknown) => {
 };
 
 type Values = Record<string, unknown>;
+/** Values typed into a new record's form while its create ran, by the new id: its own form takes them over. */
+const typedDuringCreate = new Map<string, Values>();
+/** The fields whose value in `now` is not the one in `sent`. */
+const changedSince = (sent: Values, now: Values): Values =>
+  Object.fromEntries(Object.entries(now).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(sent[k])));
 /** What a model-specific extension of the form gets (connectors add their parameters panel). */
 export interface FormExtensionProps { recordId: string | null; form: UseFormReturn<Values>; record: Row | null | undefined; reload: () => void }
 interface Conflict { expected: number; actual: number; input: Values }
@@ -118,7 +123,16 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   useEffect(() => {
     // a refetch never overwrites unsaved edits (fields or lines); one that brought the same data (shared
     // structurally, so the same object) still counts as read back (dataUpdatedAt)
-    if (record.data && !form.formState.isDirty && linesDirty === 0) load(record.data);
+    if (record.data && !form.formState.isDirty && linesDirty === 0) {
+      load(record.data);
+      // typed while this record was being created: still unsaved, so dirty
+      const typed = recordId ? typedDuringCreate.get(recordId) : undefined;
+      if (typed) {
+        typedDuringCreate.delete(recordId!);
+        for (const [name, v] of Object.entries(typed)) form.setValue(name, v, { shouldDirty: true });
+        setFromServer(false);
+      }
+    }
   }, [record.data, record.dataUpdatedAt]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // the record changed elsewhere: an untouched form follows, a dirty one is told
@@ -144,7 +158,8 @@ export default function FormView({ plan, action, org, recordId, search, where, e
 
   // a deleted record's unsaved edits are gone with it: leaving is not blocked
   const leaving = useRef(false);
-  const blocker = useBlocker({ shouldBlockFn: () => dirty && !saving && !leaving.current, enableBeforeUnload: () => dirty && !saving && !leaving.current, withResolver: true });
+  // the guard stays on while a save runs: what is typed meanwhile is not saved by it
+  const blocker = useBlocker({ shouldBlockFn: () => dirty && !leaving.current, enableBeforeUnload: () => dirty && !leaving.current, withResolver: true });
   // the list the form was opened from: its search and order, kept in the URL
   const scope = listScope(search);
   const openRecord = (id: string) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: scope });
@@ -154,25 +169,41 @@ export default function FormView({ plan, action, org, recordId, search, where, e
     const dirtyFields = new Set(Object.keys(form.formState.dirtyFields));
     try {
       let id = recordId!;
+      let stored: number | undefined; // the revision this save wrote
       if (isNew) {
         // untouched fields are left to the server's defaults
-        const r = await request<{ record: { id: string } }, { input: Values }>(createDocument(m), { input: toInput(fields, values, dirtyFields) });
+        const r = await request<{ record: { id: string; revision: number } }, { input: Values }>(createDocument(m), { input: toInput(fields, values, dirtyFields) });
         id = r.record.id;
+        stored = r.record.revision;
       } else {
         // an extension's own values (dirty, but no field of the model) are not the record's
         const input = toInput(fields, values, dirtyFields);
-        if (Object.keys(input).length || revision !== undefined) await request(updateDocument(m), { id, input, revision: revision ?? base.current });
+        if (Object.keys(input).length || revision !== undefined) {
+          const r = await request<{ record: { id: string; revision: number } }, { id: string; input: Values; revision: number | undefined }>(updateDocument(m), { id, input, revision: revision ?? base.current });
+          stored = r.record.revision;
+        }
       }
       await saveLines(models, plan.nodes, id, lines.current);
       await onSave?.(id, values, dirtyFields);
       toast(t(isNew ? 'form.created' : 'form.saved'));
-      form.reset(values);
+      // what was saved is the new clean state; what was typed while the save ran stays in the
+      // fields and keeps the form dirty (keepValues: the dirty state is recomputed against the
+      // saved values, so the guard protects it and the next save sends exactly it)
+      form.reset(values, { keepValues: true });
       setFromServer(false); // what was sent, until the refetch below brings what was stored
-      base.current = undefined; // the refetch below brings the new revision
+      // the next save is checked against the revision this one wrote (the refetch below brings it
+      // too, but a form dirty again does not take the refetch)
+      base.current = stored;
       lines.current = {};
       setLinesDirty(0);
       await invalidate(m.key);
-      if (isNew) await navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {}, replace: true });
+      if (isNew) {
+        // the new record's form (another instance) takes over what was typed during the create
+        const typed = changedSince(values, form.getValues());
+        if (Object.keys(typed).length) typedDuringCreate.set(id, typed);
+        leaving.current = true; // this form goes; its edits travel with typedDuringCreate
+        await navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {}, replace: true });
+      }
     } catch (err) {
       if (err instanceof ApiError && err.code === 'STALE_REVISION') {
         setConflict({ expected: Number(err.details?.expected), actual: Number(err.details?.actual), input: values });
