@@ -45,6 +45,28 @@ function jsonHasNul(value: unknown): boolean {
   return false;
 }
 
+/** A refused value as a message shows it: its JSON, except what JSON cannot say (`1e400` is Infinity, not null), cut after 100 characters. */
+function shown(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
+/** Code points of a text (counted only past the size in UTF-16 units, which is never fewer). */
+function codePoints(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // a high surrogate followed by a low one is one character
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
 /**
  * One value of one field, checked and converted to what Prisma stores. Throws a plain Error
  * with a human message; callers wrap it in the error class of their context. A value compared
@@ -59,35 +81,39 @@ export function coerceScalar(field: ResolvedField, v: unknown, purpose: 'write' 
     case 'text':
       if (!is('string')) throw new Error(`expected text, got ${typeof v}`);
       if ((v as string).includes(NUL)) throw new Error(NUL_MESSAGE);
-      if (writing && field.size && (v as string).length > field.size) throw new Error(`longer than ${field.size} characters`);
+      // characters as people and PostgreSQL's varchar count them (code points): an emoji is one,
+      // though JavaScript's length counts it as two UTF-16 units
+      if (writing && field.size && (v as string).length > field.size && codePoints(v as string) > field.size) {
+        throw new Error(`longer than ${field.size} characters`);
+      }
       return v;
     case 'integer':
-      if (!Number.isInteger(v)) throw new Error(`expected an integer, got ${JSON.stringify(v)}`);
+      if (!Number.isInteger(v)) throw new Error(`expected an integer, got ${shown(v)}`);
       if (writing && (v as number) < (field.min ?? -Infinity)) throw new Error(`must be at least ${field.min}`);
       if (writing && (v as number) > (field.max ?? Infinity)) throw new Error(`must be at most ${field.max}`);
       if (Math.abs(v as number) > 2 ** 31 - 1) throw new Error('out of the 32-bit integer range');
       return v;
     case 'float':
-      if (!is('number') || !Number.isFinite(v)) throw new Error(`expected a number, got ${JSON.stringify(v)}`);
+      if (!is('number') || !Number.isFinite(v)) throw new Error(`expected a number, got ${shown(v)}`);
       return v;
     case 'boolean':
-      if (!is('boolean')) throw new Error(`expected true or false, got ${JSON.stringify(v)}`);
+      if (!is('boolean')) throw new Error(`expected true or false, got ${shown(v)}`);
       return v;
     case 'datetime': {
       const d = v instanceof Date ? v : is('string') ? parseDateTime(v as string) : null;
-      if (!d || Number.isNaN(d.getTime())) throw new Error(`expected ${DATETIME_EXPECTED}, got ${JSON.stringify(v)}`);
+      if (!d || Number.isNaN(d.getTime())) throw new Error(`expected ${DATETIME_EXPECTED}, got ${shown(v)}`);
       if (d < MIN_DATETIME || d > MAX_DATETIME) {
-        throw new Error(`${JSON.stringify(v)} is outside the years 1 to 9999 (UTC) a date-time may hold`);
+        throw new Error(`${shown(v)} is outside the years 1 to 9999 (UTC) a date-time may hold`);
       }
       return d;
     }
     case 'uuid':
     case 'reference':
-      if (!isRecordId(v)) throw new Error(`expected a record id (UUID), got ${JSON.stringify(v)}`);
+      if (!isRecordId(v)) throw new Error(`expected a record id (UUID), got ${shown(v)}`);
       return (v as string).toLowerCase();
     case 'enum':
       if (!is('string') || !field.values!.includes(v as string)) {
-        throw new Error(`expected one of ${field.values!.join(', ')}, got ${JSON.stringify(v)}`);
+        throw new Error(`expected one of ${field.values!.join(', ')}, got ${shown(v)}`);
       }
       return v;
     case 'json':

@@ -66,6 +66,11 @@ describe('coerceScalar', () => {
     expect(coerceScalar(field('name'), 'abcde')).toBe('abcde');
     expect(problem('name', 'abcdef')).toBe('longer than 5 characters');
     expect(coerceScalar(field('name'), 'abcdef', 'filter')).toBe('abcdef');
+    // a size counts characters (code points), as PostgreSQL's varchar does: five emoji fit in
+    // five, though JavaScript counts ten UTF-16 units; a lone surrogate counts one
+    expect(coerceScalar(field('name'), '😀😀😀😀😀')).toBe('😀😀😀😀😀');
+    expect(problem('name', '😀😀😀😀😀😀')).toBe('longer than 5 characters');
+    expect(coerceScalar(field('name'), '\ud83dab😀é')).toBe('\ud83dab😀é');
     expect(problem('body', 42)).toBe('expected text, got number');
     expect(problem('name', 'a\u0000b')).toBe(NUL_MESSAGE);
     expect(problem('name', 'a\u0000b', 'filter')).toBe(NUL_MESSAGE);
@@ -90,8 +95,16 @@ describe('coerceScalar', () => {
   it('float: a finite number', () => {
     expect(coerceScalar(field('ratio'), 0.25)).toBe(0.25);
     expect(coerceScalar(field('ratio'), -3)).toBe(-3);
-    for (const v of [Number.NaN, Number.POSITIVE_INFINITY]) expect(problem('ratio', v)).toBe('expected a number, got null');
+    for (const v of [Number.NaN, Number.POSITIVE_INFINITY]) expect(problem('ratio', v)).toBe(`expected a number, got ${v}`);
     expect(problem('ratio', '1')).toBe('expected a number, got "1"');
+  });
+
+  it('a refused value is shown as JSON, except what JSON cannot say, and cut when long', () => {
+    // JSON.parse reads 1e400 as Infinity, which JSON.stringify prints as null
+    expect(problem('ratio', Infinity)).toBe('expected a number, got Infinity');
+    expect(problem('ratio', -Infinity)).toBe('expected a number, got -Infinity');
+    expect(problem('ratio', NaN)).toBe('expected a number, got NaN');
+    expect(problem('ratio', 'n'.repeat(500))).toBe(`expected a number, got "${'n'.repeat(99)}…`);
   });
 
   it('boolean: true or false, nothing that looks like one', () => {
