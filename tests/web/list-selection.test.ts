@@ -44,7 +44,13 @@ describe('selecting records in a list', () => {
     await expect.poll(() => banner.textContent()).toContain('All 130 matching records are selected.');
     await page.getByTestId('delete-selected').click();
     await expect.poll(() => page.getByRole('alertdialog').getByRole('heading').textContent()).toBe('Delete these 130 records?');
+    // the irreversible action is not the default: focus is on Cancel, so Enter keeps everything
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('confirm-cancel');
     await shot(page, 'list-confirm-delete-all', { themeByAttribute: true });
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('alertdialog').count()).toBe(0);
+    expect(await count('crm.lead', { name: { startsWith: 'Bulk lead' } })).toBe(130);
+    await page.getByTestId('delete-selected').click();
     await page.getByTestId('confirm-delete').click();
     await expect.poll(() => page.getByTestId('toast-info').last().locator('span').first().textContent()).toBe('130 records deleted.');
     expect(await count('crm.lead', { name: { startsWith: 'Bulk lead' } })).toBe(0);

@@ -198,8 +198,9 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
         <Dialog role="alertdialog" className="dialog">
           <Heading slot="title">{t('list.confirm_delete', { count })}</Heading>
           <div className="dialog-actions">
-            <Button className="btn" onPress={() => setConfirm(false)}>{t('common.cancel')}</Button>
-            <Button className="btn btn-danger" onPress={deleteSelected} data-testid="confirm-delete" autoFocus>{t('common.delete')}</Button>
+            {/* focus on Cancel, as the single record's dialog: Enter must not delete N records for good */}
+            <Button className="btn" onPress={() => setConfirm(false)} data-testid="confirm-cancel" autoFocus>{t('common.cancel')}</Button>
+            <Button className="btn btn-danger" onPress={deleteSelected} data-testid="confirm-delete">{t('common.delete')}</Button>
           </div>
         </Dialog>
       </Modal>
