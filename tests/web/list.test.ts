@@ -192,6 +192,30 @@ describe('list view', () => {
     expect(params(page).get('page')).toBeNull();
   });
 
+  it('a page past the end goes to the last page with records (a deep link, or the last page\'s rows deleted)', async () => {
+    await insertLeads(env, Array.from({ length: 13 }, (_, i) => ({ name: `Pastend ${String(i).padStart(2, '0')}` })));
+    // a bookmark to a page that no longer exists
+    await page.goto(actionUrl('default', 'crm.action_leads', undefined, { view: 'list', q: 'Pastend', order: 'name asc', limit: 5, page: 99 }));
+    await expect.poll(() => page.getByTestId('pager-range').textContent()).toBe('11–13 of 13');
+    await expect.poll(() => params(page).get('page')).toBe('3');
+    await expect.poll(() => column(page, 0)).toEqual(['Pastend 10', 'Pastend 11', 'Pastend 12']);
+    expect(await page.getByTestId('list-empty').count()).toBe(0);
+    // every row of the last page deleted: the page before it, which has records
+    await page.getByTestId('select-all').check();
+    await expect.poll(() => page.getByTestId('selected-count').textContent()).toBe('3 selected');
+    await page.getByTestId('delete-selected').click();
+    await page.getByTestId('confirm-delete').click();
+    await expect.poll(() => page.getByTestId('pager-range').textContent()).toBe('6–10 of 10');
+    await expect.poll(() => params(page).get('page')).toBe('2');
+    await expect.poll(() => column(page, 0)).toEqual(['Pastend 05', 'Pastend 06', 'Pastend 07', 'Pastend 08', 'Pastend 09']);
+    expect(await page.getByTestId('list-empty').count()).toBe(0);
+    await shot(page, 'list-past-the-end', { dark: true });
+    // nothing matches at all: the first page, with the empty state
+    await page.goto(actionUrl('default', 'crm.action_leads', undefined, { view: 'list', q: 'No such lead anywhere', limit: 5, page: 4 }));
+    await page.getByTestId('list-empty').waitFor();
+    await expect.poll(() => params(page).get('page')).toBeNull();
+  });
+
   it('selecting rows and deleting them in bulk removes them (on the server too)', async () => {
     await insertLeads(env, Array.from({ length: 5 }, (_, i) => ({ name: `Bulkdel ${i}` })));
     await page.goto(actionUrl('default', 'crm.action_leads', undefined, { view: 'list', q: 'Bulkdel', order: 'name asc' }));

@@ -57,8 +57,15 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
   const sel = useMemo(() => selection(fields, models) + (editable ? ' revision' : ''), [fields, models, editable]);
   const order = search.order ?? plan.default_order ?? undefined;
   const limit = search.limit ?? plan.limit ?? 80;
-  const page = search.page ?? 1;
   const total = useCount(m, where);
+  // a page past the end (an old link, the last page's rows deleted) is the last page that has
+  // records (the first when there are none), in the URL too
+  const asked = search.page ?? 1;
+  const lastPage = total.data === undefined ? undefined : Math.max(1, Math.ceil(total.data / limit));
+  const page = !search.group_by && lastPage !== undefined && asked > lastPage ? lastPage : asked;
+  useEffect(() => {
+    if (page !== asked) void navigate({ to: '.', search: (s: Record<string, unknown>) => ({ ...s, page: page > 1 ? page : undefined }), replace: true } as never);
+  }, [page, asked]); // eslint-disable-line react-hooks/exhaustive-deps
   const [chosen, setChosen] = useState<Selection>(NONE);
   // the ids of the current page, once "select all" asked for them
   const [pageIds, setPageIds] = useState<string[] | null>(null);
