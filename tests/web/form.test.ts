@@ -261,6 +261,22 @@ describe('form view', () => {
     expect(await toastText(page, 'info')).toBe('Mark won: done.');
   });
 
+  it('the statusbar shows the current value, selected, when the view does not list it (a lost lead)', async () => {
+    const lead = await createLead(env, { name: 'Lost cause', stage: 'lost' });
+    await openLead(lead.id, 'Lost cause');
+    const steps = page.getByTestId('statusbar').locator('li');
+    // values="new,qualified,won": lost is shown too, in the Enum's order, as the current step
+    await expect.poll(() => steps.allTextContents()).toEqual(['New', 'Qualified', 'Won', 'Lost']);
+    expect(await page.locator('.statusbar li[aria-current="step"]').textContent()).toBe('Lost');
+    await shot(page, 'form-statusbar-lost', { dark: true });
+    // another stage is still a click away; the current one is not a button
+    expect(await page.getByTestId('statusbar-lost').evaluate((e) => e.tagName)).toBe('SPAN');
+    await page.getByTestId('statusbar-qualified').click();
+    await expect.poll(() => steps.allTextContents()).toEqual(['New', 'Qualified', 'Won']);
+    expect(await page.locator('.statusbar li[aria-current="step"]').textContent()).toBe('Qualified');
+    await page.getByTestId('dirty-mark').waitFor();
+  });
+
   describe('special=file_upload buttons (storage.document: Upload new version)', () => {
     let docId: string;
     beforeAll(async () => {

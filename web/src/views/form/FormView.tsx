@@ -39,6 +39,18 @@ const useModifier = (raw: unknown) => {
 type Values = Record<string, unknown>;
 /** Values typed into a new record's form while its create ran, by the new id: its own form takes them over. */
 const typedDuringCreate = new Map<string, Values>();
+/**
+ * A statusbar's steps: the values the view lists, and the current value too when it is not one of
+ * them (a lost lead on new,qualified,won), as Odoo shows it: in the Enum's order, selected.
+ */
+function statusSteps(listed: readonly string[], current: unknown, all: readonly string[] | null | undefined): readonly string[] {
+  if (typeof current !== 'string' || !current || listed.includes(current)) return listed;
+  const at = all?.indexOf(current) ?? -1;
+  if (at < 0 || !all) return [...listed, current];
+  // before the first listed value that comes after it in the Enum
+  const next = listed.findIndex((v) => all.indexOf(v) > at);
+  return next < 0 ? [...listed, current] : [...listed.slice(0, next), current, ...listed.slice(next)];
+}
 /** The fields whose value in `now` is not the one in `sent`. */
 const changedSince = (sent: Values, now: Values): Values =>
   Object.fromEntries(Object.entries(now).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(sent[k])));
@@ -297,7 +309,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
           </div>
           {plan.header.statusbar && (
             <ol className="statusbar" aria-label={statusInfo?.label} data-testid="statusbar">
-              {plan.header.statusbar.values.map((v) => (
+              {statusSteps(plan.header.statusbar.values, status, statusInfo?.values).map((v) => (
                 <li key={v} className={v === status ? 'current' : undefined} aria-current={v === status ? 'step' : undefined}>
                   {plan.header!.statusbar!.clickable && !readOnly && v !== status ? (
                     // a stage is set like any field: the form becomes dirty and Save writes it
