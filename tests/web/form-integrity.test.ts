@@ -9,7 +9,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemPrincipal } from '../../src/kernel/env.ts';
-import { actionUrl, createLead, getRecord, modelNames, shot, startSignedIn, type WebEnv } from './helpers/browser.ts';
+import { actionUrl, countGraphql, createLead, getRecord, modelNames, shot, startSignedIn, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
@@ -204,12 +204,54 @@ describe('the Reference picker', () => {
     await page.getByTestId('form-title').click();
     await expect.poll(() => country().inputValue()).toBe('France');
     await country().fill('Spa');
+    await page.getByRole('option', { name: 'Spain' }).waitFor();
     await page.keyboard.press('Tab');
     await expect.poll(() => country().inputValue()).toBe('France');
     expect(await page.getByTestId('dirty-mark').count()).toBe(0);
+    // the person sees that the text was not taken, until they come back to the field
+    const note = page.getByTestId('reference-not-taken-country');
+    await expect.poll(() => note.textContent()).toBe('"Spa" was not applied: choose one of the records offered.');
+    await shot(page, 'form-picker-not-taken', { dark: true });
+    await country().focus();
+    await expect.poll(() => note.count()).toBe(0);
+    await page.keyboard.press('Escape');
     await page.getByTestId('form-save').click();
     await expect.poll(() => page.getByTestId('toast-info').last().textContent()).toContain('Saved.');
     expect((await getRecord(env, 'crm.lead', lead.id)).country).toBe(countries.FR);
+  });
+
+  it('typed text that names exactly one offered record is taken on Tab, on leaving and on Enter', async () => {
+    const lead = await leadWithCountry('Picker exact');
+    await openForm('crm.action_leads', lead.id);
+    await expect.poll(() => country().inputValue()).toBe('France');
+    // Tab: the case and surrounding spaces aside, "germany" is Germany
+    await country().fill(' germany ');
+    await page.getByRole('option', { name: 'Germany' }).waitFor();
+    await page.keyboard.press('Tab');
+    await expect.poll(() => country().inputValue()).toBe('Germany');
+    await page.getByTestId('dirty-mark').waitFor();
+    expect(await page.getByTestId('reference-not-taken-country').count()).toBe(0);
+    await page.getByTestId('form-save').click();
+    await expect.poll(async () => (await getRecord(env, 'crm.lead', lead.id)).country).toBe(countries.DE);
+    await expect.poll(() => page.getByTestId('dirty-mark').count()).toBe(0);
+    // leaving by a click elsewhere
+    await country().fill('Spain');
+    await page.getByRole('option', { name: 'Spain' }).waitFor();
+    await page.getByTestId('form-title').click();
+    await expect.poll(() => country().inputValue()).toBe('Spain');
+    await page.getByTestId('dirty-mark').waitFor();
+    // Enter, no option highlighted: taken, and the form is not submitted by it
+    const saves = countGraphql(page, 'mutation Update');
+    await country().fill('FRANCE');
+    await page.getByRole('option', { name: 'France' }).waitFor();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => country().inputValue()).toBe('France');
+    await page.getByTestId('form-title').click();
+    await expect.poll(() => country().inputValue()).toBe('France');
+    expect(saves.count).toBe(0);
+    saves.stop();
+    await page.getByTestId('form-save').click();
+    await expect.poll(async () => (await getRecord(env, 'crm.lead', lead.id)).country).toBe(countries.FR);
   });
 
   it('emptying the text and leaving the field clears the value (an explicit clear), and Save stores null', async () => {

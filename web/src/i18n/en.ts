@@ -124,6 +124,7 @@ export const en = {
   'reference.no_results': 'No match',
   'reference.search_more': 'Search more…',
   'reference.create': 'Create "{name}"',
+  'reference.not_taken': '"{text}" was not applied: choose one of the records offered.',
   'search.placeholder': 'Search…',
   'search.for': 'Search {field} for: {text}',
   'search.filters': 'Filters',

@@ -126,6 +126,7 @@ export const fr: Record<string, string> = {
   'reference.no_results': 'Aucun résultat',
   'reference.search_more': 'Rechercher plus…',
   'reference.create': 'Créer « {name} »',
+  'reference.not_taken': '« {text} » n’a pas été retenu : choisissez l’un des enregistrements proposés.',
   'search.placeholder': 'Rechercher…',
   'search.for': 'Rechercher {field} : {text}',
   'search.filters': 'Filtres',

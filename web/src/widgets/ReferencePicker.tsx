@@ -34,8 +34,10 @@ function useQuickCreate(target: ModelInfo | undefined, enabled: boolean): boolea
  * A Reference field: a combobox searching the target model's `name_search_fields` as the person
  * types, showing `record_name`; the value is `{ id, <record_name> }` (or null).
  *
- * The value changes only when the person picks an option, or empties the text and leaves the
- * field (an explicit clear). Focus, blur, Tab and Escape never change it. react-aria's combobox
+ * The value changes only when the person picks an option, types the exact name of one offered
+ * record and leaves the field or presses Enter (`settle`: other typed text is dropped, with a note
+ * under the field), or empties the text and leaves the field (an explicit clear). Focus, blur, Tab
+ * and Escape alone never change it. react-aria's combobox
  * resets its text to the selected item's text on blur; with the selection uncontrolled that text
  * was '' (the loaded record is not among the options), which this picker used to read as
  * "cleared" — tabbing through a form wrote null into every Reference on save. So the selection is
@@ -59,6 +61,8 @@ export function ReferencePicker({ field, id, value, onChange, onBlur, invalid, d
   const [more, setMore] = useState<string | null>(null);
   const [createError, setCreateError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  // typed text that was left without being taken (shown under the field until it is focused again)
+  const [notTaken, setNotTaken] = useState<string | null>(null);
   const canCreate = useQuickCreate(target, search !== null);
   const invalidate = useInvalidateModel();
   const results = useQuery({
@@ -79,6 +83,21 @@ export function ReferencePicker({ field, id, value, onChange, onBlur, invalid, d
     : current ? [current] : [];
   const shown = focused && draft !== null ? draft : displayName(target, current);
   const backToValue = () => { setDraft(null); setSearch(null); typed.current = undefined; };
+  /**
+   * Text typed but not picked, as the field is left (blur, Tab) or Enter commits it: taken when it
+   * is exactly the name of one offered record (case and surrounding spaces aside), else dropped
+   * and the person told so. `pickedCurrent`: the current value, chosen again from the options.
+   */
+  const settle = (pickedCurrent = false) => {
+    const said = typed.current?.trim();
+    if (!said) return; // nothing typed (an emptied text is a clear, decided on blur)
+    const offered = search === typed.current ? results.data ?? [] : [];
+    const exact = offered.filter((r) => displayName(target, r).trim().toLowerCase() === said.toLowerCase());
+    if (exact.length === 1) {
+      setNotTaken(null);
+      if (exact[0].id !== current?.id) { setCreateError(null); onChange(exact[0]); }
+    } else if (!pickedCurrent) setNotTaken(said);
+  };
 
   /**
    * Creates the target record named `name` with the model's create mutation and picks it. A
@@ -112,16 +131,20 @@ export function ReferencePicker({ field, id, value, onChange, onBlur, invalid, d
         const rec = key === null ? undefined : items.find((r) => r.id === key);
         if (rec?.special === 'more') { setMore(search ?? ''); backToValue(); return; }
         if (rec?.special === 'create') { void quickCreate(text); return; }
-        if (rec && rec.id !== current?.id) { setCreateError(null); onChange(rec); }
+        if (rec && rec.id !== current?.id) { setCreateError(null); setNotTaken(null); onChange(rec); }
+        // else the combobox committed without a pick (Enter, Tab, blur), or the current value was
+        // chosen again: typed text is taken if it names exactly one offered record
+        else settle(!!rec && !!results.data?.some((r) => r.id === rec.id));
         backToValue();
       }}
       onFocusChange={(isFocused) => {
         if (!isFocused) {
           // emptied by the person, then left: an explicit clear
           if (typed.current !== undefined && typed.current.trim() === '' && current) onChange(null);
+          else settle();
           backToValue();
           onBlur();
-        }
+        } else setNotTaken(null);
         setFocused(isFocused);
       }}
     >
@@ -144,6 +167,7 @@ export function ReferencePicker({ field, id, value, onChange, onBlur, invalid, d
         </ListBox>
       </Popover>
       {createError && <p className="field-error" role="alert" data-testid={`reference-create-error-${field.name}`}>{createError}</p>}
+      {notTaken !== null && <p className="field-note" role="status" data-testid={`reference-not-taken-${field.name}`}>{t('reference.not_taken', { text: notTaken })}</p>}
     </ComboBox>
     {/* outside the combobox: the dialog's focus and keys are not the combobox's */}
     {more !== null && (
