@@ -167,6 +167,22 @@ describe('form view', () => {
     await expect.poll(() => page.getByTestId('dirty-mark').count()).toBe(0);
   });
 
+  it('a successful save takes back the error notice of the failed save before it', async () => {
+    const lead = await createLead(env, { name: 'Fixed after refusal', expected_revenue: 10 });
+    await openLead(lead.id, 'Fixed after refusal');
+    await page.getByTestId('input-expected_revenue').fill('-5');
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => toastText(page, 'error')).toBe('Some fields need attention.');
+    await expect.poll(() => page.getByTestId('error-expected_revenue').textContent()).toBe('Must be at least 0.');
+    await page.getByTestId('input-expected_revenue').fill('5');
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => toastText(page, 'info')).toBe('Saved.');
+    // only the green notice is left: the red one spoke of a problem that is gone
+    await expect.poll(() => page.getByTestId('toast-error').count()).toBe(0);
+    expect(await page.getByTestId('error-expected_revenue').count()).toBe(0);
+    expect((await getRecord(env, 'crm.lead', lead.id)).expected_revenue).toBe(5);
+  });
+
   it('asks before leaving a dirty form: Stay keeps the edit, Discard leaves without saving', async () => {
     const lead = await createLead(env, { name: 'Dirty guard' });
     await openLead(lead.id, 'Dirty guard');

@@ -9,14 +9,17 @@ let seq = 0;
 const subs = new Set<() => void>();
 const emit = () => subs.forEach((s) => s());
 
-export function toast(text: string, tone: Toast['tone'] = 'info', action?: ToastAction): void {
+/** Shows a notice; its id lets the caller take it back (`dismiss`) once it no longer holds. */
+export function toast(text: string, tone: Toast['tone'] = 'info', action?: ToastAction): number {
   const id = ++seq;
   toasts = [...toasts, { id, text, tone, action }];
   emit();
   // a notice with an action stays long enough to reach it
   setTimeout(() => dismiss(id), tone === 'error' || action ? 10_000 : 4000);
+  return id;
 }
-function dismiss(id: number) {
+export function dismiss(id: number) {
+  if (!toasts.some((x) => x.id === id)) return;
   toasts = toasts.filter((x) => x.id !== id);
   emit();
 }

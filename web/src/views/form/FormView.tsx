@@ -12,7 +12,7 @@ import { errorMessage, fieldErrorsOf } from '../../app/errors.ts';
 import { asFields, useBootstrap, useModels, type FormPlan, type PlanButton } from '../../app/meta.ts';
 import { formActionOf } from '../../app/nav.ts';
 import { actionSegment, listScope } from '../../app/search-params.ts';
-import { toast } from '../../app/toast.tsx';
+import { dismiss, toast } from '../../app/toast.tsx';
 import { useT } from '../../i18n/index.tsx';
 import { watchModel } from '../../live/hub.ts';
 import { anyWritable, useWritable } from '../../model/access.ts';
@@ -176,6 +176,8 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   const scope = listScope(search);
   const openRecord = (id: string) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: scope });
 
+  // the error notices of this form's failed saves, taken back by a save that succeeds
+  const saveErrors = useRef<number[]>([]);
   async function save(values: Values, revision?: number) {
     setSaving(true);
     const dirtyFields = new Set(Object.keys(form.formState.dirtyFields));
@@ -197,6 +199,8 @@ export default function FormView({ plan, action, org, recordId, search, where, e
       }
       await saveLines(models, plan.nodes, id, lines.current);
       await onSave?.(id, values, dirtyFields);
+      // what an earlier save of this form was told no longer holds: its error leaves with this success
+      for (const e of saveErrors.current.splice(0)) dismiss(e);
       toast(t(isNew ? 'form.created' : 'form.saved'));
       // what was saved is the new clean state; what was typed while the save ran stays in the
       // fields and keeps the form dirty (keepValues: the dirty state is recomputed against the
@@ -221,9 +225,9 @@ export default function FormView({ plan, action, org, recordId, search, where, e
         setConflict({ expected: Number(err.details?.expected), actual: Number(err.details?.actual), input: values });
       } else if (err instanceof ApiError && err.status === 422 && Object.keys(err.fieldErrors()).length) {
         for (const [name, message] of Object.entries(fieldErrorsOf(t, err))) form.setError(name, { type: 'server', message });
-        toast(t('error.validation'), 'error');
+        saveErrors.current.push(toast(t('error.validation'), 'error'));
       } else {
-        toast(errorMessage(t, err), 'error');
+        saveErrors.current.push(toast(errorMessage(t, err), 'error'));
       }
     } finally {
       setSaving(false);
