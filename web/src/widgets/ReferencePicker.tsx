@@ -114,6 +114,9 @@ export function ReferencePicker({ field, id, value, onChange, onBlur, invalid, d
     } catch (err) {
       setCreateError(errorMessage(t, err));
       setDraft(name);
+      // the person asked for a new record, and is told why there is none: leaving the field does
+      // not pick an existing record of that name instead (typing again settles the new text)
+      typed.current = undefined;
     } finally {
       setCreating(false);
     }
