@@ -8,7 +8,9 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, login, refreshCookie, scriptReadableStorage, startWeb, type WebEnv } from './helpers/browser.ts';
+import {
+  ADMIN_EMAIL, ADMIN_PASSWORD, actionUrl, createLead, getRecord, login, refreshCookie, scriptReadableStorage, shot, startWeb, type WebEnv,
+} from './helpers/browser.ts';
 
 let env: WebEnv;
 beforeAll(async () => { env = await startWeb(); });
@@ -299,6 +301,44 @@ describe('auth in the browser', () => {
     // the server ended the session too: the old cookie is refused
     const res = await fetch(`${env.base}/api/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-cookie': '1', cookie: `fw_refresh=${cookie}` }, body: '{}' });
     expect(res.status).toBe(401);
+  });
+
+  it('a form kept open after signing out in another tab says the session ended, keeps the typed text, and saves once signed in again', async () => {
+    const ctx = await env.newContext();
+    const a = await ctx.newPage();
+    await login(a);
+    const lead = await createLead(env, { name: 'Kept across sign-out' });
+    const b = await ctx.newPage();
+    await b.goto(actionUrl('default', 'crm.action_leads', lead.id));
+    await expect.poll(() => b.getByTestId('input-name').inputValue()).toBe('Kept across sign-out');
+    await b.getByTestId('input-notes').fill('Very important customer details.');
+    await b.getByTestId('dirty-mark').waitFor();
+    // the move to /login meets the browser's "leave page?": the person stays
+    const prompts: string[] = [];
+    b.on('dialog', (d) => { prompts.push(d.type()); void d.dismiss(); });
+    await a.getByTestId('user-menu').click();
+    await a.getByTestId('logout').click();
+    await a.getByTestId('login-email').waitFor();
+    await expect.poll(() => prompts).toEqual(['beforeunload']);
+    // not "connection lost": the session ended, and the way back is offered
+    const banner = b.getByTestId('session-ended-banner');
+    await expect.poll(() => banner.textContent()).toContain('Your session ended. Sign in again in a new tab, then save here');
+    expect(await b.getByTestId('offline-banner').count()).toBe(0);
+    await b.getByTestId('form-save').click();
+    await expect.poll(() => b.getByTestId('toast-error').last().locator('span').first().textContent()).toBe('Your session ended. Sign in again.');
+    expect(await b.getByTestId('input-notes').inputValue()).toBe('Very important customer details.');
+    await shot(b, 'form-session-ended');
+    // signing in again in a new tab: this one takes the new session, and the same Save works
+    const [c] = await Promise.all([ctx.waitForEvent('page'), b.getByTestId('session-sign-in').click()]);
+    await c.getByTestId('login-email').fill(ADMIN_EMAIL);
+    await c.getByTestId('login-password').fill(ADMIN_PASSWORD);
+    await c.getByTestId('login-submit').click();
+    await c.getByTestId('user-menu').waitFor();
+    await expect.poll(() => banner.count()).toBe(0);
+    await b.getByTestId('form-save').click();
+    await expect.poll(() => b.getByTestId('toast-info').last().locator('span').first().textContent()).toBe('Saved.');
+    expect((await getRecord(env, 'crm.lead', lead.id)).notes).toBe('Very important customer details.');
+    await expect.poll(() => b.getByTestId('dirty-mark').count()).toBe(0);
   });
 
   it('no Content-Security-Policy violation on the main screens (login, home, list, form, kanban, documents)', async () => {

@@ -46,6 +46,8 @@ export function rowErrorText(t: ReturnType<typeof useT>, e: CodedError, defaults
 export function errorMessage(t: ReturnType<typeof useT>, err: unknown): string {
   if (!(err instanceof ApiError)) return t('error.internal');
   if (err.code === NETWORK_ERROR) return t('error.network');
+  // no session any more (signed out in another tab, the login revoked): not the server's technical words
+  if (err.status === 401 && err.code !== 'AUTHENTICATION_FAILED') return t('error.session_ended');
   if (err.code === 'INTERNAL_ERROR' || err.status >= 500) return t('error.internal');
   if (err.code === 'ACCESS_DENIED' || err.status === 403) return err.message ? byCode(t, err) : t('error.forbidden');
   if (err.status === 404) return t('error.not_found');

@@ -51,7 +51,10 @@ channel?.addEventListener('message', (e: MessageEvent<Msg>) => {
   const msg = e.data;
   if (msg.t === 'session') {
     // another tab refreshed or logged in: its access token is as good as a new one of our own
+    const had = current;
     adopt(msg.tokens);
+    // signed in again elsewhere after this tab's session ended (a page kept open): it goes on
+    if (!had && current) for (const l of listeners) l(current);
     posted.clear();
     posted.set(msg.tokens.rotation, msg.tokens);
     waiting.get(msg.tokens.rotation)?.(msg.tokens);

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { bootstrapKey, meKey, useModels } from '../app/meta.ts';
 import { toast } from '../app/toast.tsx';
+import { onTokens, readTokens } from '../auth/session.ts';
 import { useT } from '../i18n/index.tsx';
 import { liveIsUp, onLiveStatus, onReload, onResync, reconnectLive, startLive, watchModel } from './hub.ts';
 
@@ -62,10 +63,25 @@ const BANNER_DELAY_MS = 1500;
  * A banner while the live connection is down: what is on screen may be out of date, changes
  * made elsewhere do not arrive, and the client is reconnecting (or reconnects now on request).
  * When the connection is back, every shown query is fetched again (the resync) and the banner goes.
+ *
+ * A tab whose session ended (signed out in another tab) but that stayed open (a form with unsaved
+ * changes answers the move to /login with the browser's "leave page?") is not offline: the banner
+ * says the session ended and offers to sign in in a new tab. That login reaches this tab through
+ * the session channel; the banner goes, the live connection is made again, and Save works.
  */
 export function LiveStatusBanner() {
   const t = useT();
   const [down, setDown] = useState(false);
+  const [ended, setEnded] = useState(false);
+  useEffect(() => {
+    let over = false;
+    return onTokens((tokens) => {
+      // signed in again after the end (not a routine refresh): the live connection is made anew
+      if (tokens && over) reconnectLive();
+      over = !tokens;
+      setEnded(over);
+    });
+  }, []);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const follow = (up: boolean) => {
@@ -77,6 +93,14 @@ export function LiveStatusBanner() {
     const off = onLiveStatus(follow);
     return () => { off(); clearTimeout(timer); };
   }, []);
+  if (ended && !readTokens()) {
+    return (
+      <div className="banner banner-offline" role="alert" data-testid="session-ended-banner">
+        <span>{t('live.session_ended')}</span>
+        <a className="btn btn-ghost link-button" href="/login" target="_blank" rel="noopener" data-testid="session-sign-in">{t('live.sign_in')}</a>
+      </div>
+    );
+  }
   if (!down) return null;
   return (
     <div className="banner banner-offline" role="status" data-testid="offline-banner">
