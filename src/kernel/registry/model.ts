@@ -1,6 +1,7 @@
 import type { AccessDecl, FieldDecl, FieldType, ModelDecl, OnDelete, RecordRule } from '../declare.js';
 import { BootError } from '../errors.js';
 import { didYouMean } from './closest.js';
+import { checkDeclarationKeys } from './declaration-keys.js';
 import { modelNames, type ModelNames } from './names.js';
 
 /** A field after normalisation: every option filled, so no layer re-derives defaults. */
@@ -223,6 +224,8 @@ function checkRules(key: string, rules: readonly RecordRule[], fields: ReadonlyM
 
 /** Normalise one declaration; cross-model checks happen in `buildRegistry`. */
 export function resolveModel(decl: ModelDecl, app: string): ResolvedModel {
+  // a misspelt key would be ignored (`rule:` for `rules:` dropped every record rule)
+  checkDeclarationKeys(decl);
   if (!KEY_RE.test(decl.key)) {
     throw new BootError(`model key "${decl.key}" must be dotted lower_snake_case, e.g. res.country or crm.lead`);
   }
