@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AppManifest, AppModule } from '../app.js';
 import type { ModelDecl } from '../declare.js';
-import { BootError } from '../errors.js';
+import { BootError, FwError } from '../errors.js';
 import type { LoadedApp } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
 import { checkManifest, orderApps, type ActivePlan } from './order.js';
@@ -65,7 +65,26 @@ export const rootDirs = (root: string) => ({
 export const appRoots = (layout: ProjectLayout): string[] =>
   layout.root === layout.fwRoot ? [layout.root] : [layout.root, layout.fwRoot];
 
-const importDefault = async <T>(file: string): Promise<T> => (await import(pathToFileURL(file).href)).default as T;
+/**
+ * A project file's default export. An error thrown while the file runs (`f.chr(200)`: "f.chr is
+ * not a function") is told with the file and line it came from: the message alone named neither,
+ * where a syntax error already names both.
+ */
+async function importDefault<T>(file: string): Promise<T> {
+  return (await importFile(file)).default as T;
+}
+
+async function importFile(file: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(file).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (err) {
+    if (!(err instanceof Error) || err instanceof FwError || err.message.includes(file)) throw err;
+    const frame = err.stack?.split('\n').find((line) => line.includes(url) || line.includes(file));
+    const at = frame ? /:(\d+):(\d+)\)?\s*$/.exec(frame) : null;
+    throw new BootError(`${path.relative(process.cwd(), file) || file}${at ? `:${at[1]}:${at[2]}` : ''}: ${err.message}`);
+  }
+}
 
 /** A manifest and the root holding its app. */
 export interface FoundManifest { manifest: AppManifest; root: string }
@@ -131,7 +150,7 @@ async function loadApp({ manifest, root }: FoundManifest): Promise<LoadedApp> {
   const name = manifest.name;
   const indexFile = path.join(rootDirs(root).apps, name, 'index.ts');
   const module: AppModule = fs.existsSync(indexFile)
-    ? ((await import(pathToFileURL(indexFile).href)).app as AppModule)
+    ? ((await importFile(indexFile)).app as AppModule)
     : { manifest };
   if (!module?.manifest) throw new BootError(`src/apps/${name}/index.ts must export \`app\` (defineApp)`);
   refuseUnlistedViews(rootDirs(root).views, manifest);
