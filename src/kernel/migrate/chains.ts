@@ -267,10 +267,12 @@ export async function generateAppMigration(
   }
   const sql = await diffApp(apps, app);
   const changed = PROVIDERS.some((p) => sql[p].trim());
-  if (!changed && !opts.data) return null;
   const snapshot = lastSnapshot(app);
   const { snapshot: renamed, renames } = applyRenames(app.name, snapshot, app.models);
   const effects = dataEffects(renamed, app.models, renames);
+  // a change with no SQL can still lose data (an Enum value removed): it is refused, or, allowed,
+  // written as a migration with no SQL so that its snapshot records the change
+  if (!changed && !opts.data && !effects.some((e) => e.loses)) return null;
   if (!opts.allowDataLoss) assertNoDataLoss(app.name, effects);
   const existing = folders(app.root, app.name);
   let stamp = timestamp(opts.now ?? new Date());

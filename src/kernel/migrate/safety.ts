@@ -77,6 +77,17 @@ export function dataEffects(before: readonly ModelDecl[] | null, after: readonly
         if (widens(p, f)) out.push({ subject, what: `type widened (${change}) — values are kept`, loses: false });
         else out.push({ subject, what: `type narrowed (${change}) — values that do not fit are cut or lost`, loses: true });
       }
+      if (p.type === 'enum' && f.type === 'enum') {
+        // no column changes (an Enum is text), yet rows holding a removed value keep one the model
+        // no longer declares: GraphQL cannot return it, and one such row fails a whole list
+        const removed = p.values.filter((v) => !f.values.includes(v));
+        if (removed.length) {
+          out.push({
+            subject, loses: true,
+            what: `enum values removed (${removed.join(', ')}) — rows holding them keep a value the model no longer declares; move them to another value in a data step (--data)`,
+          });
+        }
+      }
       const wasNullable = !p.required && !has(defaultOf(p));
       if (f.required && wasNullable) {
         const def = defaultOf(f);

@@ -94,6 +94,26 @@ describe('fw migrate generate refuses data loss without --allow-data-loss', () =
     expect(written!.sql.postgresql).toMatch(/VARCHAR\(50\)/);
   });
 
+  it('an Enum value removed is refused though no SQL changes (rows holding it would no longer read as a declared value); allowed, a migration without SQL records it; a value added needs no migration', async () => {
+    const root = await started();
+    const withStage = shopApp(root, { ...ITEM_FIELDS, stage: f.enum(['low', 'normal', 'high'], { default: 'normal' }) });
+    await generateAppMigration(root, [withStage], 'shop', { description: 'stage' });
+    const more = shopApp(root, { ...ITEM_FIELDS, stage: f.enum(['low', 'normal', 'high', 'urgent'], { default: 'normal' }) });
+    expect(await generateAppMigration(root, [more], 'shop', { description: 'urgent' })).toBeNull();
+    const fewer = shopApp(root, { ...ITEM_FIELDS, stage: f.enum(['normal', 'urgent'], { default: 'normal' }) });
+    const before = fs.readdirSync(chainDir(root, 'shop'));
+    const err = await expectFwError(generateAppMigration(root, [fewer], 'shop', { description: 'fewer' }), 409, 'MIGRATION_LOSES_DATA');
+    expect(err.details?.effects).toEqual([
+      'shop.item.stage: enum values removed (low, high) — rows holding them keep a value the model no longer declares; move them to another value in a data step (--data)',
+    ]);
+    expect(fs.readdirSync(chainDir(root, 'shop'))).toEqual(before);
+    const written = await generateAppMigration(root, [fewer], 'shop', { description: 'fewer', allowDataLoss: true, data: true });
+    expect(written!.sql.sqlite.trim()).toBe('');
+    expect(fs.readFileSync(path.join(chainDir(root, 'shop'), written!.folder, 'sqlite.sql'), 'utf8')).toMatch(/-- nothing to change on sqlite/);
+    // recorded: the next run finds nothing to do
+    expect(await generateAppMigration(root, [fewer], 'shop', { description: 'again' })).toBeNull();
+  });
+
   it('changes that keep data are written without the option', async () => {
     const root = await started();
     const written = await generateAppMigration(root, [shopApp(root, { ...ITEM_FIELDS, color: f.char(20) })], 'shop', { description: 'color' });
