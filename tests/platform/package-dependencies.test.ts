@@ -75,3 +75,23 @@ describe("fw's package as a team project installs it", () => {
     expect([...names].some((f) => f.startsWith('web/node_modules/'))).toBe(false);
   });
 });
+
+/** Whether a package ships type declarations of its own: any `.d.ts` (`.d.mts`, `.d.cts`) outside its own node_modules. */
+function shipsTypes(name: string): boolean {
+  const dir = path.join(FW, 'node_modules', name);
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .some((f) => /\.d\.[cm]?ts$/.test(f) && !f.split(path.sep).includes('node_modules'));
+}
+
+describe("a project's tsc reads fw's server sources (fw ships TypeScript)", () => {
+  it('every package the server imports has its types installed with fw: its own, or its @types package among the dependencies', () => {
+    const server = sources(path.join(FW, 'src')).filter((f) => !f.split(path.sep).includes('web'));
+    const packages = new Set(server.flatMap(importedPackages));
+    expect(packages).toContain('better-sqlite3');
+    // a scaffolded project's `tsc --noEmit` failed with TS7016 on better-sqlite3 and pluralize,
+    // whose @types packages were devDependencies of fw, which npm does not install for a project
+    const untyped = [...packages].filter((p) => fs.existsSync(path.join(FW, 'node_modules', p)) && !shipsTypes(p))
+      .filter((p) => !(`@types/${p.replace(/^@([^/]+)\//, '$1__')}` in pkg.dependencies));
+    expect(untyped).toEqual([]);
+  });
+});
