@@ -28,7 +28,7 @@ const ALLOWED = new Set([
   'src/kernel/app.ts', 'src/kernel/env.ts', 'src/kernel/kernel-handle.ts', 'src/kernel/typed-app.ts',
   'src/kernel/declare.ts', 'src/kernel/output.ts', 'src/kernel/errors.ts',
   'src/kernel/registry/registry.ts', 'src/kernel/registry/model.ts', 'src/kernel/registry/names.ts',
-  'src/kernel/registry/closest.ts', 'src/kernel/registry/events.ts', 'src/kernel/registry/groups.ts',
+  'src/kernel/registry/closest.ts', 'src/kernel/registry/events.ts', 'src/kernel/registry/groups.ts', 'src/kernel/registry/declaration-keys.ts',
   'src/kernel/settings.ts', 'src/kernel/instance-secrets.ts', 'src/kernel/pubsub/names.ts', 'src/kernel/db/readers/types.ts',
   'src/kernel/migrate/data-context.ts',
 ]);
