@@ -58,6 +58,12 @@ export async function newApp(root: string, app: string, opts: { model?: string }
   }
   const dirs = rootDirs(root);
   if (fs.existsSync(path.join(dirs.apps, app))) throw new Conflict(`app ${app} already exists (src/apps/${app})`, { app }, 'APP_EXISTS');
+  // checked before anything is written: a model another app declares left a half-written app
+  // behind that stopped every boot (BOOT_ERROR: declared by both)
+  const owner = fs.existsSync(dirs.schema) ? fs.readdirSync(dirs.schema).find((a) => fs.existsSync(path.join(dirs.schema, a, `${model}.ts`))) : undefined;
+  if (owner) {
+    throw new Conflict(`model ${model} is already declared by app ${owner} (schema/${owner}/${model}.ts): name another with --model`, { model, app: owner }, 'MODEL_EXISTS');
+  }
 
   const written = writeFiles(root, appFiles({ app, model }));
   const domainPath = path.join(dirs.domains, `${domain}.ts`);

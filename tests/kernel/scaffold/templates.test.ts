@@ -56,6 +56,11 @@ describe('the scaffold writers', () => {
     await expectFwError(newApp(root, 'helpdesk.desk', { model: 'crm.ticket' }), 400, 'INVALID_MODEL_KEY');
     expect(await newApp(root, 'helpdesk.desk', { model: 'helpdesk.ticket' })).toContain('.env');
     await expectFwError(newApp(root, 'helpdesk.desk'), 409, 'APP_EXISTS');
+    // a model another app declares is refused before anything is written
+    const before = fs.readdirSync(root, { recursive: true }).sort();
+    const err = await expectFwError(newApp(root, 'helpdesk.portal', { model: 'helpdesk.ticket' }), 409, 'MODEL_EXISTS');
+    expect(err.message).toBe('model helpdesk.ticket is already declared by app helpdesk.desk (schema/helpdesk.desk/helpdesk.ticket.ts): name another with --model');
+    expect(fs.readdirSync(root, { recursive: true }).sort()).toEqual(before);
   });
 
   it('a second app of the domain joins its list; the domain is added to .env once', async () => {
