@@ -46,11 +46,13 @@ function slowWriter(o: { failAt?: number; destroyAt?: number } = {}) {
         setImmediate(() => w.destroy());
         return;
       }
+      // 5 ms, slower than a cached 1 MiB read even on a loaded machine: with 1 ms, a run beside
+      // a browser test saw each read finish after the write before it, and no read ran ahead
       setTimeout(() => {
         if (o.failAt === writes) return cb(new Error('disk on fire'));
         got.push(Buffer.from(chunk));
         cb();
-      }, 1);
+      }, 5);
     },
   });
   // writes handed to the stream whose callback has not run yet (the stream queues them)
