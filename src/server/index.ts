@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Kernel } from '../kernel/kernel.js';
+import { answerClientError } from './client-errors.js';
 import { installJsonBody } from './json-body.js';
 import { installAuth } from './authenticate.js';
 import { installErrorHandling } from './errors.js';
@@ -33,6 +34,8 @@ export async function buildServer(kernel: Kernel, opts: BuildServerOptions = {})
     trustProxy: kernel.settings.TRUST_PROXY,
     // a malformed URL (`%` not followed by hex) is refused before routing (and before the error
     // handler exists for it): answered with the error envelope like any other refusal
+    // what Node's HTTP parser refuses (431, 408, not HTTP), in the error envelope (./client-errors.ts)
+    clientErrorHandler: answerClientError,
     frameworkErrors: (err, _req, reply) => {
       void setBaselineHeaders(reply as FastifyReply).status(err.statusCode ?? 400).send({ error: { code: 'BAD_REQUEST', message: err.message } });
     },

@@ -144,6 +144,13 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
       get: { tags: [m.key], operationId: `${m.names.many}List`, summary: `List ${m.description}`, parameters: listParams, responses: { 200: json(list), ...errors } },
       post: { tags: [m.key], operationId: m.names.create, summary: `Create ${m.description}`, requestBody: { required: true, content: { 'application/json': { schema: ref(`${t}Create`) } } }, responses: { 201: json(ref(t), 'Created'), ...errors } },
     };
+    paths[`${base}/search`] = {
+      post: {
+        tags: [m.key], operationId: `${m.names.many}Search`, summary: `List ${m.description} (parameters in the body: a filter too long for a URL)`,
+        requestBody: { content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { filter: { type: 'array' }, order: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: limits.maxLimit }, offset: { type: 'integer', minimum: 0 }, fields: { oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }] } } } } } },
+        responses: { 200: json(list), ...errors },
+      },
+    };
     paths[`${base}/count`] = { get: { tags: [m.key], operationId: m.names.count, parameters: [listParams[0]], responses: { 200: json({ type: 'object', properties: { count: { type: 'integer' } } }), ...errors } } };
     paths[`${base}/read_group`] = { post: { tags: [m.key], operationId: m.names.groupBy, requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['groupby'], properties: { groupby: { type: 'array', items: { type: 'string' } }, filter: { type: 'array' }, aggregates: { type: 'object', additionalProperties: { enum: ['sum', 'avg', 'min', 'max', 'count'] } } } } } } }, responses: { 200: json({ type: 'object', properties: { groups: { type: 'array', items: { type: 'object' } } } }), ...errors } } };
     const revision = { type: 'object', properties: { revision: { type: 'integer', description: 'optimistic lock; or send If-Match' } } };
