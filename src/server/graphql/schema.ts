@@ -11,7 +11,7 @@ import type { Registry, ResolvedCommand } from '../../kernel/registry/registry.j
 import type { Principal } from '../../kernel/env.js';
 import { sharedFields, UNION_OTHERS, type NamedShape, type OutputShape, type UnionShape } from '../../kernel/output.js';
 import type { Loaders } from './loaders.js';
-import { publicCommandName } from '../commands.js';
+import { publicCommandName, publicPayload } from '../commands.js';
 import { asksOnlyId, selectedFields, selectedReferences } from './selection.js';
 import { whereToDomain } from './where.js';
 
@@ -343,8 +343,10 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
   b.mutationField('command', (t: AnyRef) => t.field({
     type: 'JSON', nullable: true, description: 'Dispatch any command by name (the command bus over GraphQL)',
     args: { name: t.arg.string({ required: true }), payload: t.arg({ type: 'JSON' }) },
-    resolve: (_r: unknown, a: Args, ctx: GqlContext) =>
-      ctx.kernel.dispatch(publicCommandName(registry, String(a.name)), (a.payload as Rec) ?? {}, ctx.principal),
+    resolve: (_r: unknown, a: Args, ctx: GqlContext) => {
+      const name = publicCommandName(registry, String(a.name));
+      return ctx.kernel.dispatch(name, publicPayload(name, (a.payload as Rec) ?? {}, limits), ctx.principal);
+    },
   }));
   return b.toSchema({ sortSchema: true });
 }

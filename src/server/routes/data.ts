@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canWriteField } from '../../kernel/access.js';
 import { BadRequest } from '../../kernel/errors.js';
-import { publicCommandName } from '../commands.js';
+import { publicCommandName, publicPayload } from '../commands.js';
 import { bodyObject } from './body.js';
 import { checkRequestData } from '../input.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
@@ -160,6 +160,8 @@ export function dataRoutes(server: FastifyInstance, kernel: KernelHandle, limits
     const name = publicCommandName(kernel.registry, `${m.key}.${(req.params as { command: string }).command}`);
     return kernel.dispatch(name, { ...body(req), id: id(req) }, req.principal);
   });
-  server.post('/api/command/:name', (req) =>
-    kernel.dispatch(publicCommandName(kernel.registry, (req.params as { name: string }).name), body(req), req.principal));
+  server.post('/api/command/:name', (req) => {
+    const name = publicCommandName(kernel.registry, (req.params as { name: string }).name);
+    return kernel.dispatch(name, publicPayload(name, body(req), limits), req.principal);
+  });
 }
