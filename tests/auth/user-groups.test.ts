@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import crmLead from '../../schema/crm.sales/crm.lead.ts';
 import { startServerWithApps, type ApiServer } from '../helpers/api.ts';
+import type { RecordRule } from '../../src/kernel/declare.ts';
 import { fixtureApp, withChain } from '../helpers/kernel.ts';
 
 const lead = {
@@ -17,6 +18,13 @@ const lead = {
     ...crmLead.access,
     roles: { admin: 'crud', 'crm.agent': 'cru', 'crm.manager': 'crud' },
     fields: { ...crmLead.access?.fields, notes: { read: ['crm.manager', 'admin'] } },
+    rules: [
+      ...(crmLead.access?.rules ?? []),
+      // agents read and edit the leads they sell; managers, who imply agents, every lead their
+      // organization rule lets them reach: the group rules add up, the organization rule binds all
+      { roles: ['crm.agent'], ops: ['read', 'update'], domain: [['salesperson', '=', '$principal.user_id']] },
+      { roles: ['crm.manager'], ops: ['read', 'update'], domain: [] },
+    ] satisfies RecordRule[],
   },
 };
 
@@ -62,7 +70,7 @@ describe('groups in access', () => {
     expect((await ts.request('GET', '/api/data/crm.lead', { token: plain.token })).status).toBe(403);
 
     const agent = await userWith('agent@example.com', ['crm.agent']);
-    const made = await ts.request('POST', '/api/data/crm.lead', { token: agent.token, body: { name: 'Printer', notes: 'vip', organization: agent.org } });
+    const made = await ts.request('POST', '/api/data/crm.lead', { token: agent.token, body: { name: 'Printer', notes: 'vip', organization: agent.org, salesperson: agent.id } });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const read = await ts.request('GET', `/api/data/crm.lead/${made.body.id}`, { token: agent.token });
     expect(read.status).toBe(200);
@@ -79,6 +87,41 @@ describe('groups in access', () => {
     const esc = await ts.request('POST', `/api/data/crm.lead/${made.body.id}/escalate`, { token: manager.token, body: {} });
     expect(esc.status, JSON.stringify(esc.body)).toBe(200);
     expect((await ts.request('DELETE', `/api/data/crm.lead/${made.body.id}`, { token: manager.token })).status).toBe(200);
+  });
+
+  it('record rules of the groups a user holds add up (ORed), rules without roles still bind everyone: an agent reaches the leads they sell, a manager every lead of the organization, nobody another organization\'s', async () => {
+    const agent = await userWith('seller@example.com', ['crm.agent']);
+    const manager = await userWith('boss@example.com', ['crm.manager']);
+    const other = await ts.request('POST', '/api/data/res.organization', { token: admin, body: { name: 'Elsewhere' } });
+    expect(other.status, JSON.stringify(other.body)).toBe(201);
+    const lead = async (name: string, body: Record<string, unknown>) => {
+      const made = await ts.request('POST', '/api/data/crm.lead', { token: admin, body: { name, ...body } });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      return made.body.id as string;
+    };
+    const mine = await lead('Sold by the agent', { organization: agent.org, salesperson: agent.id });
+    const theirs = await lead('Sold by nobody', { organization: agent.org });
+    const away = await lead('Elsewhere', { organization: other.body.id });
+    const names = async (token: string) => {
+      const res = await ts.request('GET', `/api/data/crm.lead?limit=100&filter=${encodeURIComponent(JSON.stringify([['name', 'in', ['Sold by the agent', 'Sold by nobody', 'Elsewhere']]]))}`, { token });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.items as Array<{ name: string }>).map((i) => i.name).sort();
+    };
+    expect(await names(agent.token)).toEqual(['Sold by the agent']);
+    expect(await names(manager.token)).toEqual(['Sold by nobody', 'Sold by the agent']);
+    // the same rules on the write path (the record loaded for an update, and the one written)
+    expect((await ts.request('PATCH', `/api/data/crm.lead/${theirs}`, { token: agent.token, body: { notes: 'x' } })).status).toBe(404);
+    expect((await ts.request('PATCH', `/api/data/crm.lead/${theirs}`, { token: manager.token, body: { expected_revenue: 7 } })).status).toBe(200);
+    expect((await ts.request('PATCH', `/api/data/crm.lead/${mine}`, { token: agent.token, body: { expected_revenue: 8 } })).status).toBe(200);
+    // an agent handing their lead to nobody would leave what they may update: refused, kept
+    const away_from_me = await ts.request('PATCH', `/api/data/crm.lead/${mine}`, { token: agent.token, body: { salesperson: null } });
+    expect(away_from_me.status).toBe(403);
+    expect((await ts.request('GET', `/api/data/crm.lead/${mine}`, { token: agent.token })).body.salesperson).toBe(agent.id);
+    expect((await ts.request('GET', `/api/data/crm.lead/${away}`, { token: manager.token })).status).toBe(404);
+    // GraphQL reads through the same rules
+    const gql = await ts.request('POST', '/graphql', { token: manager.token, body: { query: '{ crmLeads(limit: 100) { name } }' } });
+    expect(gql.body.errors).toBeUndefined();
+    expect((gql.body.data.crmLeads as Array<{ name: string }>).map((l) => l.name)).not.toContain('Elsewhere');
   });
 
   it("groups given by an administrator apply at the user's next request, without a new login", async () => {

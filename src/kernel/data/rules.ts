@@ -7,7 +7,7 @@
  * tools and MCP all get the same answer.
  */
 import { canAccess, checkAccess, principalPlaceholder, rulesFor } from '../access.js';
-import type { AccessOp, FollowPair } from '../declare.js';
+import type { AccessOp, FollowPair, RecordRule } from '../declare.js';
 import type { DbClient, Principal } from '../env.js';
 import type { ResolvedModel } from '../registry/model.js';
 import { relationFieldName } from '../registry/names.js';
@@ -48,8 +48,11 @@ export function readScope(ctx: RuleContext, seen: readonly string[] = []): (targ
 }
 
 /**
- * The rules of `op` that bind the caller on `model`, as one `where` (ANDed), or null when none
- * does. `seen` holds the models being followed into this one: a model met again on the way (a
+ * The rules of `op` that bind the caller on `model`, as one `where`, or null when none does.
+ * As in Odoo, rules without `roles` (everyone's but administrators') are ANDed, and the rules of
+ * the groups and roles the caller holds are ORed among themselves, then ANDed with those: access
+ * adds up like the model letters do, so a manager group that implies the agent group can widen
+ * the agents' "own records" rule with a rule of its own (an empty domain: every record). `seen` holds the models being followed into this one: a model met again on the way (a
  * message about a message) shows nothing through that path rather than looping.
  */
 export function ruleWhere(ctx: RuleContext, model: ResolvedModel, op: AccessOp, seen: readonly string[] = []): Where | null {
@@ -64,7 +67,13 @@ export function ruleWhere(ctx: RuleContext, model: ResolvedModel, op: AccessOp, 
     // a rule's relation path only looks at records the caller could read directly
     scope: readScope(ctx, next),
   };
-  const parts = rules.map((rule) => (rule.follow !== undefined ? followWhere(ctx, model, rule.follow, next) : domainToWhere(model, rule.domain, dctx)));
+  const where = (rule: RecordRule): Where => (rule.follow !== undefined ? followWhere(ctx, model, rule.follow, next) : domainToWhere(model, rule.domain, dctx));
+  const parts = rules.filter((rule) => !rule.roles).map(where);
+  const granted = rules.filter((rule) => rule.roles).map(where);
+  // a granted rule matching every record (an empty domain) makes the others moot; Prisma would
+  // also read its empty `where` inside an OR as matching nothing
+  if (granted.length && !granted.some((w) => !Object.keys(w).length)) parts.push(granted.length === 1 ? granted[0] : { OR: granted });
+  if (!parts.length) return null;
   return parts.length === 1 ? parts[0] : { AND: parts };
 }
 
