@@ -11,8 +11,9 @@ export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void
   const cmd = program.command('dev')
     .description('serve the project on SQLite, reloading on every change of its declarations, views, data, code or .env')
     .option('--web [port]', "also serve the web client with hot reload (Vite) on this port (5173), fw's client and the apps' web/ code")
+    .option('--allow-data-loss', 'let draft migrations drop or narrow columns of the dev database (fw migrate generate asks again when you finalise)')
     .addOption(new Option('--child').hideHelp())
-    .action(async (opts: { child?: boolean; web?: boolean | string }) => {
+    .action(async (opts: { child?: boolean; web?: boolean | string; allowDataLoss?: boolean }) => {
       const { projectLayout, FW_ROOT } = await import('../kernel/modules/loader.js');
       if (opts.child) {
         const { childHandshake } = await import('../kernel/dev/supervisor.js');
@@ -30,7 +31,7 @@ export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void
         if (fs.existsSync(envFile)) process.loadEnvFile(envFile);
         const { prepareDeclarations, writeDevSdl } = await import('../kernel/dev/prepare.js');
         const { mark } = await import('./timing.js');
-        const prepared = declarations ? await prepareDeclarations(projectLayout(), mark) : null;
+        const prepared = declarations ? await prepareDeclarations(projectLayout(), mark, { allowDataLoss: opts.allowDataLoss }) : null;
         prepared?.lines.forEach(progress);
         // a failed generation fails this server's start (the last good one keeps running)
         prepared?.client.catch(() => {});
@@ -47,7 +48,7 @@ export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void
       const path = await import('node:path');
       const { DevSupervisor } = await import('../kernel/dev/supervisor.js');
       const layout = projectLayout();
-      const dev = new DevSupervisor({ root: layout.root, fwBin: path.join(FW_ROOT, 'bin', 'fw.js'), env: shellEnv, log: progress });
+      const dev = new DevSupervisor({ root: layout.root, fwBin: path.join(FW_ROOT, 'bin', 'fw.js'), env: shellEnv, log: progress, allowDataLoss: opts.allowDataLoss });
       const stop = async () => {
         await dev.stop();
         process.exit(0);

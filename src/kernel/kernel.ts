@@ -70,7 +70,10 @@ export class Kernel implements EnvCore, KernelHandle {
     const provider = settings.DATABASE_URL ? 'postgresql' : 'sqlite';
     this.tenants = new TenantDatabases({
       settings,
-      plan: tenantPlan(layout.fwRoot, registry.apps, provider, async () => [kernelApp(), ...(await loadAllApps(layout))]),
+      plan: tenantPlan(
+        layout.fwRoot, registry.apps, provider, async () => [kernelApp(), ...(await loadAllApps(layout))],
+        settings.FW_DEV ? { apps: registry.apps, dataDir: settings.DATA_DIR } : undefined,
+      ),
       clientsDir: path.join(layout.root, 'generated', 'prisma'),
       sortIndexes: () => sortIndexesOf(registry.models.values(), provider),
       onOpen: async (tenant, client) => {

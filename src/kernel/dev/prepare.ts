@@ -2,6 +2,7 @@ import { createRegistry } from '../kernel.js';
 import { kernelApp } from '../kernel-app.js';
 import { generatePrismaClientAsync, writeClientFingerprint, writePrismaSchemas } from '../generate/index.js';
 import { writeDrafts } from '../migrate/drafts.js';
+import { effectLine } from '../migrate/safety.js';
 import { loadAllApps, type ProjectLayout } from '../modules/loader.js';
 
 /**
@@ -13,13 +14,21 @@ import { loadAllApps, type ProjectLayout } from '../modules/loader.js';
  * server boots (`client`: awaited before a tenant is opened). The SDL, which the
  * server does not read, is written once it listens (`writeDevSdl`). Returns the lines to print.
  */
-export async function prepareDeclarations(layout: ProjectLayout, mark: (phase: string) => void = () => {}): Promise<{ lines: string[]; client: Promise<void> }> {
+export async function prepareDeclarations(
+  layout: ProjectLayout,
+  mark: (phase: string) => void = () => {},
+  opts: { allowDataLoss?: boolean } = {},
+): Promise<{ lines: string[]; client: Promise<void> }> {
   const apps = await loadAllApps(layout);
   const registry = createRegistry(apps);
   mark('load apps');
-  const drafts = await writeDrafts(layout, [kernelApp(), ...apps]);
+  const drafts = await writeDrafts(layout, [kernelApp(), ...apps], { allowDataLoss: opts.allowDataLoss });
   mark('drafts');
-  const lines = drafts.map((d) => `draft migration prisma/migrations/${d.app}/${d.folder} (finalise with fw migrate generate -m "…" --app ${d.app})`);
+  const lines = drafts.flatMap((d) => [
+    // what the dev database loses is said, as fw migrate generate says it
+    ...d.effects.filter((e) => e.loses).map((e) => `${d.app}: ${effectLine(e)}`),
+    `draft migration prisma/migrations/${d.app}/${d.folder} (finalise with fw migrate generate -m "…" --app ${d.app})`,
+  ]);
   const changed = writePrismaSchemas(layout, registry);
   // what the client is generated from below (awaited before a tenant opens): boot checks it
   writeClientFingerprint(layout, registry);

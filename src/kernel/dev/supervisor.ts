@@ -32,6 +32,8 @@ export interface DevOptions {
   log?: (line: string) => void;
   /** How long changes are gathered before a cycle starts. */
   debounceMs?: number;
+  /** Drafts may drop or narrow columns of the dev database (`fw dev --allow-data-loss`). */
+  allowDataLoss?: boolean;
 }
 
 const BOOT = 'fw-dev:boot';
@@ -157,7 +159,7 @@ export class DevSupervisor {
    * (apps are what changes). Started after each cycle so the next one skips those seconds.
    */
   private spawnSpare(): ChildProcess {
-    const child = spawn(process.execPath, [this.opts.fwBin, 'dev', '--child'], {
+    const child = spawn(process.execPath, [this.opts.fwBin, 'dev', '--child', ...(this.opts.allowDataLoss ? ['--allow-data-loss'] : [])], {
       cwd: this.opts.root, env: this.childEnv(), stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     // a spare that dies (or is killed with the supervisor) is simply replaced

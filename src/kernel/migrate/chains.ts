@@ -74,6 +74,13 @@ export function lastSnapshot(app: Pick<ChainApp, 'name' | 'root'>): ModelDecl[] 
   return last ? readSnapshot(app.root, app.name, last) : null;
 }
 
+/** The app's declarations as of the newest migration of its chain that sorts before `folder` (null: none). */
+export function snapshotBefore(app: Pick<ChainApp, 'name' | 'root'>, folder: string): ModelDecl[] | null {
+  if (!app.root) return null;
+  const last = folders(app.root, app.name).filter((f) => f < folder).at(-1);
+  return last ? readSnapshot(app.root, app.name, last) : null;
+}
+
 function readSnapshot(root: string, app: string, folder: string): ModelDecl[] {
   return JSON.parse(fs.readFileSync(path.join(chainDir(root, app), folder, SNAPSHOT), 'utf8')) as ModelDecl[];
 }
@@ -234,10 +241,18 @@ export async function diffApp(apps: readonly ChainApp[], app: ChainApp): Promise
  * dependency's table (an `if_loaded` Reference that became a foreign key once the app was there).
  */
 export async function uninstallSql(apps: readonly ChainApp[], app: ChainApp, provider: DbProvider): Promise<string> {
+  return snapshotDiff(apps, app, lastSnapshot(app) ?? [], null, provider);
+}
+
+/**
+ * The SQL taking `app`'s tables from the declarations `from` to `to` (null: the app not
+ * installed), its dependencies as they are declared now.
+ */
+export async function snapshotDiff(apps: readonly ChainApp[], app: ChainApp, from: readonly ModelDecl[], to: readonly ModelDecl[] | null, provider: DbProvider): Promise<string> {
   const context = dependencyClosure(apps, app).map((a) => ({ app: a.name, models: a.models }));
-  const installed = resolveAll([...context, { app: app.name, models: lastSnapshot(app) ?? [] }]);
-  const without = resolveAll(context);
-  return diffDatamodels(provider, printFor(installed, provider), printFor(without, provider));
+  const before = resolveAll([...context, { app: app.name, models: from }]);
+  const after = resolveAll(to ? [...context, { app: app.name, models: to }] : context);
+  return diffDatamodels(provider, printFor(before, provider), printFor(after, provider));
 }
 
 /**
@@ -254,6 +269,8 @@ export async function generateAppMigration(
     now?: Date;
     /** Write it even when it drops or narrows columns (safety.ts); without, such a migration is refused. */
     allowDataLoss?: boolean;
+    /** How the refusal says to go on (safety.ts's default names `fw migrate generate`'s flag). */
+    lossRemedy?: string;
     /** Also write a `data.ts` stub (data-migration.ts); written even when no declaration changed. */
     data?: boolean;
   },
@@ -273,7 +290,7 @@ export async function generateAppMigration(
   // a change with no SQL can still lose data (an Enum value removed): it is refused, or, allowed,
   // written as a migration with no SQL so that its snapshot records the change
   if (!changed && !opts.data && !effects.some((e) => e.loses)) return null;
-  if (!opts.allowDataLoss) assertNoDataLoss(app.name, effects);
+  if (!opts.allowDataLoss) assertNoDataLoss(app.name, effects, opts.lossRemedy);
   const existing = folders(app.root, app.name);
   let stamp = timestamp(opts.now ?? new Date());
   // names must sort after every existing one even if two are generated within a second

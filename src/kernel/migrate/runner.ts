@@ -24,6 +24,8 @@ export interface StoredMigration {
    * tables and the record of them never disagree.
    */
   forget?: string;
+  /** A rewind of fw dev's drafts (drafts.ts): instead of being recorded, the run forgets these recorded migrations. */
+  forgetNames?: readonly string[];
 }
 
 export const MIGRATIONS_TABLE = '_fw_migrations';
@@ -174,6 +176,10 @@ async function applyInSqliteTransaction(
     db.prepare(`DELETE FROM ${MIGRATIONS_TABLE} WHERE substr(name, 1, ?) = ?`).run(m.forget.length, m.forget);
     return true;
   }
+  if (m.forgetNames) {
+    for (const name of m.forgetNames) db.prepare(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = ?`).run(name);
+    return true;
+  }
   db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (?, ?, ?)`).run(
     m.name,
     m.checksum,
@@ -297,6 +303,10 @@ export async function applyPostgresMigrations(connectionString: string, migratio
         }
         if (m.forget !== undefined) {
           await client.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE starts_with(name, $1)`, [m.forget]);
+          return true;
+        }
+        if (m.forgetNames) {
+          await client.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = ANY($1)`, [m.forgetNames]);
           return true;
         }
         await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES ($1, $2, now())`, [

@@ -111,13 +111,16 @@ export function dataEffects(before: readonly ModelDecl[] | null, after: readonly
   return out;
 }
 
-/** Refuses effects that lose data, listing them (`fw migrate generate --allow-data-loss` writes anyway). */
-export function assertNoDataLoss(app: string, effects: readonly DataEffect[]): void {
+/**
+ * Refuses effects that lose data, listing them (`fw migrate generate --allow-data-loss` writes
+ * anyway); `remedy` is how to go on where that flag is not the way (fw dev).
+ */
+export function assertNoDataLoss(app: string, effects: readonly DataEffect[], remedy = 'or run again with --allow-data-loss to write it anyway'): void {
   const losing = effects.filter((e) => e.loses);
   if (!losing.length) return;
   throw new Conflict(
     `the next migration of ${app} would lose data:\n${losing.map((e) => `  ${effectLine(e)}`).join('\n')}\n` +
-      'declare renamed fields with renamed_from, or run again with --allow-data-loss to write it anyway',
+      `declare renamed fields with renamed_from, ${remedy}`,
     { app, effects: losing.map(effectLine) },
     'MIGRATION_LOSES_DATA',
   );

@@ -23,6 +23,8 @@ export interface UpgradePlan {
   initials: () => Promise<Array<{ migration: StoredMigration; tables: string[] }>>;
   /** Finalised migrations and the `fw dev` drafts each replaced (drafts.ts); none outside a project with such. */
   replacements?: () => Array<{ migration: StoredMigration; replaces: string[] }>;
+  /** Under fw dev: the steps undoing drafts the tenant applied that left the chain (drafts.ts); none outside. */
+  rewinds?: (applied: readonly string[]) => Promise<StoredMigration[]>;
 }
 
 const isLegacyName = (name: string): boolean => !name.includes('/');
@@ -46,6 +48,11 @@ export async function upgradeSchema(target: SchemaTarget, plan: UpgradePlan): Pr
   }
   const replacements = plan.replacements?.() ?? [];
   if (replacements.length) out.push(...(await adoptReplacements(target, replacements)).map((n) => `${n} (replaces drafts)`));
+  const rewinds = plan.rewinds ? await plan.rewinds(await appliedMigrations(target)) : [];
+  for (const r of rewinds) {
+    await apply(target, [r]);
+    out.push(`${r.name} (undid ${r.forgetNames?.join(', ')})`);
+  }
   out.push(...(await apply(target, plan.migrations)));
   return out;
 }
