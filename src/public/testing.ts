@@ -34,6 +34,19 @@ export interface TestKernelOptions {
   worker?: boolean;
 }
 
+export interface NewUserOptions {
+  /** Default `user-<random>@example.com`. */
+  email?: string;
+  /** Default: the email. */
+  name?: string;
+  /** Default `user`. */
+  role?: string;
+  /** Declared group names (res.user.groups); unknown ones are refused as the API refuses them (422 UNKNOWN_GROUP). */
+  groups?: readonly string[];
+  /** Their default organization; default: the seeded admin's, null for none. */
+  organization_id?: string | null;
+}
+
 export interface TestKernel {
   /** The booted kernel, as apps see it. */
   kernel: KernelHandle;
@@ -43,8 +56,18 @@ export interface TestKernel {
   dataDir: string;
   /** The tenant's system principal: access control off (seeds, the CLI, the event worker run so). */
   system: Principal;
-  /** A signed-in user of the tenant (default role `user`, no organization, a random user id). */
-  user(o?: { role?: string; organization_id?: string | null; user_id?: string }): Principal;
+  /**
+   * A principal made in memory (default role `user`, no organization, a random user id that no
+   * `res.user` holds: a Reference to the user, such as an owner filled by `default_principal`,
+   * refuses it; use `newUser` for that). `groups` are held with what they imply, as a session's.
+   */
+  user(o?: { role?: string; groups?: readonly string[]; organization_id?: string | null; user_id?: string }): Principal;
+  /**
+   * A new `res.user` of the tenant, registered as an administrator registers one (`res.user.register`:
+   * role, groups, organization, a random password), and the principal a session of theirs carries:
+   * their id, role, groups and default organization (default: the admin's).
+   */
+  newUser(o?: NewUserOptions): Promise<Principal>;
   /** The seeded admin user (ADMIN_EMAIL) as a principal: role `admin`, the default organization. */
   admin(): Promise<Principal>;
   /** Runs one command as `principal` (default: `system`), with its own transaction, hooks and events. */
@@ -101,21 +124,38 @@ export async function bootTestKernel(opts: TestKernelOptions = {}): Promise<Test
   const system = systemPrincipal(tenant);
   const dispatch = <T = unknown>(command: string, payload: Record<string, unknown> = {}, principal: Principal = system) =>
     kernel.dispatch<T>(command, payload, principal);
+  const admin = async (): Promise<Principal> => {
+    const page = await dispatch<{ items: Array<{ id: string; role: string; organization: string | null }> }>('fw.search', {
+      model: 'res.user', domain: [['email', '=', settings.ADMIN_EMAIL]], fields: ['role', 'organization'], limit: 1,
+    });
+    const row = page.items[0];
+    if (!row) throw new NotFound(`no admin user ${settings.ADMIN_EMAIL} in tenant ${tenant}`, { email: settings.ADMIN_EMAIL, tenant }, 'TEST_ADMIN_NOT_FOUND');
+    return { kind: 'user', user_id: row.id, tenant_id: tenant, role: row.role, organization_id: row.organization };
+  };
   let closed = false;
   return {
     kernel, tenant, dataDir, system, dispatch,
     user: (o = {}) => ({
       kind: 'user', user_id: o.user_id ?? crypto.randomUUID(), tenant_id: tenant,
       role: o.role ?? 'user', organization_id: o.organization_id ?? null,
+      ...(o.groups ? { groups: o.groups } : {}),
     }),
-    async admin() {
-      const page = await dispatch<{ items: Array<{ id: string; role: string; organization: string | null }> }>('fw.search', {
-        model: 'res.user', domain: [['email', '=', settings.ADMIN_EMAIL]], fields: ['role', 'organization'], limit: 1,
-      });
-      const row = page.items[0];
-      if (!row) throw new NotFound(`no admin user ${settings.ADMIN_EMAIL} in tenant ${tenant}`, { email: settings.ADMIN_EMAIL, tenant }, 'TEST_ADMIN_NOT_FOUND');
-      return { kind: 'user', user_id: row.id, tenant_id: tenant, role: row.role, organization_id: row.organization };
+    async newUser(o = {}) {
+      const organization = o.organization_id === undefined ? (await admin()).organization_id : o.organization_id;
+      const email = o.email ?? `user-${crypto.randomBytes(5).toString('hex')}@example.com`;
+      const made = await dispatch<{ id: string; role: string; groups: string[] | null; organization: string | null }>('res.user.register', {
+        email, name: o.name ?? email, password: crypto.randomBytes(18).toString('base64url'), role: o.role ?? 'user',
+        ...(o.groups ? { groups: o.groups } : {}),
+        organization,
+        // as the system: an administrator may give a role and groups, but would lend a user
+        // without an organization their own
+      }, system);
+      return {
+        kind: 'user', user_id: made.id, tenant_id: tenant, role: made.role, organization_id: made.organization,
+        ...(made.groups ? { groups: made.groups } : {}),
+      };
     },
+    admin,
     async close() {
       if (closed) return;
       closed = true;

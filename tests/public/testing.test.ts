@@ -54,6 +54,42 @@ describe('bootTestKernel on the project root', () => {
     expect((await t.dispatch<{ items: unknown[] }>('fw.search', { model: 'crm.lead' }, admin)).items).toHaveLength(1);
   });
 
+  it('newUser() registers a real res.user, so a record owned by its user (default_principal) is created; user() invents an id no user holds, which such a Reference refuses', async () => {
+    const search = { q: '' };
+    const ghost = t.user();
+    const refused = await rejection(t.dispatch('fw.create', { model: 'ir.filter', values: { name: 'Mine', action_key: 'crm.lead', search, organization: (await t.admin()).organization_id } }, ghost));
+    expect(refused).toBeInstanceOf(FwError);
+    expect((refused as FwError).status).toBe(422);
+
+    const ann = await t.newUser({ email: 'ann@example.com', name: 'Ann' });
+    expect(ann).toMatchObject({ kind: 'user', role: 'user', tenant_id: 'default', organization_id: (await t.admin()).organization_id });
+    const saved = await t.dispatch<{ user: string; organization: string }>('fw.create', { model: 'ir.filter', values: { name: 'Mine', action_key: 'crm.lead', search } }, ann);
+    expect(saved).toMatchObject({ user: ann.user_id, organization: ann.organization_id });
+    const stored = await t.dispatch<{ email: string; name: string; role: string }>('fw.read_one', { model: 'res.user', id: ann.user_id });
+    expect(stored).toMatchObject({ email: 'ann@example.com', name: 'Ann', role: 'user' });
+    // the seeded admin's lead is in Ann's organization: the record rule lets her see it
+    expect((await t.dispatch<{ items: unknown[] }>('fw.search', { model: 'crm.lead' }, ann)).items).toHaveLength(1);
+    // no organization: she sees none of its leads
+    const loner = await t.newUser({ organization_id: null });
+    expect(loner.organization_id).toBeNull();
+    expect((await t.dispatch<{ items: unknown[] }>('fw.search', { model: 'crm.lead' }, loner)).items).toEqual([]);
+  });
+
+  it('groups: newUser({ groups }) stores them and user({ groups }) holds them, with the role each stands for (base.admin: admin); an undeclared group is refused (422 UNKNOWN_GROUP)', async () => {
+    const deputy = await t.newUser({ groups: ['base.admin'] });
+    expect(deputy).toMatchObject({ role: 'user', groups: ['base.admin'] });
+    // crm.lead lets only admin delete: base.admin stands for it
+    const lead = await t.dispatch<{ id: string }>('fw.create', { model: 'crm.lead', values: { name: 'Deputy', organization: deputy.organization_id } }, deputy);
+    await t.dispatch('fw.delete', { model: 'crm.lead', id: lead.id }, deputy);
+    const inMemory = t.user({ groups: ['base.admin'], organization_id: deputy.organization_id });
+    const other = await t.dispatch<{ id: string }>('fw.create', { model: 'crm.lead', values: { name: 'Memory', organization: deputy.organization_id } }, inMemory);
+    await t.dispatch('fw.delete', { model: 'crm.lead', id: other.id }, inMemory);
+    const plain = await t.newUser();
+    const denied = await rejection(t.dispatch('fw.delete', { model: 'crm.lead', id: (await t.dispatch<{ id: string }>('fw.create', { model: 'crm.lead', values: { name: 'Kept' } }, plain)).id }, plain));
+    expect(denied).toMatchObject({ status: 403, code: 'ACCESS_DENIED' });
+    expect(await rejection(t.newUser({ groups: ['base.admni'] }))).toMatchObject({ status: 422, code: 'UNKNOWN_GROUP' });
+  });
+
   it('admin() fails with TEST_ADMIN_NOT_FOUND when the seeded admin is gone', async () => {
     const admin = await t.admin();
     await t.dispatch('fw.update', { model: 'res.user', id: admin.user_id, values: { email: 'someone-else@example.com' } });
