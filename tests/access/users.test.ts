@@ -148,9 +148,16 @@ describe('field-level write access: role and is_active are admin-only', () => {
       // PUT leaves fields the caller may not write alone instead of resetting them
       const put = await t.request('PUT', `/api/data/res.user/${u.id}`, { token, body: { email: e, name: 'Put' } });
       expect(put.status, JSON.stringify(put.body)).toBe(200);
+      // the record read and sent back: role and is_active unchanged are no change, changed they are refused
+      const mine = (await t.request('GET', `/api/data/res.user/${u.id}`, { token })).body;
+      const back = await t.request('PUT', `/api/data/res.user/${u.id}`, { token, body: { ...mine, name: 'Put Back' } });
+      expect(back.status, JSON.stringify(back.body)).toBe(200);
+      const climb = await t.request('PUT', `/api/data/res.user/${u.id}`, { token, body: { ...back.body, role: 'admin', name: 'Put' } });
+      expectError(climb, 422, 'VALIDATION_FAILED');
+      expect(climb.body.error.details.errors).toEqual([expect.objectContaining({ field: 'role', code: 'FIELD_ACCESS_DENIED' })]);
     });
     const row = await storedUser(u.id);
-    expect(row).toMatchObject({ role: 'user', is_active: true, name: 'Put' });
+    expect(row).toMatchObject({ role: 'user', is_active: true, name: 'Put Back' });
   });
 
   it('an admin may change role and is_active; the new role applies to the user\'s next request', async () => {

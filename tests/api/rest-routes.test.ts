@@ -176,6 +176,28 @@ describe('record routes', () => {
     expect(moved.body, JSON.stringify(moved.body)).toMatchObject({ name: 'Put Again', organization: null, expected_revenue: 0 });
   });
 
+  it('a record read with GET is sent back with PUT or PATCH, one field changed: its id and the fields the caller may not write holding their stored value are no change', async () => {
+    const read = (await ts.request('GET', `/api/data/crm.lead/${(await post('/api/data/crm.lead', { name: 'Round', organization: acme })).body.id}`, { token })).body;
+    expect(read).toMatchObject({ id: expect.any(String), dbid: expect.any(Number), created_at_utc: expect.any(String), revision: 1 });
+    const put = await ts.request('PUT', `/api/data/crm.lead/${read.id}`, { token, body: { ...read, name: 'Round 2' } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body).toMatchObject({ id: read.id, name: 'Round 2', revision: 2, created_at_utc: read.created_at_utc, organization: acme });
+    // an instant in another notation is the same value
+    const again = (await ts.request('GET', `/api/data/crm.lead/${read.id}`, { token })).body;
+    const patched = await ts.request('PATCH', `/api/data/crm.lead/${read.id}`, { token, body: { ...again, created_at_utc: again.created_at_utc.replace('Z', '+00:00'), name: 'Round 3' } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    // the copy sent back is stale now: its revision says so first
+    expectError(await ts.request('PUT', `/api/data/crm.lead/${read.id}`, { token, body: { ...read, name: 'lost' } }), 409, 'STALE_REVISION');
+    // a real change of such a field is still refused, and nothing is written
+    const fresh = (await ts.request('GET', `/api/data/crm.lead/${read.id}`, { token })).body;
+    const changed = await ts.request('PUT', `/api/data/crm.lead/${read.id}`, { token, body: { ...fresh, name: 'lost', dbid: fresh.dbid + 1000 } });
+    expectError(changed, 422, 'VALIDATION_FAILED');
+    expect(changed.body.error.details.errors).toEqual([expect.objectContaining({ field: 'dbid', code: 'READONLY_FIELD' })]);
+    const other = await ts.request('PATCH', `/api/data/crm.lead/${read.id}`, { token, body: { id: put.body.organization, name: 'lost' } });
+    expectError(other, 422, 'ID_MISMATCH');
+    expect((await ts.request('GET', `/api/data/crm.lead/${read.id}`, { token })).body).toMatchObject({ name: 'Round 3', revision: 3 });
+  });
+
   it('PUT works on models with private fields (res.user keeps its password)', async () => {
     const user = (await post('/api/data/res.user', { email: 'put-user@example.com', name: 'Put User', password: 'put-user-pass', organization: acme })).body;
     const res = await ts.request('PUT', `/api/data/res.user/${user.id}`, { token, body: { email: 'put-user@example.com', name: 'Put User Renamed' } });

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { canAccess, canReadField, canWriteField, checkAccess, principalPlaceholder, rulesFor } from '../access.js';
 import { AccessDenied } from '../errors.js';
 import type { CommandDecl } from '../app.js';
@@ -206,6 +207,44 @@ async function shown(env: Env, model: ResolvedModel, rec: Record<string, unknown
 
 const record = (env: Env, model: ResolvedModel, row: Record<string, unknown>) =>
   toRecord(model, row, (f) => !canReadField(model, f, env.principal));
+
+/**
+ * A record sent back as it was read (REST's GET → PUT, a client saving what it loaded): its `id`,
+ * and the fields the caller may not write (automatic, read-only, not theirs to write) holding
+ * their stored value, are no change and are left out, so only a real change of such a field is
+ * refused. An `id` naming another record is 422 ID_MISMATCH: an id never changes.
+ */
+function withoutEchoes(env: Env, model: ResolvedModel, values: Record<string, unknown>, before: Record<string, unknown>): Record<string, unknown> {
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) return values;
+  let out: Record<string, unknown> | null = null;
+  const drop = (key: string) => {
+    out ??= { ...values };
+    delete out[key];
+  };
+  for (const [key, value] of Object.entries(values)) {
+    if (key === 'id') {
+      if (value !== before.id) {
+        throw new ValidationError(`${model.key}: the id sent (${JSON.stringify(value)}) is not the record's (${String(before.id)}); a record's id never changes`, { model: model.key, field: 'id' }, 'ID_MISMATCH');
+      }
+      drop(key);
+      continue;
+    }
+    const field = model.fields.get(key);
+    if (!field || field.private || env.principal.kind === 'system') continue;
+    const writable = !field.auto && field.type !== 'one2many' && !field.readonly && canWriteField(model, field, env.principal);
+    if (!writable && key in before && sameValue(field, before[key], value)) drop(key);
+  }
+  return out ?? values;
+}
+
+/** Whether a value sent equals the stored one as the record shows it (an instant in any notation). */
+function sameValue(field: ResolvedField, stored: unknown, sent: unknown): boolean {
+  if (field.type === 'datetime' && typeof sent === 'string' && stored !== null && stored !== undefined) {
+    const a = Date.parse(stored instanceof Date ? stored.toISOString() : String(stored));
+    return !Number.isNaN(a) && a === Date.parse(sent);
+  }
+  return isDeepStrictEqual(stored ?? null, sent ?? null);
+}
 
 /** Strict check of caller-supplied values; system code may also write read-only fields. */
 function checkUserValues(env: Env, model: ResolvedModel, values: Record<string, unknown>): void {
@@ -600,14 +639,16 @@ export const crudCommands: CommandDecl[] = [
     description: 'Change fields of a record: { model, id, values, revision? }',
     async handler(env, payload) {
       const model = targetModel(env, payload, 'update');
-      const values = (payload.values ?? {}) as Record<string, unknown>;
-      checkUserValues(env, model, values);
+      const given = (payload.values ?? {}) as Record<string, unknown>;
       const store = updateStore(env, model);
       const found = await store.find(payload.id);
+      // a stale copy sent back with its revision is a conflict first, whatever else it holds
       const expected = checkRevision(payload);
       if (expected !== undefined && expected !== found.revision) {
         throw new StaleRevision(model.key, String(payload.id), expected, found.revision);
       }
+      const values = withoutEchoes(env, model, given, found.before);
+      checkUserValues(env, model, values);
       const before = found.before;
       await checkReferences(env, model, values, before);
       const ctx = { env, model: model.key, op: 'update', payload: { ...values }, before };
