@@ -27,6 +27,19 @@ export class FwError extends Error {
   }
 }
 
+/**
+ * The same error about one item of a list the caller sent (`fw.create_many`'s values): its message
+ * starts with the item (`values[2]: …`) and `details.index` is its position, so a caller of a batch
+ * knows which one to fix. Same class, code and status.
+ */
+export function aboutItem<E extends FwError>(err: E, list: string, index: number): E {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(err) as object) as E, err);
+  Object.defineProperty(copy, 'message', { value: `${list}[${index}]: ${err.message}`, writable: true, configurable: true });
+  Object.defineProperty(copy, 'details', { value: { ...err.details, index }, enumerable: true });
+  copy.stack = `${copy.name}: ${copy.message}`;
+  return copy;
+}
+
 export class BadRequest extends FwError {
   constructor(message: string, details?: Record<string, unknown>, code = 'BAD_REQUEST') {
     super(code, 400, message, details);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemPrincipal, type Principal } from '../../src/kernel/env.ts';
+import { ValidationError } from '../../src/kernel/errors.ts';
 import type { Kernel } from '../../src/kernel/kernel.ts';
 import { adminPrincipal, bootTestKernel, errorCodes, expectFwError, PROVIDERS, type TestKernel } from '../helpers/kernel.ts';
 
@@ -417,10 +418,17 @@ describe.each(PROVIDERS)('fw.* commands on %s', (provider) => {
   describe('batch commands', () => {
     const w = <T = Rec>(command: string, payload: Record<string, unknown>) => kernel.dispatch<T>(command, payload, wAdmin);
 
-    it('fw.create_many creates every record, or none when one is invalid', async () => {
+    it('fw.create_many creates every record, or none when one is invalid, and names the invalid one (values[i], details.index)', async () => {
       const made = await w<Rec[]>('fw.create_many', { model: 'crm.lead', values: [{ name: 'Batch a', notes: 'batch' }, { name: 'Batch b', notes: 'batch' }] });
       expect(made.map((r) => r.name)).toEqual(['Batch a', 'Batch b']);
-      await expectFwError(w('fw.create_many', { model: 'crm.lead', values: [{ name: 'Batch c', notes: 'batch' }, { stage: 'bogus' }] }), 422, 'VALIDATION_FAILED');
+      const err = await expectFwError(w('fw.create_many', { model: 'crm.lead', values: [{ name: 'Batch c', notes: 'batch' }, { name: 'Batch d', notes: 'batch' }, { stage: 'bogus' }] }), 422, 'VALIDATION_FAILED');
+      expect(err).toBeInstanceOf(ValidationError);
+      expect(err.message).toMatch(/^values\[2\]: /);
+      expect(err.details).toMatchObject({ index: 2, model: 'crm.lead' });
+      expect(errorCodes(err)).toEqual({ stage: 'INVALID_ENUM' });
+      // a hook's refusal too
+      const hook = await expectFwError(w('fw.create_many', { model: 'crm.lead', values: [{ name: 'Batch e', notes: 'batch', probability: 2 }] }), 422, 'INVALID_PROBABILITY');
+      expect(hook.details).toMatchObject({ index: 0 });
       expect(await w('fw.count', { model: 'crm.lead', domain: [['notes', '=', 'batch']] })).toEqual({ count: 2 });
     });
 

@@ -11,7 +11,7 @@ import { mapDbError } from '../data/db-errors.js';
 import { countReferences, referencedError } from '../data/references.js';
 import { isRecordId, toRecord, toWriteData } from '../data/values.js';
 import type { Env } from '../env.js';
-import { BadRequest, NotFound, StaleRevision, ValidationError, type FwError } from '../errors.js';
+import { aboutItem, BadRequest, FwError, NotFound, StaleRevision, ValidationError } from '../errors.js';
 import { runPostHooks, runPreHooks, runReadHooks } from '../bus/hooks.js';
 import { deterministicUuid } from '../canonical.js';
 import { columnDefault, parseOrder, type ResolvedField, type ResolvedModel } from '../registry/model.js';
@@ -474,10 +474,15 @@ const batchCommands: CommandDecl[] = [
       if (!Array.isArray(list)) throw new BadRequest('values must be a list of objects', undefined, 'INVALID_PAYLOAD');
       if (list.length > MAX_BATCH) throw new BadRequest(`at most ${MAX_BATCH} records per batch`, { max: MAX_BATCH }, 'BATCH_TOO_LARGE');
       const out: unknown[] = [];
-      for (const values of list) {
-        out.push(model.createCommand
-          ? await env.dispatch(model.createCommand, values as Record<string, unknown>)
-          : await env.dispatch('fw.create', { model: model.key, values }));
+      for (const [i, values] of list.entries()) {
+        try {
+          out.push(model.createCommand
+            ? await env.dispatch(model.createCommand, values as Record<string, unknown>)
+            : await env.dispatch('fw.create', { model: model.key, values }));
+        } catch (err) {
+          // the whole batch rolls back; the caller learns which record to fix
+          throw err instanceof FwError ? aboutItem(err, 'values', i) : err;
+        }
       }
       return out;
     },

@@ -360,15 +360,24 @@ function leaf(model: ResolvedModel, path: string, op: string, rawValue: unknown,
     case 'in':
     case 'not in': {
       if (!Array.isArray(value)) throw invalid(`"${op}" on "${full}" needs a list value`, { field: full, operator: op });
-      const list = [...new Set(value.map(scalar))];
-      if (!list.length) return op === 'in' ? nothing() : everything();
-      if (field.type === 'boolean') {
+      // null in the list stands for "no value", as in `= null` (Odoo's False in a list)
+      const withNull = value.includes(null);
+      const list = [...new Set(value.filter((v) => v !== null).map(scalar))];
+      const isNull: Where[] = withNull && nullable ? [{ [head]: null }] : [];
+      if (op === 'in') {
         // Prisma's Boolean filter has no `in`: a list of true/false is a list of equalities
-        const each = (cond: 'equals' | 'not') => list.map((v) => ({ [head]: { [cond]: v } }));
-        if (op === 'in') return list.length === 1 ? each('equals')[0] : { OR: each('equals') };
-        return orNull(list.length === 1 ? each('not')[0] : { AND: each('not') });
+        const values: Where[] = !list.length ? []
+          : field.type === 'boolean' ? list.map((v) => ({ [head]: { equals: v } }))
+            : [{ [head]: { in: list } }];
+        const parts = [...values, ...isNull];
+        return !parts.length ? nothing() : parts.length === 1 ? parts[0] : { OR: parts };
       }
-      return op === 'in' ? { [head]: { in: list } } : orNull({ [head]: { notIn: list } });
+      if (!list.length) return isNull.length ? { [head]: { not: null } } : everything();
+      const not: Where = field.type === 'boolean'
+        ? (list.length === 1 ? { [head]: { not: list[0] } } : { AND: list.map((v) => ({ [head]: { not: v } })) })
+        : { [head]: { notIn: list } };
+      // SQL's NOT IN and <> leave rows without a value out: kept unless the list names null
+      return withNull ? not : orNull(not);
     }
     default: {
       // like, ilike, not like, not ilike, startswith, istartswith (Char, text, Enum)
