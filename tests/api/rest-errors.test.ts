@@ -41,6 +41,15 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
         expectError(res, 400, 'INVALID_JSON');
       });
 
+      it('a well-formed body with a "__proto__" or "constructor.prototype" key is 400 FORBIDDEN_JSON_KEY (prototype pollution refused, said as such), and nothing is written', async () => {
+        for (const body of ['{"name":"Proto","__proto__":{"role":"admin"}}', '{"name":"Proto","constructor":{"prototype":{"role":"admin"}}}']) {
+          const res = await ts.request('POST', '/api/data/res.organization', { token, body, headers: { 'content-type': 'application/json' } });
+          expectError(res, 400, 'FORBIDDEN_JSON_KEY');
+          expect(res.body.error.message).toContain('__proto__');
+        }
+        expect((await ts.request('GET', `/api/data/res.organization?filter=${encodeURIComponent(JSON.stringify([['name', '=', 'Proto']]))}`, { token })).body.items).toEqual([]);
+      });
+
       it('an empty JSON body is no body (a create then misses its required fields: 422 REQUIRED); a JSON array or scalar body is 400 INVALID_BODY', async () => {
         const empty = await ts.request('POST', '/api/data/res.organization', { token, body: '', headers: { 'content-type': 'application/json' } });
         expectError(empty, 422, 'VALIDATION_FAILED');
