@@ -33,10 +33,10 @@ async function refusal(jwt: JwtService, token: string): Promise<FwError> {
 }
 
 /** A token signed with `secret` (HS256 unless told) carrying `payload`, `iat` and `exp` (each left out when null). */
-const signed = (payload: jose.JWTPayload, opts: { secret?: string; alg?: string; exp?: number | null; iat?: null } = {}) => {
+const signed = (payload: jose.JWTPayload, opts: { secret?: string; alg?: string; exp?: number | null; iat?: number | null } = {}) => {
   const now = Math.floor(Date.now() / 1000);
   const jwt = new jose.SignJWT(payload).setProtectedHeader({ alg: opts.alg ?? 'HS256', typ: 'JWT' });
-  if (opts.iat !== null) jwt.setIssuedAt(now);
+  if (opts.iat !== null) jwt.setIssuedAt(opts.iat ?? now);
   if (opts.exp !== null) jwt.setExpirationTime(opts.exp ?? now + 600);
   return jwt.sign(new TextEncoder().encode(opts.secret ?? KEY));
 };
@@ -154,6 +154,19 @@ describe('refused tokens', () => {
     expect(noExp).toMatchObject({ status: 401, code: 'TOKEN_INVALID', message: 'token lacks the exp claim' });
     const noIat = await refusal(jwt, await signed(full, { iat: null }));
     expect(noIat).toMatchObject({ status: 401, code: 'TOKEN_INVALID', message: 'token lacks the iat claim' });
+  });
+
+  it('a token issued in the future is TOKEN_INVALID (beyond the 30 s the clocks of instances may differ); one older than the access TTL is TOKEN_EXPIRED whatever its exp says', async () => {
+    const jwt = await JwtService.fromSettings(settings());
+    const full = { ...claims, jti: crypto.randomUUID() };
+    const now = Math.floor(Date.now() / 1000);
+    const future = await refusal(jwt, await signed(full, { iat: now + 3600, exp: now + 4000 }));
+    expect(future).toMatchObject({ status: 401, code: 'TOKEN_INVALID', message: 'token issued in the future' });
+    // another instance's clock a few seconds ahead
+    expect(await jwt.decode(await signed(full, { iat: now + 10 }))).toMatchObject(claims);
+    // a lifetime longer than this deployment gives (exp a year on)
+    const old = await refusal(jwt, await signed(full, { iat: now - jwt.accessTtlSeconds - 120, exp: now + 365 * 86400 }));
+    expect(old).toBeInstanceOf(ExpiredTokenError);
   });
 
   it('another key, another algorithm and garbage are TOKEN_INVALID with no detail', async () => {

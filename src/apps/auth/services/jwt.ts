@@ -21,6 +21,9 @@ const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'
 /** The spec's JWT service: encode, decode (raises on expired or invalid), validity check, from settings. */
 type Key = Parameters<jose.SignJWT['sign']>[0];
 
+/** How far apart the clocks of a deployment's instances may be (exp, iat). */
+const CLOCK_SKEW_SECONDS = 30;
+
 export class JwtService {
   private constructor(
     readonly algorithm: string,
@@ -69,12 +72,19 @@ export class JwtService {
         if (typeof payload[k] !== 'string') throw new InvalidTokenError(`token lacks the ${k} claim`);
       }
       // jose checks exp and iat only when present: a token without an expiry would never expire
-      for (const k of ['exp', 'iat'] as const) {
-        if (typeof payload[k] !== 'number') throw new InvalidTokenError(`token lacks the ${k} claim`);
-      }
+      const { exp, iat } = payload;
+      if (typeof exp !== 'number') throw new InvalidTokenError('token lacks the exp claim');
+      if (typeof iat !== 'number') throw new InvalidTokenError('token lacks the iat claim');
+      // Only a holder of the key can sign these, so this is defence in depth: no token is issued
+      // in the future (beyond what the clocks of a deployment's instances may differ by), and none
+      // lives longer than the ones this deployment issues, whatever its exp says. exp itself is
+      // exact (jose, no tolerance).
+      const now = Math.floor(Date.now() / 1000);
+      if (iat > now + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('token issued in the future');
+      if (now - iat >= this.accessTtlSeconds + CLOCK_SKEW_SECONDS) throw new ExpiredTokenError();
       return payload as unknown as AccessClaims;
     } catch (err) {
-      if (err instanceof InvalidTokenError) throw err;
+      if (err instanceof InvalidTokenError || err instanceof ExpiredTokenError) throw err;
       if (err instanceof jose.errors.JWTExpired) throw new ExpiredTokenError();
       throw new InvalidTokenError();
     }
