@@ -155,6 +155,24 @@ describe('hooks', () => {
     expect(await run('fw.update', { model: 'crm.lead', id: l.id, values: { probability: 1 } })).toMatchObject({ probability: 1 });
   });
 
+  it('a lead that ends up won by any write (a kanban drag is a plain stage update) is closed as mark_won closes it: a closing date when it has none, probability 1 unless given', async () => {
+    const dragged = await create({ name: 'Dragged', probability: 0.3 });
+    const t0 = Date.now();
+    const won = await run<{ stage: string; probability: number; closed_at: string }>('fw.update', { model: 'crm.lead', id: dragged.id, values: { stage: 'won' } });
+    expect(won).toMatchObject({ stage: 'won', probability: 1 });
+    expect(Date.parse(won.closed_at)).toBeGreaterThanOrEqual(t0 - 1000);
+    // a closing date and a probability given are kept; an edit of a won lead keeps its date
+    const dated = await create({ name: 'Dated', stage: 'won', closed_at: '2026-01-15T09:00:00Z', probability: 0.9 });
+    expect(dated).toMatchObject({ closed_at: '2026-01-15T09:00:00.000Z', probability: 0.9 });
+    expect(await run('fw.update', { model: 'crm.lead', id: dated.id, values: { notes: 'later' } })).toMatchObject({ closed_at: '2026-01-15T09:00:00.000Z', probability: 0.9 });
+    // a won lead never loses its closing date to a write that clears it
+    const cleared = await run<{ closed_at: string }>('fw.update', { model: 'crm.lead', id: dated.id, values: { closed_at: null } });
+    expect(cleared.closed_at).not.toBeNull();
+    // other stages are left alone
+    const lost = await run('fw.update', { model: 'crm.lead', id: (await create({ name: 'Lost one', probability: 0.2 })).id, values: { stage: 'lost' } });
+    expect(lost).toMatchObject({ stage: 'lost', probability: 0.2, closed_at: null });
+  });
+
   it('a model command runs its own pre/post hooks around the hooks of the fw.update it dispatches', async () => {
     const l = await create({ name: 'trace:won' });
     trace.length = 0;

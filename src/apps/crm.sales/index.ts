@@ -20,11 +20,31 @@ function checkProbability(p: unknown): void {
   }
 }
 
+/**
+ * A lead that ends up won, whichever way it got there (the form's button, a kanban drag, an
+ * import, the API), is closed as mark_won closes it: the form requires a closing date for a won
+ * lead and a drag has no form to ask for one. Won now: probability 1 unless given; a won lead
+ * without a closing date gets today's instant (Odoo's crm sets date_closed the same way).
+ */
+function closeWhenWon(payload: { stage?: string | null; closed_at?: string | null; probability?: number | null }, before?: { stage?: unknown; closed_at?: unknown }): void {
+  const stage = payload.stage !== undefined ? payload.stage : before?.stage;
+  if (stage !== 'won') return;
+  const closed = payload.closed_at !== undefined ? payload.closed_at : before?.closed_at;
+  if (closed === null || closed === undefined) payload.closed_at = new Date().toISOString();
+  if (before?.stage !== 'won' && payload.probability === undefined) payload.probability = 1;
+}
+
 export const app = defineApp({
   manifest,
   commands: [markWon],
   hooks: [
-    defineHook('pre.crm.lead.create', (ctx) => checkProbability(ctx.payload.probability)),
-    defineHook('pre.crm.lead.update', (ctx) => checkProbability(ctx.payload.probability)),
+    defineHook('pre.crm.lead.create', (ctx) => {
+      checkProbability(ctx.payload.probability);
+      closeWhenWon(ctx.payload);
+    }),
+    defineHook('pre.crm.lead.update', (ctx) => {
+      checkProbability(ctx.payload.probability);
+      closeWhenWon(ctx.payload, ctx.before);
+    }),
   ],
 });
