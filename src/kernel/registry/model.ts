@@ -45,7 +45,10 @@ export interface ResolvedField {
  * A value a create must give: required, with no declared default, and not filled from the caller
  * (`default_principal`). GraphQL's create inputs, OpenAPI, the app types and import read this.
  */
-export const requiredOnCreate = (f: ResolvedField): boolean => f.required && f.default === undefined && !f.defaultPrincipal;
+export const requiredOnCreate = (f: ResolvedField): boolean => f.required && !filledOnCreate(f);
+
+/** Whether a create fills the field when it is given no value: a declared default, or the caller (`default_principal`). */
+export const filledOnCreate = (f: ResolvedField): boolean => f.default !== undefined || Boolean(f.defaultPrincipal);
 
 /**
  * An Enum value's English label: the declared one (EnumField.labels), else derived from the value

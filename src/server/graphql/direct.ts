@@ -38,7 +38,9 @@ interface DirectParams {
 type Yoga = YogaServerInstance<{ req: FastifyRequest; reply: FastifyReply }, GqlContext>;
 
 const PARAM_NAMES = new Set(['query', 'variables', 'operationName', 'extensions']);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A body Fastify parsed as JSON (`application/json`, parameters allowed). */
+export const isJsonContentType = (contentType: unknown): boolean => typeof contentType === 'string' && /^application\/json\s*(;|$)/i.test(contentType);
 const isObjectOrNone = (v: unknown): boolean => v == null || isObject(v);
 
 /**
@@ -49,7 +51,7 @@ const isObjectOrNone = (v: unknown): boolean => v == null || isObject(v);
 export function directParams(req: Pick<FastifyRequest, 'method' | 'headers' | 'body'>, allowedOrigins: ReadonlySet<string>): { params: DirectParams; type: string } | null {
   if (req.method !== 'POST') return null;
   const contentType = req.headers['content-type'];
-  if (typeof contentType !== 'string' || !/^application\/json\s*(;|$)/i.test(contentType)) return null;
+  if (!isJsonContentType(contentType)) return null;
   const origin = req.headers.origin;
   if (origin !== undefined && allowedOrigins.has(origin)) return null;
   const body = req.body;

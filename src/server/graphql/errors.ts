@@ -30,3 +30,11 @@ function onlyGraphQLErrors(error: unknown): boolean {
   return error instanceof GraphQLError;
 }
 
+
+/** `error` with another message or other extensions, the rest (nodes, source, positions, path, cause) kept. */
+export function copyError(error: GraphQLError, change: { message?: string; extensions?: GraphQLError['extensions'] }): GraphQLError {
+  return new GraphQLError(change.message ?? error.message, {
+    nodes: error.nodes, source: error.source, positions: error.positions, path: error.path,
+    originalError: error.originalError, extensions: change.extensions ?? error.extensions,
+  });
+}

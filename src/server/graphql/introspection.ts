@@ -19,6 +19,7 @@ import type { Principal } from '../../kernel/env.js';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { exposureAllows, type Exposure } from '../exposure.js';
 import type { GqlContext } from './schema.js';
+import { copyError } from './errors.js';
 import { refuseWhen } from './guard.js';
 
 export const INTROSPECTION_DISABLED = 'INTROSPECTION_DISABLED';
@@ -60,11 +61,7 @@ const SUGGESTION = / Did you mean .*\?$/s;
 /** The error without the names it suggests; the same object when it suggests none. */
 export function withoutSuggestion<E>(error: E): E {
   if (!(error instanceof GraphQLError) || !SUGGESTION.test(error.message)) return error;
-  const copy = new GraphQLError(error.message.replace(SUGGESTION, ''), {
-    nodes: error.nodes, source: error.source, positions: error.positions, path: error.path,
-    originalError: error.originalError, extensions: error.extensions,
-  });
-  return copy as E;
+  return copyError(error, { message: error.message.replace(SUGGESTION, '') }) as E;
 }
 
 const stripped = <R extends ExecutionResult>(result: R): R =>

@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import { copyError } from './errors.js';
 import { variablesKey } from './variables-key.js';
 
 const jitChecked = new WeakMap<DocumentNode, boolean>();
@@ -170,7 +171,4 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const requestError = (e: GraphQLError): GraphQLError => new GraphQLError(e.message, {
-  nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError,
-  extensions: { ...e.extensions, http: { status: 400 } },
-});
+const requestError = (e: GraphQLError): GraphQLError => copyError(e, { extensions: { ...e.extensions, http: { status: 400 } } });

@@ -12,8 +12,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { BadRequest } from '../../kernel/errors.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isJsonContentType, isObject } from './direct.js';
 
 function jsonParam(name: string, raw: unknown): unknown {
   if (typeof raw !== 'string' || raw === '') return undefined;
@@ -39,7 +38,7 @@ export function refuseBadParams(req: Pick<FastifyRequest, 'method' | 'headers' |
     if (graphqlRequest && (typeof q.query !== 'string' || q.query === '') && !persisted(extensions)) throw missingQuery();
     return;
   }
-  if (req.method === 'POST' && /^application\/json\s*(;|$)/i.test(String(req.headers['content-type'] ?? ''))) {
+  if (req.method === 'POST' && isJsonContentType(req.headers['content-type'])) {
     const body = req.body;
     // no body at all (an empty one, src/server/json-body.ts) asks nothing either
     if (body === undefined || body === null) throw missingQuery();

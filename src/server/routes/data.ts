@@ -36,14 +36,21 @@ function parseJsonParam(q: Query, name: string): unknown {
   return parsed;
 }
 
+/**
+ * A count or a position written in decimal digits (NaN otherwise): Number() also reads `0x3`,
+ * `1e1`, `+3`, ` 3` and `3.0`, spellings the API documents nowhere (import refuses them); and a
+ * safe integer: 1e308 is an integer to JavaScript, but no database takes it as an OFFSET.
+ */
+function decimalInteger(raw: string): number {
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  return Number.isSafeInteger(n) ? n : NaN;
+}
+
 function parseIntParam(q: Query, name: string, fallback: number, max?: number): number {
   const raw = single(q, name);
   if (raw === undefined || raw === '') return fallback;
-  // decimal digits only: Number() also reads `0x3`, `1e1`, `+3`, ` 3` and `3.0`, spellings the
-  // API documents nowhere (import refuses them); and a safe integer: 1e308 is an integer to
-  // JavaScript, but no database takes it as an OFFSET
-  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n)) throw new BadRequest(`${name} must be a non-negative integer`, { parameter: name }, 'INVALID_PAGING');
+  const n = decimalInteger(raw);
+  if (Number.isNaN(n)) throw new BadRequest(`${name} must be a non-negative integer`, { parameter: name }, 'INVALID_PAGING');
   if (max !== undefined && n > max) throw new BadRequest(`${name} may be at most ${max}`, { parameter: name, max }, 'PAGE_TOO_LARGE');
   return n;
 }
@@ -67,14 +74,14 @@ export function listPayload(model: string, q: Query, limits: PageLimits): Body {
   };
 }
 
-const body = bodyObject;
-
 /**
  * `POST /api/data/{model}/search`'s body as the list's query parameters: the same list, for a
  * filter too long for a URL (Node refuses request heads over 16 KiB: a filter of 1,500 ids).
  * Values are taken as JSON (`filter` a list, `limit` a number, `fields` a list or "a,b") and
  * checked by the list's own rules, so both routes refuse the same things with the same codes.
  */
+const SEARCH_PARAMETERS = ['filter', 'order', 'limit', 'offset', 'fields'] as const;
+
 function searchQuery(b: Body): Query {
   const q: Query = {};
   const text = (name: string, v: unknown) => {
@@ -84,8 +91,8 @@ function searchQuery(b: Body): Query {
     else if (typeof v === 'string' || (typeof v === 'number' && (name === 'limit' || name === 'offset'))) q[name] = String(v);
     else throw new BadRequest(`${name} must be ${name === 'fields' ? 'a list of field names' : name === 'order' ? 'text such as "name asc"' : 'a number'}`, { parameter: name }, PARAM_CODES[name]);
   };
-  for (const name of ['filter', 'order', 'limit', 'offset', 'fields']) text(name, b[name]);
-  const unknown = Object.keys(b).filter((k) => !['filter', 'order', 'limit', 'offset', 'fields'].includes(k));
+  for (const name of SEARCH_PARAMETERS) text(name, b[name]);
+  const unknown = Object.keys(b).filter((k) => !(SEARCH_PARAMETERS as readonly string[]).includes(k));
   if (unknown.length) throw new BadRequest(`unknown search parameter ${unknown[0]}: filter, order, limit, offset and fields are read`, { parameter: unknown[0] }, 'INVALID_BODY');
   return q;
 }
@@ -97,8 +104,8 @@ function revisionOf(req: FastifyRequest, b: Body): unknown {
   if (typeof h !== 'string') return undefined;
   const digits = h.replace(/^W\//, '').replace(/"/g, '');
   // a revision is a counter: a huge or fractional value is malformed, not merely stale
-  const n = /^\d+$/.test(digits) ? Number(digits) : NaN;
-  if (!Number.isSafeInteger(n)) throw new BadRequest('If-Match must carry the record revision, e.g. "3"', undefined, 'INVALID_REVISION');
+  const n = decimalInteger(digits);
+  if (Number.isNaN(n)) throw new BadRequest('If-Match must carry the record revision, e.g. "3"', undefined, 'INVALID_REVISION');
   return n;
 }
 
@@ -135,33 +142,33 @@ export function dataRoutes(server: FastifyInstance, kernel: KernelHandle, limits
   server.get('/api/data/:model', (req) =>
     kernel.dispatch('fw.search', listPayload(model(req).key, req.query as Query, limits), req.principal));
   server.post('/api/data/:model/search', (req) =>
-    kernel.dispatch('fw.search', listPayload(model(req).key, searchQuery(body(req)), limits), req.principal));
+    kernel.dispatch('fw.search', listPayload(model(req).key, searchQuery(bodyObject(req)), limits), req.principal));
   server.get('/api/data/:model/count', (req) =>
     kernel.dispatch('fw.count', { model: model(req).key, domain: parseJsonParam(req.query as Query, 'filter') }, req.principal));
   server.post('/api/data/:model/read_group', (req) => {
-    const b = body(req);
+    const b = bodyObject(req);
     return kernel.dispatch('fw.read_group', { model: model(req).key, groupby: b.groupby, domain: b.filter, aggregates: b.aggregates }, req.principal);
   });
-  server.post('/api/data/:model', async (req, reply) => created(reply, await createRecord(kernel, req, model(req), body(req))));
+  server.post('/api/data/:model', async (req, reply) => created(reply, await createRecord(kernel, req, model(req), bodyObject(req))));
   server.get('/api/data/:model/:id', (req) =>
     kernel.dispatch('fw.read_one', { model: model(req).key, id: id(req), fields: listPayload(model(req).key, req.query as Query, limits).fields }, req.principal));
   server.patch('/api/data/:model/:id', (req) => {
-    const { revision: _r, ...values } = body(req);
-    return kernel.dispatch('fw.update', { model: model(req).key, id: id(req), values, revision: revisionOf(req, body(req)) }, req.principal);
+    const { revision: _r, ...values } = bodyObject(req);
+    return kernel.dispatch('fw.update', { model: model(req).key, id: id(req), values, revision: revisionOf(req, bodyObject(req)) }, req.principal);
   });
   server.put('/api/data/:model/:id', (req) => {
     const m = model(req);
-    const { revision: _r, ...values } = body(req);
-    return kernel.dispatch('fw.update', { model: m.key, id: id(req), values: replacementValues(m, req, values), revision: revisionOf(req, body(req)) }, req.principal);
+    const { revision: _r, ...values } = bodyObject(req);
+    return kernel.dispatch('fw.update', { model: m.key, id: id(req), values: replacementValues(m, req, values), revision: revisionOf(req, bodyObject(req)) }, req.principal);
   });
   server.delete('/api/data/:model/:id', (req) => kernel.dispatch('fw.delete', { model: model(req).key, id: id(req) }, req.principal));
   server.post('/api/data/:model/:id/:command', (req) => {
     const m = model(req);
     const name = publicCommandName(kernel.registry, `${m.key}.${(req.params as { command: string }).command}`);
-    return kernel.dispatch(name, { ...body(req), id: id(req) }, req.principal);
+    return kernel.dispatch(name, { ...bodyObject(req), id: id(req) }, req.principal);
   });
   server.post('/api/command/:name', (req) => {
     const name = publicCommandName(kernel.registry, (req.params as { name: string }).name);
-    return kernel.dispatch(name, publicPayload(name, body(req), limits), req.principal);
+    return kernel.dispatch(name, publicPayload(name, bodyObject(req), limits), req.principal);
   });
 }

@@ -1,7 +1,7 @@
 import type { Principal } from '../../kernel/env.js';
 import { BadRequest } from '../../kernel/errors.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
-import type { ResolvedModel } from '../../kernel/registry/model.js';
+import { filledOnCreate, type ResolvedModel } from '../../kernel/registry/model.js';
 import type { BatchResult, ImportRow, RowError } from '../../kernel/commands/import-batch.js';
 import { cellText, convertCell } from './convert.js';
 import { importableFields, type TransferField } from './fields.js';
@@ -160,7 +160,7 @@ export async function runImport(kernel: KernelHandle, principal: Principal, mode
 
   // a new record gets a field's default for an empty cell (an update empties the field): a
   // declared one, or the caller's organization or the caller themself (`default_principal`)
-  const hasDefault = (k: string) => { const f = model.fields.get(k); return f?.default !== undefined || Boolean(f?.defaultPrincipal); };
+  const hasDefault = (k: string) => { const f = model.fields.get(k); return f !== undefined && filledOnCreate(f); };
   const withDefaults = (p: Pending) => (p.id ? p.values
     : Object.fromEntries(Object.entries(p.values).filter(([k, v]) => v !== null || !hasDefault(k))));
   const rows: ImportRow[] = pending.filter((p) => !refused.has(p)).map((p) => ({ line: p.line, ...(p.id ? { id: p.id } : {}), values: withDefaults(p) }));
