@@ -6,7 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, adminOrg, axeSerious, describeViolations, login, shot, startWeb, type WebEnv } from './helpers/browser.ts';
+import { actionUrl, adminOrg, axeSerious, describeViolations, login, shot, startWeb, toastText, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
@@ -54,5 +54,63 @@ describe('One2Many lines', () => {
     await page.getByTestId('dirty-mark').waitFor();
     await page.getByTestId('form-save').click();
     await expect.poll(async () => (await env.api('GET', `/api/data/res.user/${res.body.id}`)).status).toBe(404);
+  });
+
+  it('lines added or edited while a save runs survive it, stay unsaved (dirty), and the next save writes them once', async () => {
+    const parent = await env.api('POST', '/api/data/storage.folder', { name: 'Held parent' });
+    expect(parent.status, JSON.stringify(parent.body)).toBe(201);
+    const child = await env.api('POST', '/api/data/storage.folder', { name: 'Child A', parent: parent.body.id });
+    expect(child.status, JSON.stringify(child.body)).toBe(201);
+    const children = async () => {
+      const res = await env.api('GET', `/api/data/storage.folder?filter=${encodeURIComponent(JSON.stringify([['parent', '=', parent.body.id]]))}&limit=50`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.items as Array<{ name: string }>).map((r) => r.name).sort();
+    };
+    expect(await children()).toEqual(['Child A']);
+
+    await page.goto(actionUrl(org.code, 'storage.action_folders', parent.body.id));
+    await page.getByRole('tab', { name: 'Subfolders' }).click();
+    const lines = page.getByTestId('o2m-children');
+    const names = () => lines.getByTestId('o2m-children-name').evaluateAll((xs) => xs.map((x) => (x as HTMLInputElement).value));
+    await expect.poll(names).toEqual(['Child A']);
+
+    // a new line, then Save: its create is held until more lines were typed
+    await page.getByTestId('o2m-add-children').click();
+    await lines.getByTestId('o2m-children-name').nth(1).fill('Line one');
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    let arrived!: () => void;
+    const sent = new Promise<void>((r) => { arrived = r; });
+    let holding = true;
+    await page.route('**/graphql', async (route) => {
+      if (holding && (route.request().postData() ?? '').includes('mutation Create')) { holding = false; arrived(); await held; }
+      await route.continue();
+    });
+    try {
+      await page.getByTestId('form-save').click();
+      await sent; // the save is on its way with "Line one"
+      // while it runs: the stored line edited, the line being created edited again, another line added
+      await lines.getByTestId('o2m-children-name').nth(0).fill('Child A edited');
+      await lines.getByTestId('o2m-children-name').nth(1).fill('Line one, renamed');
+      await page.getByTestId('o2m-add-children').click();
+      await lines.getByTestId('o2m-children-name').nth(2).fill('Line two');
+      release();
+      await expect.poll(() => toastText(page, 'info')).toBe('Saved.');
+      // the save wrote what it was sent, no more
+      await expect.poll(children).toEqual(['Child A', 'Line one']);
+      // and the lines typed meanwhile are still there, unsaved, after the refetch that follows a save
+      await expect.poll(() => page.getByTestId('form-view').getAttribute('data-synced')).toBeNull();
+      await expect.poll(names).toEqual(['Child A edited', 'Line one, renamed', 'Line two']);
+      expect(await page.getByTestId('dirty-mark').count()).toBe(1);
+      await shot(page, 'o2m-typed-during-save', { dark: true });
+    } finally {
+      await page.unroute('**/graphql');
+    }
+    // the next save writes them: the created line is updated, not created twice
+    await page.getByTestId('form-save').click();
+    await expect.poll(children).toEqual(['Child A edited', 'Line one, renamed', 'Line two']);
+    await expect.poll(() => page.getByTestId('dirty-mark').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('form-view').getAttribute('data-synced')).toBe('true');
+    expect((await names()).sort()).toEqual(['Child A edited', 'Line one, renamed', 'Line two']);
   });
 });

@@ -22,7 +22,7 @@ import { Display, enumLabel, widgetParts } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
 import type { ViewProps } from '../registry.ts';
 import { filePayload, isFileButton, pickFile, runCommand } from './commands.ts';
-import { OneToMany, saveLines, type LineChanges } from './OneToMany.tsx';
+import { afterLinesSaved, hasLineChanges, noLineChanges, OneToMany, saveLines, type LineChanges } from './OneToMany.tsx';
 import { holds, modifiersOf, watchedFields, type Modifiers } from './modifiers.ts';
 import { buildTree, type TreeNode } from './tree.ts';
 import { FormPager } from './FormPager.tsx';
@@ -37,8 +37,8 @@ const useModifier = (raw: unknown) => {
 };
 
 type Values = Record<string, unknown>;
-/** Values typed into a new record's form while its create ran, by the new id: its own form takes them over. */
-const typedDuringCreate = new Map<string, Values>();
+/** Values typed (and lines changed) in a new record's form while its create ran, by the new id: its own form takes them over. */
+const typedDuringCreate = new Map<string, { values: Values; lines: Record<string, LineChanges> }>();
 /**
  * A statusbar's steps: the values the view lists, and the current value too when it is not one of
  * them (a lost lead on new,qualified,won), as Odoo shows it: in the Enum's order, selected.
@@ -102,8 +102,16 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   // a new record shows the model's defaults; they are not dirty, so an untouched one is left to
   // the server (which stores the same value, or the creation time for "now")
   const form = useForm<Values>({ defaultValues: isNew ? defaultsOf(fields) : {} });
+  // the One2Many lines' unsaved changes by field: kept here (not in the lines' component) so a save
+  // takes out what it wrote and leaves what was done while it ran; the ref is read by the save
   const lines = useRef<Record<string, LineChanges>>({});
-  const [linesDirty, setLinesDirty] = useState(0);
+  const [lineChanges, setLineChangesState] = useState<Record<string, LineChanges>>({});
+  const setLines = (next: Record<string, LineChanges>) => { lines.current = next; setLineChangesState(next); };
+  const linesDirty = Object.values(lineChanges).some(hasLineChanges);
+  // the stored lines after a save of this form, until the record is read again (a form still dirty
+  // does not take the refetch, and the lines it has are those it was loaded with)
+  const [storedLines, setStoredLines] = useState<Record<string, Row[]>>({});
+  const linesView = useMemo(() => ({ changes: lineChanges, stored: storedLines }), [lineChanges, storedLines]);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [saving, setSaving] = useState(false);
   const [remote, setRemote] = useState<'changed' | 'deleted' | null>(null);
@@ -112,7 +120,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   // value the save lost shows as lost instead of as what was typed (docs/qa.md)
   const [fromServer, setFromServer] = useState(false);
   const invalidate = useInvalidateModel();
-  const dirty = form.formState.isDirty || linesDirty > 0;
+  const dirty = form.formState.isDirty || linesDirty;
   // view modifiers: the fields their expressions read are watched, so they follow every edit
   const watched = useMemo(() => watchedFields([
     ...plan.nodes.map((n) => modifiersOf(n.modifiers)),
@@ -127,21 +135,22 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   const load = (data: Values & { revision?: number }) => {
     form.reset(data);
     base.current = data.revision;
-    lines.current = {};
-    setLinesDirty(0);
+    setLines({});
+    setStoredLines({});
     setRemote(null);
     setFromServer(true);
   };
   useEffect(() => {
     // a refetch never overwrites unsaved edits (fields or lines); one that brought the same data (shared
     // structurally, so the same object) still counts as read back (dataUpdatedAt)
-    if (record.data && !form.formState.isDirty && linesDirty === 0) {
+    if (record.data && !form.formState.isDirty && !linesDirty) {
       load(record.data);
       // typed while this record was being created: still unsaved, so dirty
       const typed = recordId ? typedDuringCreate.get(recordId) : undefined;
       if (typed) {
         typedDuringCreate.delete(recordId!);
-        for (const [name, v] of Object.entries(typed)) form.setValue(name, v, { shouldDirty: true });
+        for (const [name, v] of Object.entries(typed.values)) form.setValue(name, v, { shouldDirty: true });
+        setLines(typed.lines);
         setFromServer(false);
       }
     }
@@ -181,6 +190,8 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   async function save(values: Values, revision?: number) {
     setSaving(true);
     const dirtyFields = new Set(Object.keys(form.formState.dirtyFields));
+    // the lines as they are now: what is done to them while the save runs is left for the next one
+    const sentLines = lines.current;
     try {
       let id = recordId!;
       let stored: number | undefined; // the revision this save wrote
@@ -197,7 +208,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
           stored = r.record.revision;
         }
       }
-      await saveLines(models, plan.nodes, id, lines.current);
+      const written = await saveLines(models, plan.nodes, id, sentLines);
       await onSave?.(id, values, dirtyFields);
       // what an earlier save of this form was told no longer holds: its error leaves with this success
       for (const e of saveErrors.current.splice(0)) dismiss(e);
@@ -206,17 +217,27 @@ export default function FormView({ plan, action, org, recordId, search, where, e
       // fields and keeps the form dirty (keepValues: the dirty state is recomputed against the
       // saved values, so the guard protects it and the next save sends exactly it)
       form.reset(values, { keepValues: true });
+      // the same for the lines: what this save wrote becomes the stored lines (the new ones with
+      // their ids), what was done to them meanwhile stays unsaved on top
+      const left: Record<string, LineChanges> = {};
+      const storedRows: Record<string, Row[]> = { ...storedLines };
+      for (const [name, w] of Object.entries(written)) {
+        const after = afterLinesSaved(storedRows[name] ?? (form.getValues(name) as Row[] | undefined) ?? [], sentLines[name]!, w, lines.current[name] ?? noLineChanges());
+        storedRows[name] = after.rows;
+        if (hasLineChanges(after.changes)) left[name] = after.changes;
+      }
+      setStoredLines(storedRows);
+      for (const [name, c] of Object.entries(lines.current)) if (!(name in written) && hasLineChanges(c)) left[name] = c;
+      setLines(left);
       setFromServer(false); // what was sent, until the refetch below brings what was stored
       // the next save is checked against the revision this one wrote (the refetch below brings it
       // too, but a form dirty again does not take the refetch)
       base.current = stored;
-      lines.current = {};
-      setLinesDirty(0);
       await invalidate(m.key);
       if (isNew) {
         // the new record's form (another instance) takes over what was typed during the create
         const typed = changedSince(values, form.getValues());
-        if (Object.keys(typed).length) typedDuringCreate.set(id, typed);
+        if (Object.keys(typed).length || Object.keys(left).length) typedDuringCreate.set(id, { values: typed, lines: left });
         leaving.current = true; // this form goes; its edits travel with typedDuringCreate
         await navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {}, replace: true });
       }
@@ -329,7 +350,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
       <div className="sheet">
         {buildTree(plan.nodes, hiddenFields).map((n) => (
           <FormNodeView key={n.node.index} tree={n} form={form} recordId={isNew ? null : recordId!} readOnly={readOnly} onButton={runButton}
-            onLines={(name, c) => { lines.current[name] = c; setLinesDirty((x) => x + 1); }} />
+            lines={linesView} onLines={(name, next) => setLines({ ...lines.current, [name]: next(lines.current[name] ?? noLineChanges()) })} />
         ))}
       </div>
       {Extension && <Extension recordId={isNew ? null : recordId!} form={form} record={record.data} reload={() => void record.refetch()} />}
@@ -360,15 +381,17 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   );
 }
 
-function FormNodeView({ tree, form, recordId, readOnly, onButton, onLines }: {
+type OnLines = (field: string, next: (c: LineChanges) => LineChanges) => void;
+interface LinesView { changes: Record<string, LineChanges>; stored: Record<string, Row[]> }
+function FormNodeView({ tree, form, recordId, readOnly, onButton, lines, onLines }: {
   tree: TreeNode; form: UseFormReturn<Values>; recordId: string | null; readOnly: boolean; onButton: (b: PlanButton) => void;
-  onLines: (field: string, c: LineChanges) => void;
+  lines: LinesView; onLines: OnLines;
 }) {
   const { node, children } = tree;
   const mod = useModifier(node.modifiers);
   const values = useContext(ModifierValues);
   if (mod.invisible) return null;
-  const kids = children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} readOnly={readOnly} onButton={onButton} onLines={onLines} />);
+  const kids = children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} readOnly={readOnly} onButton={onButton} lines={lines} onLines={onLines} />);
   // a page hidden by its modifier leaves the notebook (its tab too)
   const pages = children.filter((p) => !holds(modifiersOf(p.node.modifiers), 'invisible', values));
   switch (node.kind) {
@@ -387,7 +410,7 @@ function FormNodeView({ tree, form, recordId, readOnly, onButton, onLines }: {
           </TabList>
           {pages.map((p) => (
             <TabPanel key={p.node.index} id={String(p.node.index)} className="tabpanel">
-              {p.children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} readOnly={readOnly} onButton={onButton} onLines={onLines} />)}
+              {p.children.map((c) => <FormNodeView key={c.node.index} tree={c} form={form} recordId={recordId} readOnly={readOnly} onButton={onButton} lines={lines} onLines={onLines} />)}
             </TabPanel>
           ))}
         </Tabs>
@@ -398,7 +421,7 @@ function FormNodeView({ tree, form, recordId, readOnly, onButton, onLines }: {
       return node.button ? <Button className="btn" onPress={() => onButton(node.button!)}>{node.button.string}</Button> : null;
     case 'field':
       return node.field ? (
-        <FieldRow field={node.field as FieldInfo} form={form} list={node.list} recordId={recordId} readOnly={readOnly} onLines={onLines}
+        <FieldRow field={node.field as FieldInfo} form={form} list={node.list} recordId={recordId} readOnly={readOnly} lines={lines} onLines={onLines}
           modReadonly={mod.readonly} modRequired={mod.required} />
       ) : null;
     default:
@@ -406,9 +429,9 @@ function FormNodeView({ tree, form, recordId, readOnly, onButton, onLines }: {
   }
 }
 
-function FieldRow({ field: declared, form, list, recordId, readOnly, onLines, modReadonly = false, modRequired = false }: {
+function FieldRow({ field: declared, form, list, recordId, readOnly, lines, onLines, modReadonly = false, modRequired = false }: {
   field: FieldInfo; form: UseFormReturn<Values>; list: FormPlan['nodes'][number]['list']; recordId: string | null; readOnly: boolean;
-  onLines: (field: string, c: LineChanges) => void;
+  lines: LinesView; onLines: OnLines;
   /** the view's readonly/required modifiers, evaluated on the current values */
   modReadonly?: boolean; modRequired?: boolean;
 }) {
@@ -423,7 +446,7 @@ function FieldRow({ field: declared, form, list, recordId, readOnly, onLines, mo
     return (
       <div className="field field-wide" data-testid={`field-${field.name}`}>
         <span className="label" id={`${id}-label`}>{field.label}</span>
-        <OneToMany field={field} list={list} rows={(form.watch(field.name) as Row[] | undefined) ?? []} recordId={recordId} readOnly={readOnly} onChange={(c) => onLines(field.name, c)} />
+        <OneToMany field={field} list={list} rows={lines.stored[field.name] ?? (form.watch(field.name) as Row[] | undefined) ?? []} changes={lines.changes[field.name]} recordId={recordId} readOnly={readOnly} onChange={(next) => onLines(field.name, next)} />
       </div>
     );
   }

@@ -1,5 +1,5 @@
 import { useNavigate, useParams } from '@tanstack/react-router';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Button, Dialog, Heading, Modal } from 'react-aria-components';
 import { request } from '../../api/client.ts';
 import { useBootstrap, useModels, type FormNode } from '../../app/meta.ts';
@@ -13,6 +13,13 @@ import { inputWidgetFor } from '../../widgets/inputs.tsx';
 
 /** Lines added, changed and removed in the form; written after the parent, with it. */
 export interface LineChanges { added: Row[]; changed: Map<string, Row>; removed: Set<string> }
+export const noLineChanges = (): LineChanges => ({ added: [], changed: new Map(), removed: new Set() });
+export const hasLineChanges = (c: LineChanges | undefined): boolean => !!c && (c.added.length > 0 || c.changed.size > 0 || c.removed.size > 0);
+/** The lines shown: the stored lines without the removed ones, each changed one as edited, then the added ones. */
+export const shownLines = (rows: readonly Row[], c: LineChanges): Row[] =>
+  [...rows.filter((r) => !c.removed.has(r.id)).map((r) => c.changed.get(r.id) ?? r), ...c.added];
+/** What one save wrote of a field's lines: the ids the added lines were created with, by their temporary id. */
+export interface LinesWritten { created: Map<string, string>; changed: Map<string, Row>; removed: Set<string> }
 
 type Plan = FormNode['list'];
 
@@ -23,8 +30,13 @@ type Plan = FormNode['list'];
  * (a read-only form, a line model without mutations, no writable column) open their own record
  * when an action shows the line model in a form.
  */
-export function OneToMany({ field, list, rows, recordId, readOnly = false, onChange }: {
-  field: FieldInfo; list: Plan; rows: Row[]; recordId: string | null; readOnly?: boolean; onChange: (c: LineChanges) => void;
+export function OneToMany({ field, list, rows, changes = noLineChanges(), recordId, readOnly = false, onChange }: {
+  field: FieldInfo; list: Plan;
+  /** the stored lines */
+  rows: Row[];
+  /** what was done to them and not saved yet: kept by the form, so a save can take what it wrote out of it and leave the rest */
+  changes?: LineChanges;
+  recordId: string | null; readOnly?: boolean; onChange: (next: (c: LineChanges) => LineChanges) => void;
 }) {
   const t = useT();
   const models = useModels();
@@ -45,36 +57,23 @@ export function OneToMany({ field, list, rows, recordId, readOnly = false, onCha
   const open = (row: Row) => {
     if (opener && !row.id.startsWith('new-')) void navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(opener.key), record: row.id }, search: {} });
   };
-  const [lines, setLines] = useState<Row[]>(rows);
-  const [changes, setChanges] = useState<LineChanges>({ added: [], changed: new Map(), removed: new Set() });
-  useEffect(() => { setLines(rows); setChanges({ added: [], changed: new Map(), removed: new Set() }); }, [rows]);
-  const update = (next: LineChanges, nextLines: Row[]) => { setChanges(next); setLines(nextLines); onChange(next); };
+  const lines = shownLines(rows, changes);
 
-  const edit = (row: Row, name: string, value: unknown) => {
-    const r = { ...row, [name]: value };
-    const nextLines = lines.map((x) => (x.id === row.id ? r : x));
-    const isAdded = changes.added.some((x) => x.id === row.id);
-    update({
-      added: isAdded ? changes.added.map((x) => (x.id === row.id ? r : x)) : changes.added,
-      changed: isAdded ? changes.changed : new Map(changes.changed).set(row.id, r),
-      removed: changes.removed,
-    }, nextLines);
-  };
+  const edit = (row: Row, name: string, value: unknown) => onChange((c) => {
+    if (c.added.some((x) => x.id === row.id)) return { ...c, added: c.added.map((x) => (x.id === row.id ? { ...x, [name]: value } : x)) };
+    return { ...c, changed: new Map(c.changed).set(row.id, { ...(c.changed.get(row.id) ?? row), [name]: value }) };
+  });
   const add = () => {
     // a new line starts from the line model's defaults (a creation stamp is left to the server)
     const r: Row = { ...defaultsOf(columns, { stamps: false }), id: `new-${crypto.randomUUID()}` };
-    update({ ...changes, added: [...changes.added, r] }, [...lines, r]);
+    onChange((c) => ({ ...c, added: [...c.added, r] }));
   };
-  const remove = (row: Row) => {
-    const isAdded = changes.added.some((x) => x.id === row.id);
-    const changed = new Map(changes.changed);
+  const remove = (row: Row) => onChange((c) => {
+    const isAdded = c.added.some((x) => x.id === row.id);
+    const changed = new Map(c.changed);
     changed.delete(row.id);
-    update({
-      added: changes.added.filter((x) => x.id !== row.id),
-      changed,
-      removed: isAdded ? changes.removed : new Set(changes.removed).add(row.id),
-    }, lines.filter((x) => x.id !== row.id));
-  };
+    return { added: c.added.filter((x) => x.id !== row.id), changed, removed: isAdded ? c.removed : new Set(c.removed).add(row.id) };
+  });
 
   return (
     <div className="o2m" data-testid={`o2m-${field.name}`}>
@@ -126,16 +125,49 @@ export function OneToMany({ field, list, rows, recordId, readOnly = false, onCha
   );
 }
 
-/** Writes the line changes of every One2Many field after the parent was saved. */
-export async function saveLines(models: Models, nodes: readonly FormNode[], parentId: string, all: Record<string, LineChanges>): Promise<void> {
+/**
+ * Writes the line changes of every One2Many field after the parent was saved, and returns what it
+ * wrote by field (also when a line fails: `written` is filled as each write succeeds).
+ */
+export async function saveLines(models: Models, nodes: readonly FormNode[], parentId: string, all: Record<string, LineChanges>,
+  written: Record<string, LinesWritten> = {}): Promise<Record<string, LinesWritten>> {
   for (const [name, c] of Object.entries(all)) {
     const node = nodes.find((n) => n.kind === 'field' && n.field?.name === name);
     if (!node?.list?.inverse) continue;
     const child = models.get(node.list.model);
     if (!child) continue;
     const cols = node.list.columns as readonly FieldInfo[];
-    for (const id of c.removed) await request(deleteDocument(child), { id });
-    for (const [id, row] of c.changed) await request(updateDocument(child), { id, input: toInput(cols, row) });
-    for (const row of c.added) await request(createDocument(child), { input: { ...toInput(cols, row), [node.list.inverse]: parentId } });
+    const w: LinesWritten = written[name] = { created: new Map(), changed: new Map(), removed: new Set() };
+    for (const id of c.removed) { await request(deleteDocument(child), { id }); w.removed.add(id); }
+    for (const [id, row] of c.changed) { await request(updateDocument(child), { id, input: toInput(cols, row) }); w.changed.set(id, row); }
+    for (const row of c.added) {
+      const r = await request<{ record: { id: string } }, { input: Record<string, unknown> }>(createDocument(child), { input: { ...toInput(cols, row), [node.list.inverse]: parentId } });
+      w.created.set(row.id, r.record.id);
+    }
   }
+  return written;
+}
+
+/**
+ * The lines after a save wrote `w` (sent as `sent`): the stored lines it leaves, and what is still
+ * to save of `now`, the changes made up to its end. A line added or edited while the save ran
+ * stays a change: an added line the save created is from then on an edit of the new record (or
+ * its deletion, removed meanwhile); a line edited again after it was sent stays changed.
+ */
+export function afterLinesSaved(rows: readonly Row[], sent: LineChanges, w: LinesWritten, now: LineChanges): { rows: Row[]; changes: LineChanges } {
+  const stored = [
+    ...rows.filter((r) => !w.removed.has(r.id)).map((r) => w.changed.get(r.id) ?? r),
+    ...sent.added.filter((r) => w.created.has(r.id)).map((r) => ({ ...r, id: w.created.get(r.id)! })),
+  ];
+  const changed = new Map([...now.changed].filter(([id, r]) => w.changed.get(id) !== r));
+  const removed = new Set([...now.removed].filter((id) => !w.removed.has(id)));
+  const added: Row[] = [];
+  for (const r of now.added) {
+    const id = w.created.get(r.id);
+    if (id === undefined) added.push(r);
+    else if (sent.added.find((x) => x.id === r.id) !== r) changed.set(id, { ...r, id }); // edited while its create ran
+  }
+  // created by the save, removed while it ran: deleted by the next one
+  for (const r of sent.added) { const id = w.created.get(r.id); if (id !== undefined && !now.added.some((x) => x.id === r.id)) removed.add(id); }
+  return { rows: stored, changes: { added, changed, removed } };
 }
