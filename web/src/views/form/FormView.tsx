@@ -166,6 +166,23 @@ export default function FormView({ plan, action, org, recordId, search, where, e
     });
   }, [m, recordId, isNew, form]);
 
+  // a form opened from a list row, a kanban card or New takes the focus (the row or button that
+  // had it is gone, leaving it on the page's body): the record's title, so a screen reader says
+  // which record opened and Tab goes on into it; a new record's first input, to type at once.
+  // Focus the person put somewhere meanwhile stays there.
+  const formEl = useRef<HTMLFormElement>(null);
+  const titleEl = useRef<HTMLSpanElement>(null);
+  const focused = useRef(false);
+  const shown = isNew || !!record.data;
+  useEffect(() => {
+    if (!shown || focused.current || !formEl.current) return;
+    focused.current = true;
+    const now = document.activeElement;
+    if (now && now !== document.body && (formEl.current.contains(now) || now.closest('[role="dialog"], [role="alertdialog"]'))) return;
+    const first = isNew ? formEl.current.querySelector<HTMLElement>('.sheet :is(input, textarea, select):not([disabled]):not([type="hidden"])') : null;
+    (first ?? titleEl.current)?.focus();
+  }, [shown, isNew]);
+
   // Ctrl+S (⌘S) saves, as in every editor; the browser's "save page" is not what anyone means here
   const submit = useRef<() => void>(() => {});
   submit.current = () => { if (!readOnly && !saving) void form.handleSubmit((v) => save(v))(); };
@@ -289,14 +306,14 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   const statusInfo = fields.find((f) => f.name === statusField);
   return (
     <ModifierValues.Provider value={modifierValues}>
-    <form className="view view-form" onSubmit={form.handleSubmit((v) => { if (!readOnly) void save(v); })} noValidate data-testid="form-view" data-readonly={readOnly || undefined}
+    <form ref={formEl} className="view view-form" onSubmit={form.handleSubmit((v) => { if (!readOnly) void save(v); })} noValidate data-testid="form-view" data-readonly={readOnly || undefined}
       data-synced={(!isNew && fromServer && !dirty && !saving) || undefined}>
       <div className="control-panel">
         <div className="cp-row">
           <nav aria-label="Breadcrumb" className="breadcrumb">
             <Link to="/$org/$action" params={{ org, action: actionSegment(action.key) }} search={scope} data-testid="breadcrumb-action">{action.name}</Link>
             <span aria-hidden="true"> / </span>
-            <span data-testid="form-title">{title}</span>
+            <span data-testid="form-title" className="form-title" ref={titleEl} tabIndex={-1}>{title}</span>
           </nav>
           {!isNew && record.data?.is_active === false && m.archivable && <span className="badge" data-testid="form-archived">{t('form.archived_badge')}</span>}
           <div className="cp-spacer" />

@@ -108,7 +108,11 @@ function GroupRows({ model, where, sel, order, columns, onOpen, count, selected,
     <>
       {(rows.data ?? []).map((r) => (
         <tr key={r.id} tabIndex={0} data-testid="list-row" className={selected.has(r.id) ? 'selected' : undefined}
-          onClick={() => onOpen(r.id)} onKeyDown={(e) => { if (e.key === 'Enter' && e.target === e.currentTarget) onOpen(r.id); }}>
+          onClick={() => onOpen(r.id)} onKeyDown={(e) => {
+            if (e.target !== e.currentTarget || e.altKey || e.ctrlKey || e.metaKey) return;
+            if (e.key === 'Enter') onOpen(r.id);
+            else if (walkRows(e.currentTarget, e.key)) e.preventDefault();
+          }}>
           <td className="col-select">
             <input type="checkbox" checked={selected.has(r.id)} aria-label={t('list.select_row', { name: displayName(model, r) })}
               onClick={(e) => e.stopPropagation()} onChange={(e) => toggle(r.id, e.target.checked)} />
@@ -118,4 +122,17 @@ function GroupRows({ model, where, sel, order, columns, onOpen, count, selected,
       ))}
     </>
   );
+}
+
+/**
+ * ↑ ↓ Home End move the focus between the rows of the open groups (every one is drawn: a group
+ * shows at most 500); true when the key was one of them.
+ */
+function walkRows(from: HTMLElement, key: string): boolean {
+  if (!['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(key)) return false;
+  const rows = Array.from(from.closest('table')?.querySelectorAll<HTMLElement>('tr[data-testid="list-row"]') ?? []);
+  const at = rows.indexOf(from);
+  const to = key === 'ArrowDown' ? at + 1 : key === 'ArrowUp' ? at - 1 : key === 'Home' ? 0 : rows.length - 1;
+  rows[Math.min(Math.max(to, 0), rows.length - 1)]?.focus();
+  return true;
 }

@@ -183,7 +183,7 @@ export default function ListView({ plan, action, search, searchPlan, where, org 
         <GroupedList model={m} groupBy={search.group_by} fields={[...fields, ...asFields(searchPlan?.fields ?? [])]} columns={columns} where={where} sel={sel} order={orderBy(order)} onOpen={open}
           aggregates={planAggregates(plan.aggregates)} selected={chosen.ids} setSelected={setSelected} />
       ) : (
-        <RecordTable
+        <RecordTable label={plan.title}
           model={m} columns={columns} widths={cols.widths} onResize={cols.setWidth} onMove={cols.move} sel={sel}
           editable={editable && can.update ? editable : null} canCreate={can.create} canOpenForm={hasForm} newDefaults={defaultsOf(fields)} onSaved={() => invalidate(m.key)} where={where} order={order} offset={offset}
           count={pageCount}

@@ -40,13 +40,15 @@ interface Props {
   newDefaults?: Record<string, unknown>;
   /** after a row was saved (the list refetches) */
   onSaved?: (id: string) => Promise<void> | void;
+  /** the table's accessible name (the view's title) */
+  label?: string;
 }
 
 /**
  * A window of `count` records from `offset`, rendered virtually: only the rows on screen exist in
  * the DOM, and the blocks of 500 they fall in are fetched when first seen.
  */
-export function RecordTable({ model, columns, sel, where, order, offset, count, loadingTotal, filtered, onSort, onOpen, selected, setSelected, pageSelected, onSelectPage, widths = NO_WIDTHS, onResize, onMove, editable = null, canCreate = false, canOpenForm = true, newDefaults, onSaved }: Props) {
+export function RecordTable({ model, columns, sel, where, order, offset, count, loadingTotal, filtered, onSort, onOpen, selected, setSelected, pageSelected, onSelectPage, widths = NO_WIDTHS, onResize, onMove, editable = null, canCreate = false, canOpenForm = true, newDefaults, onSaved, label }: Props) {
   const t = useT();
   const te = useEditT();
   const [editing, setEditing] = useState<Editing | null>(null);
@@ -100,6 +102,34 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
   latest.current.rows = visibleRows;
   latest.current.setEditing = setEditing;
 
+  // keyboard walking (the grid pattern, rows first): one row is in the Tab order (the last one
+  // focused, else the first drawn); ↑ ↓, Page Up/Down, Home and End move the focus between rows,
+  // scrolling a row the virtual table has not drawn into view first (TanStack Virtual's
+  // scrollToIndex), Enter opens (or, in an editable list, edits) the row
+  const [active, setActive] = useState(0);
+  const tabStop = items.some((v) => v.index === active) ? active : items[0]?.index;
+  const walk = useRef<(from: number, key: string) => boolean>(() => false);
+  walk.current = (from, key) => {
+    const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? ROW_HEIGHT * 10) / ROW_HEIGHT) - 1);
+    const to = key === 'ArrowDown' ? from + 1 : key === 'ArrowUp' ? from - 1 : key === 'PageDown' ? from + page : key === 'PageUp' ? from - page
+      : key === 'Home' ? 0 : key === 'End' ? count - 1 : null;
+    if (to === null) return false;
+    const target = Math.min(Math.max(to, 0), count - 1);
+    setActive(target);
+    virtual.scrollToIndex(target, { align: 'auto' });
+    // the row exists once the virtual window has moved to it (a frame or a few)
+    let frames = 0;
+    const focus = () => {
+      const row = scroller.current?.querySelector<HTMLElement>(`tr[data-index="${target}"]`);
+      if (row?.dataset.testid === 'list-row') row.focus();
+      else if (frames++ < 120) requestAnimationFrame(focus); // a block still loading: up to 2 s
+    };
+    focus();
+    return true;
+  };
+  const onRowKey = useCallback((index: number, key: string) => walk.current(index, key), []);
+  const onRowFocus = useCallback((index: number) => setActive(index), []);
+
   const failed = results.find((r) => r.error);
   if (failed) return <ErrorPanel error={failed.error} retry={() => { for (const r of results) if (r.error) void r.refetch(); }} />;
   const newLine = editing && editing.record === null
@@ -122,7 +152,7 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
   const after = virtual.getTotalSize() - (items.at(-1)?.end ?? 0);
   return (
     <div className="table-scroll" ref={scroller} data-testid="list-scroll">
-      <table className="records" aria-rowcount={count + 1} data-testid="list-table">
+      <table className="records" role="grid" aria-label={label} aria-rowcount={count + 1} data-testid="list-table">
         <thead>
           <tr>
             <th className="col-select">
@@ -165,7 +195,8 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
             }
             return (
               <RecordRow key={rec?.id ?? `v${v.index}`} index={v.index} rec={rec} columns={columns} widths={widths} models={models} model={model}
-                checked={!!rec && selected.has(rec.id)} onOpen={editable ? edit : open} onCheck={toggle} openForm={editable && canOpenForm ? open : undefined} />
+                checked={!!rec && selected.has(rec.id)} onOpen={editable ? edit : open} onCheck={toggle} openForm={editable && canOpenForm ? open : undefined}
+                tabStop={v.index === tabStop} onKey={onRowKey} onFocusRow={onRowFocus} />
             );
           })}
           {after > 0 && <tr aria-hidden="true" style={{ height: after }} />}
@@ -181,11 +212,13 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
  * One row, re-rendered only when its record, its checkbox or the columns change: scrolling
  * moves the window, and the rows that stay on screen are not rendered again.
  */
-const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models, model, checked, onOpen, onCheck, openForm }: {
+const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models, model, checked, onOpen, onCheck, openForm, tabStop, onKey, onFocusRow }: {
   index: number; rec: Row | undefined; columns: readonly FieldInfo[]; widths: Record<string, number>; models: Models; model: ModelInfo; checked: boolean;
   onOpen: (id: string) => void; onCheck: (id: string, on: boolean) => void;
   /** an editable list's row: a click edits it (onOpen), this opens its form */
   openForm?: (id: string) => void;
+  /** the row in the Tab order; the arrow keys move from row to row (true: handled) */
+  tabStop: boolean; onKey: (index: number, key: string) => boolean; onFocusRow: (index: number) => void;
 }) {
   const t = useT();
   const te = useEditT();
@@ -197,8 +230,13 @@ const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models,
     );
   }
   return (
-    <tr data-index={index} aria-rowindex={index + 2} tabIndex={0} className={checked ? 'selected' : undefined} data-testid="list-row"
-      onClick={() => onOpen(rec.id)} onKeyDown={(e) => { if (e.key === 'Enter' && e.target === e.currentTarget) onOpen(rec.id); }}>
+    <tr data-index={index} aria-rowindex={index + 2} tabIndex={tabStop ? 0 : -1} aria-selected={checked} className={checked ? 'selected' : undefined} data-testid="list-row"
+      onClick={() => onOpen(rec.id)} onFocus={(e) => { if (e.target === e.currentTarget) onFocusRow(index); }}
+      onKeyDown={(e) => {
+        if (e.target !== e.currentTarget || e.altKey || e.ctrlKey || e.metaKey) return;
+        if (e.key === 'Enter') onOpen(rec.id);
+        else if (onKey(index, e.key)) e.preventDefault();
+      }}>
       <td className="col-select">
         <input type="checkbox" checked={checked} aria-label={t('list.select_row', { name: displayName(model, rec) })}
           onClick={(e) => e.stopPropagation()} onChange={(e) => onCheck(rec.id, e.target.checked)} />
