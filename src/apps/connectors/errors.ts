@@ -24,6 +24,16 @@ export class ConnectorConfigError extends ConnectorError {
   }
 }
 
+/**
+ * The address a connector would connect to is loopback, private, link-local or reserved, and the
+ * operator has not listed its network (services/network.ts).
+ */
+export class AddressNotAllowedError extends ConnectorError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, details, 'CONNECTOR_ADDRESS_NOT_ALLOWED', 403);
+  }
+}
+
 /** Network or authentication failure while talking to the external service. */
 export class ConnectionFailedError extends ConnectorError {
   constructor(message: string, details?: Record<string, unknown>) {

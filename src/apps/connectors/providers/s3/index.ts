@@ -1,5 +1,6 @@
 import { StorageError } from '../../../storage/backends/errors.js';
 import { createS3Backend, type S3BackendOptions } from '../../../storage/backends/s3/index.js';
+import { connectorPolicy } from '../../services/network.js';
 import type { StorageConnectorProvider } from '../types.js';
 import { configBool, configText, configUrl, failure, requireConfig } from '../values.js';
 
@@ -38,6 +39,7 @@ export function createS3Provider(): StorageConnectorProvider {
         secret_access_key: configText(config, 'secret_access_key')!,
         force_path_style: configBool(config, 'force_path_style', Boolean(endpoint)),
         prefix: configText(config, 'prefix'),
+        network: connectorPolicy(ctx.settings),
       };
       return {
         async test_connection() {

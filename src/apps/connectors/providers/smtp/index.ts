@@ -1,4 +1,5 @@
 import { ConnectionFailedError } from '../../errors.js';
+import { connectorPolicy } from '../../services/network.js';
 import type { ConnectorInstance, ConnectorProvider } from '../types.js';
 import { configBool, configInt, configText, failure, requireConfig } from '../values.js';
 
@@ -36,7 +37,7 @@ export function createSmtpProvider(): ConnectorProvider<SmtpInstance> {
       { key: 'password', label: 'Password', required: false, secret: true },
       { key: 'from', label: 'Default sender', required: false, secret: false },
     ],
-    from_config(config) {
+    from_config(config, ctx) {
       requireConfig(provider, config);
       const secure = configBool(config, 'secure', configText(config, 'port') === '465');
       const port = configInt(config, 'port', secure ? 465 : 587, 1, 65535);
@@ -52,11 +53,19 @@ export function createSmtpProvider(): ConnectorProvider<SmtpInstance> {
         socketTimeout: 20_000,
       };
       // nodemailer is loaded on the first use: every boot registers this provider, few send mail
-      const transport = async () => (await import('nodemailer')).default.createTransport(options);
+      const policy = connectorPolicy(ctx.settings);
+      // connected to the address the deployment's policy allowed (services/network.ts), with no
+      // second resolution that could land elsewhere; TLS still presents and checks the host name
+      const transport = async () => {
+        const { address } = await policy.resolve(options.host);
+        const pinned = address === options.host ? options : { ...options, host: address, servername: options.host, tls: { servername: options.host } };
+        return (await import('nodemailer')).default.createTransport(pinned);
+      };
       return {
         async test_connection() {
-          const t = await transport();
+          let t: Awaited<ReturnType<typeof transport>> | undefined;
           try {
+            t = await transport();
             await t.verify();
             return {
               success: true, message: `SMTP server ${options.host}:${port} accepted the connection${user ? ' and the credentials' : ''}`,
@@ -66,7 +75,7 @@ export function createSmtpProvider(): ConnectorProvider<SmtpInstance> {
           } catch (err) {
             return failure(err);
           } finally {
-            t.close();
+            t?.close();
           }
         },
         async send_mail(m) {

@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
-import { ConnectionFailedError } from '../../errors.js';
+import { fetch, type Response } from 'undici';
+import { connectorPolicy } from '../../services/network.js';
+import { AddressNotAllowedError, ConnectionFailedError } from '../../errors.js';
 import type { ConnectorInstance, ConnectorProvider } from '../types.js';
 import { configText, configUrl, failure, requireConfig } from '../values.js';
 
@@ -24,16 +26,24 @@ export function createWebhookProvider(): ConnectorProvider<WebhookInstance> {
       { key: 'url', label: 'URL', required: true, secret: false },
       { key: 'secret', label: 'Signing secret', required: false, secret: true },
     ],
-    from_config(config) {
+    from_config(config, ctx) {
       requireConfig(provider, config);
       const url = configUrl(config, 'url')!;
+      const policy = connectorPolicy(ctx.settings);
       const secret = configText(config, 'secret');
       const post = async (payload: Record<string, unknown>): Promise<Response> => {
         const body = JSON.stringify(payload);
         const timestamp = String(Math.floor(Date.now() / 1000));
         const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'fw-connectors/1', 'x-fw-timestamp': timestamp };
         if (secret) headers['x-fw-signature'] = `sha256=${crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
-        return fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+        // undici's fetch (the one Node bundles, as a package) for its dispatcher: connections go
+        // where the deployment's policy lets a connector go (services/network.ts)
+        try {
+          return await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS), dispatcher: policy.dispatcher });
+        } catch (err) {
+          // fetch says "fetch failed"; the policy's refusal is the news
+          throw err instanceof Error && err.cause instanceof AddressNotAllowedError ? err.cause : err;
+        }
       };
       return {
         async test_connection() {
@@ -53,6 +63,7 @@ export function createWebhookProvider(): ConnectorProvider<WebhookInstance> {
             res = await post({ ...message, type: 'message', sent_at: new Date().toISOString() });
             await res.arrayBuffer().catch(() => undefined);
           } catch (err) {
+            if (err instanceof AddressNotAllowedError) throw err;
             throw new ConnectionFailedError(`webhook POST failed: ${(err as Error).message}`);
           }
           if (res.status < 200 || res.status >= 300) throw new ConnectionFailedError(`webhook answered ${res.status}`, { status: res.status });

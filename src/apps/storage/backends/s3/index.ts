@@ -1,3 +1,6 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import crypto from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import {
@@ -34,6 +37,11 @@ export interface S3BackendOptions {
   force_path_style?: boolean;
   /** Every key is stored under this prefix (`tenant-a/`); listings strip it again. */
   prefix?: string;
+  /**
+   * Where the endpoint may be (a connector's: only where the deployment lets connectors go):
+   * `checkHost` refuses an IP-literal host before anything is sent, `lookup` resolves names.
+   */
+  network?: { lookup: LookupFunction; checkHost(host: string): void };
 }
 
 /** What the S3 backend offers beyond the contract: the bucket check used by connection tests. */
@@ -68,7 +76,10 @@ export function createS3Backend(opts: S3BackendOptions): S3Backend {
   const backend_key = opts.backend_key ?? 's3';
   const bucket = opts.bucket;
   const prefix = normalisePrefix(opts.prefix ?? '', backend_key);
-  const ready = loadSdk().then((s3) => ({ s3, client: new s3.S3Client({
+  const { network, endpoint } = opts;
+  // an IP-literal endpoint is never looked up: refused here, on first use, where the deployment says so
+  const checked = network && endpoint ? Promise.resolve(endpoint).then((e) => network.checkHost(new URL(e).hostname)) : Promise.resolve();
+  const ready = checked.then(loadSdk).then((s3) => ({ s3, client: new s3.S3Client({
     region: opts.region || 'us-east-1',
     ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
     forcePathStyle: opts.force_path_style ?? Boolean(opts.endpoint),
@@ -78,7 +89,10 @@ export function createS3Backend(opts: S3BackendOptions): S3Backend {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
+    requestHandler: {
+      connectionTimeout: 10_000, requestTimeout: 120_000,
+      ...(opts.network ? { httpAgent: new http.Agent({ keepAlive: true, lookup: opts.network.lookup }), httpsAgent: new https.Agent({ keepAlive: true, lookup: opts.network.lookup }) } : {}),
+    },
   }) }));
   // a failure surfaces where the backend is used; this keeps it from being an unhandled rejection meanwhile
   ready.catch(() => undefined);
