@@ -1,4 +1,5 @@
 import { useParams, useSearch } from '@tanstack/react-router';
+import { PageLoading } from './PageLoading.tsx';
 import { Suspense, use, useEffect, useMemo, type ReactNode } from 'react';
 import { namesOfPlan, type WebNames } from '../extensions/install.ts';
 import { extensionsFor } from '../extensions/load.ts';
@@ -49,7 +50,7 @@ export default function ActionPage() {
     }
   }, [action, sp, search, models]);
 
-  const loading = <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
+  const loading = <PageLoading />;
   if (!action || !models.has(action.model_key)) return <NotFoundPanel message={t('action.unknown')} />;
   if (action.page) {
     const page = action.page;

@@ -1,4 +1,5 @@
 import { Link, Navigate, Outlet, useNavigate, useParams, useRouter, useRouterState } from '@tanstack/react-router';
+import { PageLoading } from './PageLoading.tsx';
 import { Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { Button, Dialog, Menu, MenuItem, MenuTrigger, Modal, ModalOverlay, Popover } from 'react-aria-components';
 import { AssistantButton } from '../ai/AssistantButton.tsx';
@@ -19,7 +20,7 @@ import { setTheme, useCurrentTheme } from './theme.ts';
 export function Shell() {
   return (
     <ErrorBoundary>
-      <Suspense fallback={<div className="page-loading" aria-busy="true" />}>
+      <Suspense fallback={<PageLoading full />}>
         <ShellFrame />
       </Suspense>
     </ErrorBoundary>
@@ -78,7 +79,7 @@ function ShellFrame() {
         <LiveStatusBanner />
         <main id="main" className="content" tabIndex={-1}>
           <ErrorBoundary>
-            <Suspense fallback={<div className="page-loading" aria-busy="true">{t('common.loading')}</div>}>
+            <Suspense fallback={<PageLoading />}>
               <Outlet />
             </Suspense>
           </ErrorBoundary>

@@ -3,6 +3,7 @@ import { createRootRouteWithContext, createRoute, createRouter, Outlet, redirect
 import { ensureSession } from '../api/client.ts';
 import { LoginPage } from '../auth/LoginPage.tsx';
 import { ErrorPanel } from './ErrorBoundary.tsx';
+import { FullPageLoading, ViewLoading } from './PageLoading.tsx';
 import { bootstrapQuery, meQuery, planQuery, prefetchSession } from './meta.ts';
 import { applyPreferences } from './preferences.ts';
 import { viewIdsOf, viewTypeOf } from './nav.ts';
@@ -44,6 +45,11 @@ const appRoute = createRoute({
   // the shell renders with its data at hand (a suspense fallback would delay it by React's reveal throttle)
   loader: ({ context }) => Promise.all([context.queryClient.ensureQueryData(bootstrapQuery), context.queryClient.ensureQueryData(meQuery).then((r) => applyPreferences(r.me))]),
   component: Shell,
+  // until the session, the bootstrap and the person's preferences are in: the whole window says so
+  // (a first load on a slow line was a blank page until then)
+  pendingComponent: FullPageLoading,
+  pendingMs: 0,
+  pendingMinMs: 0, // not kept on screen longer than the load takes (the router's default holds it 0.5 s)
 });
 
 const indexRoute = createRoute({ getParentRoute: () => appRoute, path: '/', component: GoHome });
@@ -103,6 +109,9 @@ export function makeRouter(queryClient: QueryClient) {
   return createRouter({
     routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true,
     defaultErrorComponent: RouteError,
+    // a view whose plans or code take long (the first one, or a slow navigation) shows a loading
+    // state in the shell instead of nothing (after the router's pendingMs, 1 s, on a navigation)
+    defaultPendingComponent: ViewLoading,
   });
 }
 

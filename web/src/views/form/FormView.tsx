@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { PageLoading } from '../../app/PageLoading.tsx';
 import { Link, useBlocker, useNavigate, useParams } from '@tanstack/react-router';
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
 import { Controller, useForm, useWatch, type UseFormReturn } from 'react-hook-form';
@@ -292,7 +293,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
     }
   }
 
-  if (!isNew && record.isPending) return <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
+  if (!isNew && record.isPending) return <PageLoading />;
   // an id that is not a record id at all (a mistyped URL) is as missing as a deleted record
   if (!isNew && record.error instanceof ApiError && (record.error.status === 404 || record.error.status === 400 || record.error.status === 422)) {
     return <NotFoundPanel message={t('form.not_found')} />;

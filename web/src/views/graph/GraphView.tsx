@@ -1,4 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
+import { PageLoading } from '../../app/PageLoading.tsx';
 import { useIntl } from 'react-intl';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { asFields, useModels, type GraphPlan } from '../../app/meta.ts';
@@ -77,7 +78,7 @@ export default function GraphView({ plan, action, search, searchPlan, where, org
         </div>
       </div>
       {groups.error ? <ErrorPanel error={groups.error} retry={() => void groups.refetch()} />
-        : groups.isPending ? <div className="page-loading" aria-busy="true">{t('common.loading')}</div>
+        : groups.isPending ? <PageLoading />
           : !groups.data.length ? <p className="notice" data-testid="graph-empty">{ta('analysis.empty')}</p>
             : (
               <>

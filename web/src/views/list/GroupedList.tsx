@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { PageLoading } from '../../app/PageLoading.tsx';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { useModels } from '../../app/meta.ts';
 import { useT } from '../../i18n/index.tsx';
@@ -41,7 +42,7 @@ export function GroupedList({ model, groupBy, fields, columns, where, sel, order
     return String(v);
   };
   if (groups.error) return <ErrorPanel error={groups.error} retry={() => void groups.refetch()} />;
-  if (groups.isPending) return <div className="page-loading" aria-busy="true">{t('common.loading')}</div>;
+  if (groups.isPending) return <PageLoading />;
   return (
     <div className="table-scroll" data-testid="grouped-list">
       <table className="records grouped-table">

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { PageLoading } from '../../app/PageLoading.tsx';
 import { useIntl } from 'react-intl';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { asFields, useModels, type PivotPlan } from '../../app/meta.ts';
@@ -102,7 +103,7 @@ export default function PivotView({ plan, action, search, searchPlan, where, org
         <button type="button" className="btn" onClick={download} disabled={!data.length} data-testid="pivot-download">{tp('pivot.download')}</button>
       </div>
       {groups.error ? <ErrorPanel error={groups.error} retry={() => void groups.refetch()} />
-        : groups.isPending ? <div className="page-loading" aria-busy="true">{t('common.loading')}</div>
+        : groups.isPending ? <PageLoading />
           : !data.length ? <p className="notice" data-testid="pivot-empty">{ta('analysis.empty')}</p>
             : (
               <div className="table-scroll">
