@@ -94,6 +94,42 @@ describe('the client on a phone', () => {
     await shot(page, 'phone-kanban', { dark: true, themeByAttribute: true });
   });
 
+  it('a long record name is readable on a phone: it wraps in the list, on the kanban card and in the form title, never cut off', async () => {
+    const long = 'Northwind Traders regional rollout of the warehouse scanners, phase two (Rotterdam and Antwerp)';
+    const lead = await createLead(env, { name: long, stage: 'new', expected_revenue: 99999 });
+    /** The parts of an element whose text is cut: clipped by its box (an ellipsis) or past the screen's edge. */
+    const cut = (sel: string) => page.locator(sel).first().evaluate((root) => {
+      const out: string[] = [];
+      for (const el of [root, ...Array.from(root.querySelectorAll('*'))] as HTMLElement[]) {
+        if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible') out.push(`${el.tagName}.${el.className} clipped`);
+        if (el.getBoundingClientRect().right > window.innerWidth + 1) out.push(`${el.tagName}.${el.className} past the edge`);
+      }
+      return out;
+    });
+
+    await page.goto(actionUrl(org, 'crm.action_leads', undefined, { view: 'list', q: 'Northwind' }));
+    await page.getByTestId('list-row').first().waitFor();
+    const cell = page.getByTestId('list-row').first().locator('td').nth(1);
+    expect(await cell.innerText()).toBe(long);
+    await page.getByTestId('list-row').first().evaluate((el) => el.setAttribute('data-long', ''));
+    expect(await cut('[data-long] td:nth-child(2)')).toEqual([]);
+    expect(await overflow(page)).toBe(0);
+    await shot(page, 'phone-long-name-list', { dark: true, themeByAttribute: true });
+
+    await page.goto(actionUrl(org, 'crm.action_leads', undefined, { view: 'kanban', q: 'Northwind' }));
+    await page.getByTestId('kanban-card').first().waitFor();
+    expect(await page.getByTestId('kanban-card').first().locator('.card-title').innerText()).toBe(long);
+    expect(await cut('[data-testid="kanban-card"] .card-title')).toEqual([]);
+    await shot(page, 'phone-long-name-kanban', { dark: true, themeByAttribute: true });
+
+    await page.goto(actionUrl(org, 'crm.action_leads', lead.id));
+    await expect.poll(() => page.getByTestId('form-title').textContent()).toBe(long);
+    expect(await cut('[data-testid="form-title"]')).toEqual([]);
+    expect(await cut('.breadcrumb')).toEqual([]);
+    expect(await overflow(page)).toBe(0);
+    await shot(page, 'phone-long-name-form', { dark: true, themeByAttribute: true });
+  });
+
   it('signing out from the drawer ends the session', async () => {
     await page.getByTestId('nav-toggle').click();
     await page.getByTestId('drawer-logout').click();

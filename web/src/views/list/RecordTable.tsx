@@ -196,7 +196,7 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
             return (
               <RecordRow key={rec?.id ?? `v${v.index}`} index={v.index} rec={rec} columns={columns} widths={widths} models={models} model={model}
                 checked={!!rec && selected.has(rec.id)} onOpen={editable ? edit : open} onCheck={toggle} openForm={editable && canOpenForm ? open : undefined}
-                tabStop={v.index === tabStop} onKey={onRowKey} onFocusRow={onRowFocus} />
+                tabStop={v.index === tabStop} onKey={onRowKey} onFocusRow={onRowFocus} measure={virtual.measureElement} />
             );
           })}
           {after > 0 && <tr aria-hidden="true" style={{ height: after }} />}
@@ -212,13 +212,15 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
  * One row, re-rendered only when its record, its checkbox or the columns change: scrolling
  * moves the window, and the rows that stay on screen are not rendered again.
  */
-const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models, model, checked, onOpen, onCheck, openForm, tabStop, onKey, onFocusRow }: {
+const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models, model, checked, onOpen, onCheck, openForm, tabStop, onKey, onFocusRow, measure }: {
   index: number; rec: Row | undefined; columns: readonly FieldInfo[]; widths: Record<string, number>; models: Models; model: ModelInfo; checked: boolean;
   onOpen: (id: string) => void; onCheck: (id: string, on: boolean) => void;
   /** an editable list's row: a click edits it (onOpen), this opens its form */
   openForm?: (id: string) => void;
   /** the row in the Tab order; the arrow keys move from row to row (true: handled) */
   tabStop: boolean; onKey: (index: number, key: string) => boolean; onFocusRow: (index: number) => void;
+  /** the virtualizer's measuring ref: a row is as tall as its content (names wrap on a phone) */
+  measure: (el: HTMLTableRowElement | null) => void;
 }) {
   const t = useT();
   const te = useEditT();
@@ -230,7 +232,7 @@ const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models,
     );
   }
   return (
-    <tr data-index={index} aria-rowindex={index + 2} tabIndex={tabStop ? 0 : -1} aria-selected={checked} className={checked ? 'selected' : undefined} data-testid="list-row"
+    <tr ref={measure} data-index={index} aria-rowindex={index + 2} tabIndex={tabStop ? 0 : -1} aria-selected={checked} className={checked ? 'selected' : undefined} data-testid="list-row"
       onClick={() => onOpen(rec.id)} onFocus={(e) => { if (e.target === e.currentTarget) onFocusRow(index); }}
       onKeyDown={(e) => {
         if (e.target !== e.currentTarget || e.altKey || e.ctrlKey || e.metaKey) return;
