@@ -72,7 +72,8 @@ export class Kernel implements EnvCore, KernelHandle {
       settings,
       plan: tenantPlan(
         layout.fwRoot, registry.apps, provider, async () => [kernelApp(), ...(await loadAllApps(layout))],
-        settings.FW_DEV ? { apps: registry.apps, dataDir: settings.DATA_DIR } : undefined,
+        // what fw dev undoes is said where fw dev's own lines go (the child's stderr)
+        settings.FW_DEV ? { apps: registry.apps, dataDir: settings.DATA_DIR, say: (line) => process.stderr.write(`${line}\n`) } : undefined,
       ),
       clientsDir: path.join(layout.root, 'generated', 'prisma'),
       sortIndexes: () => sortIndexesOf(registry.models.values(), provider),

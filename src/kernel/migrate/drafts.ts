@@ -138,7 +138,9 @@ const keptSnapshot = (dataDir: string, app: string, folder: string): string => p
  * the tenant forgets them; the chain's drafts and migrations after that point then apply as
  * usual. Their dev data is gone with them, as the developer asked by deleting them.
  */
-export function draftRewinds(apps: readonly ChainApp[], dataDir: string, provider: DbProvider): (applied: readonly string[]) => Promise<StoredMigration[]> {
+export function draftRewinds(
+  apps: readonly ChainApp[], dataDir: string, provider: DbProvider, say: (line: string) => void = () => {},
+): (applied: readonly string[]) => Promise<StoredMigration[]> {
   return async (applied) => {
     const out: StoredMigration[] = [];
     for (const app of apps) {
@@ -165,6 +167,7 @@ export function draftRewinds(apps: readonly ChainApp[], dataDir: string, provide
       const from = JSON.parse(fs.readFileSync(tip, 'utf8')) as ModelDecl[];
       const sql = await snapshotDiff(apps, app, from, snapshotBefore(app, undo[0]), provider);
       out.push({ name: `${app.name}/~rewind_dev`, sql, checksum: sha256Hex(sql), forgetNames: undo.map((d) => prefix + d) });
+      say(`fw dev: ${prefix}${undo[0]} is no longer in prisma/migrations/${app.name}: undoing ${undo.map((d) => prefix + d).join(', ')} in the dev database, then applying the chain from there`);
     }
     return out;
   };

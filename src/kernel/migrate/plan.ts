@@ -13,11 +13,11 @@ type AppRoot = Pick<ChainApp, 'name' | 'root'>;
  */
 export function tenantPlan(
   fwRoot: string, active: readonly AppRoot[], provider: DbProvider, allApps: () => Promise<readonly AppRoot[]>,
-  dev?: { apps: readonly ChainApp[]; dataDir: string },
+  dev?: { apps: readonly ChainApp[]; dataDir: string; say?: (line: string) => void },
 ): UpgradePlan {
   return {
     ...upgradePlan(fwRoot, active, provider, allApps),
     replacements: () => replacementsOf(active, provider),
-    ...(dev ? { rewinds: draftRewinds(dev.apps, dev.dataDir, provider) } : {}),
+    ...(dev ? { rewinds: draftRewinds(dev.apps, dev.dataDir, provider, dev.say) } : {}),
   };
 }

@@ -40,8 +40,9 @@ afterEach(() => {
 const declaring = (models: ModelDecl[]): ChainApp => ({ ...app, models });
 const layout = () => ({ root: app.root, fwRoot: FW_ROOT });
 /** Opens the dev tenant as a dev server does (FW_DEV: drafts applied, left ones undone). */
+const said: string[] = [];
 const devOpen = (now: ChainApp, dir = dataDir) =>
-  upgradeSchema({ provider: 'sqlite', file }, tenantPlan(FW_ROOT, [kernelApp(), now], 'sqlite', async () => [kernelApp(), now], { apps: [kernelApp(), now], dataDir: dir }));
+  upgradeSchema({ provider: 'sqlite', file }, tenantPlan(FW_ROOT, [kernelApp(), now], 'sqlite', async () => [kernelApp(), now], { apps: [kernelApp(), now], dataDir: dir, say: (l) => said.push(l) }));
 const draft = async (now: ChainApp, at: string) => (await writeDrafts(layout(), [kernelApp(), now], { now: new Date(at) }))[0].folder;
 const columns = () => {
   const db = new Database(file, { readonly: true });
@@ -70,8 +71,10 @@ describe('drafts a dev tenant applied that left the chain', () => {
     // the developer deletes the draft and the field
     fs.rmSync(path.join(app.root, 'prisma/migrations/drafty', d1), { recursive: true });
     const plain = declaring([note()]);
+    said.length = 0;
     const out = await devOpen(plain);
     expect(out).toContain(`drafty/~rewind_dev (undid drafty/${d1})`);
+    expect(said).toEqual([`fw dev: drafty/${d1} is no longer in prisma/migrations/drafty: undoing drafty/${d1} in the dev database, then applying the chain from there`]);
     expect(columns()).toEqual([]);
     expect(recorded()).not.toContain(`drafty/${d1}`);
 
