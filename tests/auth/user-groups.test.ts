@@ -17,7 +17,11 @@ const lead = {
   access: {
     ...crmLead.access,
     roles: { admin: 'crud', 'crm.agent': 'cru', 'crm.manager': 'crud' },
-    fields: { ...crmLead.access?.fields, notes: { read: ['crm.manager', 'admin'] } },
+    fields: {
+      ...crmLead.access?.fields,
+      notes: { read: ['crm.manager', 'admin'] },
+      probability: { read: ['crm.manager', 'admin'], write: ['crm.manager', 'admin'] },
+    },
     rules: [
       ...(crmLead.access?.rules ?? []),
       // agents read and edit the leads they sell; managers, who imply agents, every lead their
@@ -122,6 +126,23 @@ describe('groups in access', () => {
     const gql = await ts.request('POST', '/graphql', { token: manager.token, body: { query: '{ crmLeads(limit: 100) { name } }' } });
     expect(gql.body.errors).toBeUndefined();
     expect((gql.body.data.crmLeads as Array<{ name: string }>).map((l) => l.name)).not.toContain('Elsewhere');
+  });
+
+  it('a field the caller may neither read nor write is refused whatever value is sent: sending its stored value back is no oracle for it', async () => {
+    const agent = await userWith('oracle@example.com', ['crm.agent']);
+    const made = await ts.request('POST', '/api/data/crm.lead', { token: admin, body: { name: 'Guarded', organization: agent.org, salesperson: agent.id, probability: 0.7 } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const seen = await ts.request('GET', `/api/data/crm.lead/${made.body.id}`, { token: agent.token });
+    expect(seen.body).not.toHaveProperty('probability');
+    const answers = [];
+    for (const probability of [0.7, 0.1]) {
+      const res = await ts.request('PATCH', `/api/data/crm.lead/${made.body.id}`, { token: agent.token, body: { name: 'Guarded 2', probability } });
+      answers.push([res.status, res.body.error?.details?.errors?.map((e: { field: string; code: string }) => `${e.field}:${e.code}`)]);
+    }
+    expect(answers).toEqual([[422, ['probability:FIELD_ACCESS_DENIED']], [422, ['probability:FIELD_ACCESS_DENIED']]]);
+    // the fields the agent reads, sent back unchanged, are no change
+    const back = await ts.request('PUT', `/api/data/crm.lead/${made.body.id}`, { token: agent.token, body: { ...seen.body, name: 'Guarded 3' } });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
   });
 
   it("groups given by an administrator apply at the user's next request, without a new login", async () => {

@@ -230,8 +230,10 @@ function withoutEchoes(env: Env, model: ResolvedModel, values: Record<string, un
       continue;
     }
     const field = model.fields.get(key);
-    if (!field || field.private || env.principal.kind === 'system') continue;
-    const writable = !field.auto && field.type !== 'one2many' && !field.readonly && canWriteField(model, field, env.principal);
+    // a field the caller cannot read is never compared: "no change" would tell them its value
+    if (!field || field.private || !canReadField(model, field, env.principal)) continue;
+    const system = env.principal.kind === 'system';
+    const writable = !field.auto && field.type !== 'one2many' && (system || (!field.readonly && canWriteField(model, field, env.principal)));
     if (!writable && key in before && sameValue(field, before[key], value)) drop(key);
   }
   return out ?? values;
