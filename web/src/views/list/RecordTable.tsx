@@ -102,7 +102,8 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
   latest.current.rows = visibleRows;
   latest.current.setEditing = setEditing;
 
-  // keyboard walking (the grid pattern, rows first): one row is in the Tab order (the last one
+  // keyboard walking, as in a grid (rows first; the table keeps its table and cell roles, which
+  // recorded QA locators name): one row is in the Tab order (the last one
   // focused, else the first drawn); ↑ ↓, Page Up/Down, Home and End move the focus between rows,
   // scrolling a row the virtual table has not drawn into view first (TanStack Virtual's
   // scrollToIndex), Enter opens (or, in an editable list, edits) the row
@@ -152,7 +153,7 @@ export function RecordTable({ model, columns, sel, where, order, offset, count, 
   const after = virtual.getTotalSize() - (items.at(-1)?.end ?? 0);
   return (
     <div className="table-scroll" ref={scroller} data-testid="list-scroll">
-      <table className="records" role="grid" aria-label={label} aria-rowcount={count + 1} data-testid="list-table">
+      <table className="records" aria-label={label} aria-rowcount={count + 1} data-testid="list-table">
         <thead>
           <tr>
             <th className="col-select">
@@ -232,7 +233,7 @@ const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models,
     );
   }
   return (
-    <tr ref={measure} data-index={index} aria-rowindex={index + 2} tabIndex={tabStop ? 0 : -1} aria-selected={checked} className={checked ? 'selected' : undefined} data-testid="list-row"
+    <tr ref={measure} data-index={index} aria-rowindex={index + 2} tabIndex={tabStop ? 0 : -1} className={checked ? 'selected' : undefined} data-testid="list-row"
       onClick={() => onOpen(rec.id)} onFocus={(e) => { if (e.target === e.currentTarget) onFocusRow(index); }}
       onKeyDown={(e) => {
         if (e.target !== e.currentTarget || e.altKey || e.ctrlKey || e.metaKey) return;
