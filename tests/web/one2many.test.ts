@@ -113,4 +113,42 @@ describe('One2Many lines', () => {
     await expect.poll(() => page.getByTestId('form-view').getAttribute('data-synced')).toBe('true');
     expect((await names()).sort()).toEqual(['Child A edited', 'Line one, renamed', 'Line two']);
   });
+  it('a line refused after the record was created leaves the form on the created record: the refused line stays unsaved, and the next save creates neither the record nor the saved line again', async () => {
+    const named = async (name: string) => {
+      const res = await env.api('GET', `/api/data/storage.folder?filter=${encodeURIComponent(JSON.stringify([['name', '=', name]]))}&limit=50`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.items as Array<{ id: string }>;
+    };
+    const children = async (parent: string) => {
+      const res = await env.api('GET', `/api/data/storage.folder?filter=${encodeURIComponent(JSON.stringify([['parent', '=', parent]]))}&limit=50`);
+      return (res.body.items as Array<{ name: string }>).map((r) => r.name).sort();
+    };
+    await page.goto(actionUrl(org.code, 'storage.action_folders', 'new'));
+    await page.getByTestId('field-name').locator('input').fill('Partly saved parent');
+    await page.getByRole('tab', { name: 'Subfolders' }).click();
+    const lines = page.getByTestId('o2m-children');
+    // two siblings of the same name: the server creates the record and the first, and refuses the second (FOLDER_NAME_TAKEN)
+    await page.getByTestId('o2m-add-children').click();
+    await lines.getByTestId('o2m-children-name').nth(0).fill('Twin');
+    await page.getByTestId('o2m-add-children').click();
+    await lines.getByTestId('o2m-children-name').nth(1).fill('twin');
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => toastText(page, 'error')).toBeTruthy();
+    const [parent] = await named('Partly saved parent');
+    expect(parent).toBeTruthy();
+    // the form is the created record's now, the refused line still there and unsaved
+    await expect.poll(() => page.url()).toContain(parent!.id);
+    await page.getByRole('tab', { name: 'Subfolders' }).click();
+    const names = () => lines.getByTestId('o2m-children-name').evaluateAll((xs) => xs.map((x) => (x as HTMLInputElement).value));
+    await expect.poll(async () => (await names()).sort()).toEqual(['Twin', 'twin']);
+    expect(await page.getByTestId('dirty-mark').count()).toBe(1);
+    expect(await children(parent!.id)).toEqual(['Twin']);
+    await shot(page, 'o2m-line-refused-after-create', { dark: true });
+    // renamed, the next save writes only that line: one parent, no second Twin
+    await lines.getByTestId('o2m-children-name').nth((await names()).indexOf('twin')).fill('Other');
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => children(parent!.id)).toEqual(['Other', 'Twin']);
+    await expect.poll(() => page.getByTestId('dirty-mark').count()).toBe(0);
+    expect(await named('Partly saved parent')).toHaveLength(1);
+  });
 });

@@ -23,7 +23,7 @@ import { Display, enumLabel, widgetParts } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
 import type { ViewProps } from '../registry.ts';
 import { filePayload, isFileButton, pickFile, runCommand } from './commands.ts';
-import { afterLinesSaved, hasLineChanges, noLineChanges, OneToMany, saveLines, type LineChanges } from './OneToMany.tsx';
+import { afterLinesSaved, hasLineChanges, noLineChanges, OneToMany, saveLines, type LineChanges, type LinesWritten } from './OneToMany.tsx';
 import { holds, modifiersOf, watchedFields, type Modifiers } from './modifiers.ts';
 import { buildTree, type TreeNode } from './tree.ts';
 import { FormPager } from './FormPager.tsx';
@@ -210,33 +210,23 @@ export default function FormView({ plan, action, org, recordId, search, where, e
     const dirtyFields = new Set(Object.keys(form.formState.dirtyFields));
     // the lines as they are now: what is done to them while the save runs is left for the next one
     const sentLines = lines.current;
-    try {
-      let id = recordId!;
-      let stored: number | undefined; // the revision this save wrote
-      if (isNew) {
-        // untouched fields are left to the server's defaults
-        const r = await request<{ record: { id: string; revision: number } }, { input: Values }>(createDocument(m), { input: toInput(fields, values, dirtyFields) });
-        id = r.record.id;
-        stored = r.record.revision;
-      } else {
-        // an extension's own values (dirty, but no field of the model) are not the record's
-        const input = toInput(fields, values, dirtyFields);
-        if (Object.keys(input).length || revision !== undefined) {
-          const r = await request<{ record: { id: string; revision: number } }, { id: string; input: Values; revision: number | undefined }>(updateDocument(m), { id, input, revision: revision ?? base.current });
-          stored = r.record.revision;
-        }
-      }
-      const written = await saveLines(models, plan.nodes, id, sentLines);
-      await onSave?.(id, values, dirtyFields);
-      // what an earlier save of this form was told no longer holds: its error leaves with this success
-      for (const e of saveErrors.current.splice(0)) dismiss(e);
-      toast(t(isNew ? 'form.created' : 'form.saved'));
+    let id = recordId!;
+    let created = false; // this save created the record
+    let stored: number | undefined; // the revision this save wrote
+    // the lines written so far, filled as they are written: a line that fails leaves the others
+    const written: Record<string, LinesWritten> = {};
+    /**
+     * What a save wrote becomes the form's clean state, also when a line failed after the record
+     * (or other lines) were written: the next save then updates the record it created and checks
+     * the revision it wrote, instead of creating the record again or conflicting with itself.
+     */
+    const settle = async () => {
       // what was saved is the new clean state; what was typed while the save ran stays in the
       // fields and keeps the form dirty (keepValues: the dirty state is recomputed against the
       // saved values, so the guard protects it and the next save sends exactly it)
-      form.reset(values, { keepValues: true });
+      if (created || stored !== undefined) form.reset(values, { keepValues: true });
       // the same for the lines: what this save wrote becomes the stored lines (the new ones with
-      // their ids), what was done to them meanwhile stays unsaved on top
+      // their ids), what was not written or done to them meanwhile stays unsaved on top
       const left: Record<string, LineChanges> = {};
       const storedRows: Record<string, Row[]> = { ...storedLines };
       for (const [name, w] of Object.entries(written)) {
@@ -249,17 +239,41 @@ export default function FormView({ plan, action, org, recordId, search, where, e
       setLines(left);
       setFromServer(false); // what was sent, until the refetch below brings what was stored
       // the next save is checked against the revision this one wrote (the refetch below brings it
-      // too, but a form dirty again does not take the refetch)
-      base.current = stored;
+      // too, but a form dirty again does not take the refetch); a save of lines alone keeps it
+      if (stored !== undefined) base.current = stored;
       await invalidate(m.key);
-      if (isNew) {
+      if (created) {
         // the new record's form (another instance) takes over what was typed during the create
         const typed = changedSince(values, form.getValues());
         if (Object.keys(typed).length || Object.keys(left).length) typedDuringCreate.set(id, { values: typed, lines: left });
         leaving.current = true; // this form goes; its edits travel with typedDuringCreate
         await navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {}, replace: true });
       }
+    };
+    try {
+      if (isNew) {
+        // untouched fields are left to the server's defaults
+        const r = await request<{ record: { id: string; revision: number } }, { input: Values }>(createDocument(m), { input: toInput(fields, values, dirtyFields) });
+        id = r.record.id;
+        stored = r.record.revision;
+        created = true;
+      } else {
+        // an extension's own values (dirty, but no field of the model) are not the record's
+        const input = toInput(fields, values, dirtyFields);
+        if (Object.keys(input).length || revision !== undefined) {
+          const r = await request<{ record: { id: string; revision: number } }, { id: string; input: Values; revision: number | undefined }>(updateDocument(m), { id, input, revision: revision ?? base.current });
+          stored = r.record.revision;
+        }
+      }
+      await saveLines(models, plan.nodes, id, sentLines, written);
+      await onSave?.(id, values, dirtyFields);
+      // what an earlier save of this form was told no longer holds: its error leaves with this success
+      for (const e of saveErrors.current.splice(0)) dismiss(e);
+      toast(t(isNew ? 'form.created' : 'form.saved'));
+      await settle();
     } catch (err) {
+      // the record (or some lines) were written before the failure: that much is saved
+      if (created || stored !== undefined || Object.keys(written).length) await settle().catch(() => undefined);
       if (err instanceof ApiError && err.code === 'STALE_REVISION') {
         setConflict({ expected: Number(err.details?.expected), actual: Number(err.details?.actual), input: values });
       } else if (err instanceof ApiError && err.status === 422 && Object.keys(err.fieldErrors()).length) {
