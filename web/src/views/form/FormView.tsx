@@ -220,11 +220,23 @@ export default function FormView({ plan, action, org, recordId, search, where, e
      * (or other lines) were written: the next save then updates the record it created and checks
      * the revision it wrote, instead of creating the record again or conflicting with itself.
      */
-    const settle = async () => {
+    const settle = async (complete: boolean) => {
       // what was saved is the new clean state; what was typed while the save ran stays in the
       // fields and keeps the form dirty (keepValues: the dirty state is recomputed against the
-      // saved values, so the guard protects it and the next save sends exactly it)
-      if (created || stored !== undefined) form.reset(values, { keepValues: true });
+      // saved values, so the guard protects it and the next save sends exactly it). A complete
+      // save saved every value (an extension's too, through onSave); a failed one only the
+      // record's, when it wrote it
+      const own = new Set(fields.map((f) => f.name));
+      if (complete) form.reset(values, { keepValues: true });
+      else if (created || stored !== undefined) {
+        // only the record's own fields were written: an extension's values stay unsaved
+        for (const name of dirtyFields) {
+          if (!own.has(name)) continue;
+          const now = form.getValues(name);
+          form.resetField(name, { defaultValue: values[name] });
+          if (now !== values[name]) form.setValue(name, now, { shouldDirty: true });
+        }
+      }
       // the same for the lines: what this save wrote becomes the stored lines (the new ones with
       // their ids), what was not written or done to them meanwhile stays unsaved on top
       const left: Record<string, LineChanges> = {};
@@ -245,6 +257,8 @@ export default function FormView({ plan, action, org, recordId, search, where, e
       if (created) {
         // the new record's form (another instance) takes over what was typed during the create
         const typed = changedSince(values, form.getValues());
+        // a save that failed after the create did not reach onSave: an extension's values go along unsaved
+        if (!complete) for (const name of dirtyFields) if (!own.has(name)) typed[name] = form.getValues(name);
         if (Object.keys(typed).length || Object.keys(left).length) typedDuringCreate.set(id, { values: typed, lines: left });
         leaving.current = true; // this form goes; its edits travel with typedDuringCreate
         await navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {}, replace: true });
@@ -270,10 +284,10 @@ export default function FormView({ plan, action, org, recordId, search, where, e
       // what an earlier save of this form was told no longer holds: its error leaves with this success
       for (const e of saveErrors.current.splice(0)) dismiss(e);
       toast(t(isNew ? 'form.created' : 'form.saved'));
-      await settle();
+      await settle(true);
     } catch (err) {
       // the record (or some lines) were written before the failure: that much is saved
-      if (created || stored !== undefined || Object.keys(written).length) await settle().catch(() => undefined);
+      if (created || stored !== undefined || Object.keys(written).length) await settle(false).catch(() => undefined);
       if (err instanceof ApiError && err.code === 'STALE_REVISION') {
         setConflict({ expected: Number(err.details?.expected), actual: Number(err.details?.actual), input: values });
       } else if (err instanceof ApiError && err.status === 422 && Object.keys(err.fieldErrors()).length) {
