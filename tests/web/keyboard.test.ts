@@ -28,7 +28,7 @@ const focused = (p: Page) => p.evaluate(() => {
 });
 
 describe('keyboard walking', () => {
-  it('list rows are one Tab stop, the arrow keys, Home and End walk them (scrolling undrawn rows into view), and Enter opens the record with the focus on its title', async () => {
+  it('list rows are one Tab stop (their checkboxes are not stops of their own), the arrow keys, Home and End walk them (scrolling undrawn rows into view), Space selects a row, Tab leaves the table, and Enter opens the record with the focus on its title', async () => {
     await page.goto(actionUrl('default', 'crm.action_leads', undefined, { view: 'list', order: 'name asc' }));
     const rows = page.getByTestId('list-row');
     await rows.first().waitFor();
@@ -60,7 +60,16 @@ describe('keyboard walking', () => {
     await page.keyboard.press('Home');
     await page.keyboard.press('ArrowDown');
     await expect.poll(async () => (await focused(page)).text).toContain(name(1));
-    // Tab leaves the grid from the focused row, and Shift+Tab comes back to it
+    // Space selects the focused row (its checkbox is ticked), and selects it no more on a second press
+    await page.keyboard.press('Space');
+    await expect.poll(() => page.getByTestId('list-row').nth(1).locator('input[type="checkbox"]').isChecked()).toBe(true);
+    await page.keyboard.press('Space');
+    await expect.poll(() => page.getByTestId('list-row').nth(1).locator('input[type="checkbox"]').isChecked()).toBe(false);
+    // Tab leaves the table from the focused row (no stop on each row's checkbox), and Shift+Tab comes back to it
+    await page.keyboard.press('Tab');
+    await expect.poll(() => page.evaluate(() => !!document.activeElement?.closest('[data-testid="list-table"]'))).toBe(false);
+    await page.keyboard.press('Shift+Tab');
+    await expect.poll(async () => (await focused(page)).text).toContain(name(1));
     expect(await page.locator('[data-testid="list-row"][tabindex="0"]').textContent()).toContain(name(1));
     await shot(page, 'keyboard-list-row', { dark: true, themeByAttribute: true });
     const v = await axeSerious(page);

@@ -238,10 +238,15 @@ const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models,
       onKeyDown={(e) => {
         if (e.target !== e.currentTarget || e.altKey || e.ctrlKey || e.metaKey) return;
         if (e.key === 'Enter') onOpen(rec.id);
-        else if (onKey(index, e.key)) e.preventDefault();
+        else if (e.key === ' ') {
+          // Space selects the focused row, as in a grid (its checkbox is not a Tab stop of its own)
+          e.preventDefault();
+          onCheck(rec.id, !checked);
+        } else if (onKey(index, e.key)) e.preventDefault();
       }}>
       <td className="col-select">
-        <input type="checkbox" checked={checked} aria-label={t('list.select_row', { name: displayName(model, rec) })}
+        {/* out of the Tab order: the rows are one Tab stop, and Space on a row toggles this */}
+        <input type="checkbox" tabIndex={-1} checked={checked} aria-label={t('list.select_row', { name: displayName(model, rec) })}
           onClick={(e) => e.stopPropagation()} onChange={(e) => onCheck(rec.id, e.target.checked)} />
       </td>
       {columns.map((f) => <td key={f.name} className={isNumberField(f) ? 'num' : undefined} style={widthStyle(widths[f.name])}><Display field={f} value={rec[f.name]} models={models} record={rec} /></td>)}
