@@ -35,6 +35,9 @@ function plain(address: string, family: number): { address: string; family: 'ipv
   return { address, family: family === 6 ? 'ipv6' : 'ipv4' };
 }
 
+/** `[::1]` (a URL's IPv6 host) is `::1`. */
+const unbracketed = (host: string): string => host.replace(/^\[|\]$/g, '');
+
 const invalidEntry = (entry: string, why: string) =>
   new BootError(`CONNECTOR_PRIVATE_NETWORKS entry "${entry}" ${why}`, { entry }, 'CONNECTOR_SETTINGS_INVALID');
 
@@ -84,7 +87,7 @@ export function outboundPolicy(settings: Pick<Settings, 'NODE_ENV'> & { CONNECTO
     return !SPECIAL.check(p.address, p.family) || listed.check(p.address, p.family) || listed.check(address, family === 6 ? 'ipv6' : 'ipv4');
   };
   const resolve = async (host: string) => {
-    const bare = host.replace(/^\[|\]$/g, '');
+    const bare = unbracketed(host);
     const literal = net.isIP(bare);
     const found = literal ? [{ address: bare, family: literal }] : await dns.promises.lookup(bare, { all: true });
     // every address the name has must be allowed: the socket may pick any of them
@@ -99,7 +102,7 @@ export function outboundPolicy(settings: Pick<Settings, 'NODE_ENV'> & { CONNECTO
     );
   };
   const checkHost = (host: string): void => {
-    const bare = host.replace(/^\[|\]$/g, '');
+    const bare = unbracketed(host);
     const family = net.isIP(bare);
     if (family && !allows(bare, family)) throw refused(host, bare);
   };
@@ -108,8 +111,9 @@ export function outboundPolicy(settings: Pick<Settings, 'NODE_ENV'> & { CONNECTO
     allows, lookup, resolve, checkHost,
     // one pool per deployment policy, made on first use (most deployments send no webhook)
     get dispatcher() {
+      if (agent) return agent;
       const connect = buildConnector({ lookup });
-      agent ??= new Agent({
+      agent = new Agent({
         connect: (options, callback) => {
           try {
             checkHost(options.hostname);
