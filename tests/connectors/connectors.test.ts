@@ -13,6 +13,7 @@ import { createSmtpProvider } from '../../src/apps/connectors/providers/smtp/ind
 import { createWebhookProvider } from '../../src/apps/connectors/providers/webhook/index.ts';
 import { expectError, startTestServer, type Provider, type TestServer } from '../helpers/server.ts';
 import { readAll, S3_KEY, S3_SECRET, startReceiver, startS3, startSmtp, type MailSink, type Receiver, type S3Sink } from './helpers.ts';
+import { providerContextOf } from '../../src/apps/connectors/providers/context.ts';
 
 let s3: S3Sink;
 let smtp: MailSink;
@@ -173,7 +174,7 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('connectors on %s', (provi
     });
 
     it('SMTP provider sends mail through the sink', async () => {
-      const instance = createSmtpProvider().from_config({ host: '127.0.0.1', port: String(smtp.port), user: 'mailer', password: 'mail-pass', from: 'fw@example.com' }, { settings: ts.kernel.settings, tenant: 'default' });
+      const instance = createSmtpProvider().from_config({ host: '127.0.0.1', port: String(smtp.port), user: 'mailer', password: 'mail-pass', from: 'fw@example.com' }, providerContextOf(ts.kernel.settings, 'default'));
       const info = await instance.send_mail({ to: 'ops@example.com', subject: 'Hello', text: 'from fw' });
       expect(info.accepted).toEqual(['ops@example.com']);
       const msg = smtp.messages.at(-1)!;
@@ -220,7 +221,7 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('connectors on %s', (provi
       expect(refused.message_id).toBe('connectors.test.network.refused');
       expect(refused.connector).toMatchObject({ status_message_id: 'connectors.test.network.refused', status_message_values: {} });
 
-      const instance = createWebhookProvider().from_config({ url: hook.url }, { settings: ts.kernel.settings, tenant: 'default' });
+      const instance = createWebhookProvider().from_config({ url: hook.url }, providerContextOf(ts.kernel.settings, 'default'));
       await instance.send({ text: 'deploy finished' });
       expect(JSON.parse(hook.received.at(-1)!.body)).toEqual(expect.objectContaining({ type: 'message', text: 'deploy finished' }));
       hook.status = 503;
@@ -247,7 +248,7 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('connectors on %s', (provi
       expect(backend.capabilities.resumable_upload).toBe(true);
       await backend.put('k/hello.txt', Buffer.from('through the connector'));
       expect((await readAll((await backend.get('k/hello.txt')).stream)).toString()).toBe('through the connector');
-      const raw = createS3Provider().from_config(s3Config(), { settings: ts.kernel.settings, tenant: 'default' }).as_storage_backend();
+      const raw = createS3Provider().from_config(s3Config(), providerContextOf(ts.kernel.settings, 'default')).as_storage_backend();
       expect(await raw.exists('via-connector/k/hello.txt')).toBe(true);
     });
   });

@@ -16,6 +16,7 @@ import { outboundPolicy } from '../../src/apps/connectors/services/network.ts';
 import { BootError } from '../../src/kernel/errors.ts';
 import { loadSettings } from '../../src/kernel/settings.ts';
 import { tempDir } from '../helpers/kernel.ts';
+import { providerContextOf } from '../../src/apps/connectors/providers/context.ts';
 
 const production = (networks = '') => loadSettings({ NODE_ENV: 'production', DATA_DIR: tempDir('net'), CONNECTOR_PRIVATE_NETWORKS: networks });
 
@@ -73,7 +74,7 @@ describe('connectors in production', () => {
   it('a webhook to a loopback address is refused before anything is sent: the test says why, naming the setting, and send throws 403 CONNECTOR_ADDRESS_NOT_ALLOWED', async () => {
     received.length = 0;
     for (const target of [url, url.replace('127.0.0.1', 'localhost')]) {
-      const instance = createWebhookProvider().from_config({ url: target }, { settings: production(), tenant: 'default' });
+      const instance = createWebhookProvider().from_config({ url: target }, providerContextOf(production(), 'default'));
       const result = await instance.test_connection();
       expect(result.success, target).toBe(false);
       expect(result.message).toMatch(/connectors may not reach (127\.0\.0\.1|localhost) \(127\.0\.0\.1\).*CONNECTOR_PRIVATE_NETWORKS/);
@@ -85,21 +86,49 @@ describe('connectors in production', () => {
 
   it('a webhook to a network the operator listed goes through', async () => {
     received.length = 0;
-    const instance = createWebhookProvider().from_config({ url }, { settings: production('127.0.0.0/8'), tenant: 'default' });
+    const instance = createWebhookProvider().from_config({ url }, providerContextOf(production('127.0.0.0/8'), 'default'));
     expect(await instance.test_connection()).toMatchObject({ success: true });
     expect(received).toEqual(['POST /hook']);
   });
 
   it('an SMTP host and an S3 endpoint on a private address are refused the same way, nothing sent', async () => {
     received.length = 0;
-    const smtp = await createSmtpProvider().from_config({ host: '127.0.0.1', port: '2525', from: 'fw@example.com' }, { settings: production(), tenant: 'default' }).test_connection();
+    const smtp = await createSmtpProvider().from_config({ host: '127.0.0.1', port: '2525', from: 'fw@example.com' }, providerContextOf(production(), 'default')).test_connection();
     expect(smtp).toMatchObject({ success: false, details: { code: 'CONNECTOR_ADDRESS_NOT_ALLOWED' } });
     expect(smtp.message).toContain('CONNECTOR_PRIVATE_NETWORKS');
     const s3 = await createS3Provider().from_config(
-      { bucket: 'b', endpoint: url.replace('/hook', ''), access_key_id: 'k', secret_access_key: 's' }, { settings: production(), tenant: 'default' },
+      { bucket: 'b', endpoint: url.replace('/hook', ''), access_key_id: 'k', secret_access_key: 's' }, providerContextOf(production(), 'default'),
     ).test_connection();
     expect(s3.success).toBe(false);
     expect(s3.message).toContain('CONNECTOR_PRIVATE_NETWORKS');
     expect(received).toEqual([]);
+  });
+});
+
+describe("a provider's own HTTP (ctx.network.fetch, as an OAuth code exchange makes)", () => {
+  it('in production a loopback address or a name resolving to one is refused with the policy\'s own 403 CONNECTOR_ADDRESS_NOT_ALLOWED, nothing sent; a listed network goes through', async () => {
+    received.length = 0;
+    const ctx = providerContextOf(production(), 'default');
+    await expect(ctx.network.fetch(url, { method: 'POST', body: 'code=abc' })).rejects.toMatchObject({ code: 'CONNECTOR_ADDRESS_NOT_ALLOWED', status: 403 });
+    await expect(ctx.network.fetch(url.replace('127.0.0.1', 'localhost'))).rejects.toBeInstanceOf(AddressNotAllowedError);
+    expect(received).toEqual([]);
+    const listed = providerContextOf(production('127.0.0.1'), 'default');
+    const res = await listed.network.fetch(url, { method: 'POST', body: 'code=abc' });
+    expect([res.status, await res.text()]).toEqual([200, 'ok']);
+    expect(received).toEqual(['POST /hook']);
+  });
+
+  it('a redirect to a refused address is refused too: every connection is checked, not the first URL', async () => {
+    const redirector = http.createServer((_req, res) => { res.writeHead(302, { location: url }); res.end(); });
+    await new Promise<void>((r) => redirector.listen(0, '127.0.0.2', r));
+    try {
+      received.length = 0;
+      // 127.0.0.2 listed, 127.0.0.1 (where the redirect points) not
+      const ctx = providerContextOf(production('127.0.0.2'), 'default');
+      await expect(ctx.network.fetch(`http://127.0.0.2:${(redirector.address() as AddressInfo).port}/start`)).rejects.toMatchObject({ code: 'CONNECTOR_ADDRESS_NOT_ALLOWED' });
+      expect(received).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => redirector.close(() => r()));
+    }
   });
 });

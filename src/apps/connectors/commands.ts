@@ -25,6 +25,7 @@ import {
   paramRows,
   providerOf,
 } from './services/config.js';
+import { providerContextOf } from './providers/context.js';
 import { hashNonce, newNonce, parseState, sameHash } from './services/oauth.js';
 import { MASK } from './services/secrets.js';
 import { connectorSettings } from './settings.js';
@@ -54,11 +55,7 @@ const PARAM = 'ir.connector.param';
 const MAX_IMPORT_PARAMS = 500;
 const MAX_IMPORT_FILE_BYTES = 1024 * 1024;
 
-export const providerContext = (env: Env, connector: Row): ProviderContext => ({
-  settings: env.settings,
-  tenant: env.tenant,
-  connector_id: String(connector.record_uuid),
-});
+export const providerContext = (env: Env, connector: Row): ProviderContext => providerContextOf(env.settings, env.tenant, String(connector.record_uuid));
 
 /** Rejects with ConnectionFailedError when `p` takes longer than the configured test timeout. */
 function withTimeout<T>(env: Env, p: Promise<T>, what: string): Promise<T> {

@@ -34,6 +34,16 @@ export class AddressNotAllowedError extends ConnectorError {
   }
 }
 
+/**
+ * A local storage connector's folder is outside STORAGE_LOCAL_ROOT and the folders the operator
+ * lists in CONNECTOR_LOCAL_ROOTS (services/folders.ts).
+ */
+export class FolderNotAllowedError extends ConnectorError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, details, 'CONNECTOR_FOLDER_NOT_ALLOWED', 403);
+  }
+}
+
 /** Network or authentication failure while talking to the external service. */
 export class ConnectionFailedError extends ConnectorError {
   constructor(message: string, details?: Record<string, unknown>) {

@@ -5,6 +5,7 @@ import { hooks } from './hooks.js';
 import manifest from './manifest.js';
 import { registerBuiltinProviders } from './providers/builtin.js';
 import { connectorRoutes } from './routes.js';
+import { connectorFolders } from './services/folders.js';
 import { connectorPolicy } from './services/network.js';
 import { checkSecretKey } from './services/secrets.js';
 
@@ -23,7 +24,8 @@ export const app = defineApp({
   boot(kernel) {
     // a bad or public secret key stops the boot, not the first connector read
     checkSecretKey(kernel.settings);
-    // and so does a bad CONNECTOR_PRIVATE_NETWORKS entry
+    // and so does a bad CONNECTOR_PRIVATE_NETWORKS or CONNECTOR_LOCAL_ROOTS entry
     connectorPolicy(kernel.settings);
+    connectorFolders(kernel.settings);
   },
 });

@@ -1,5 +1,7 @@
 import type { Settings } from '../../../kernel/settings.js';
 import type { StorageBackend } from '../../storage/backends/types.js';
+import type { FolderPolicy } from '../services/folders.js';
+import type { OutboundPolicy } from '../services/network.js';
 
 /**
  * Connector categories. The `ir.connector.category` enum is built from this list
@@ -39,6 +41,15 @@ export interface ProviderContext {
   tenant: string;
   /** record_uuid of the ir.connector being built, when there is one. */
   connector_id?: string;
+  /**
+   * Where the deployment lets connectors connect (services/network.ts, CONNECTOR_PRIVATE_NETWORKS).
+   * A provider opens every outbound connection through it: `network.fetch` for HTTP (a webhook,
+   * an OAuth token exchange), `network.lookup` or `network.resolve` for a socket of its own (SMTP),
+   * so a tenant administrator's URL cannot reach the server's loopback or private network.
+   */
+  network: OutboundPolicy;
+  /** Where a provider may keep files on the server's disks (services/folders.ts, CONNECTOR_LOCAL_ROOTS): `folders.check(path)` before using one. */
+  folders: FolderPolicy;
 }
 
 /** A provider built from one connector's config. */

@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import { Agent, buildConnector, fetch as undiciFetch, type RequestInfo, type RequestInit, type Response } from 'undici';
 import { BootError } from '../../../kernel/errors.js';
 import type { Settings } from '../../../kernel/settings.js';
 import { AddressNotAllowedError } from '../errors.js';
@@ -64,6 +64,12 @@ export interface OutboundPolicy {
   /** An HTTP client (undici) whose connections go through `lookup`: pass as `dispatcher` to undici's `fetch`. */
   readonly dispatcher: Agent;
   /**
+   * undici's `fetch` on `dispatcher`: every connection it opens, redirects included, goes where
+   * the policy allows. A refusal rejects with the AddressNotAllowedError itself (fetch's own
+   * error says only "fetch failed"). What providers get as `ctx.fetch`.
+   */
+  fetch(input: RequestInfo, init?: Omit<RequestInit, 'dispatcher'>): Promise<Response>;
+  /**
    * Throws AddressNotAllowedError for an IP-literal host the policy does not allow; a name passes
    * (its addresses are checked by `lookup`, which a socket does not call for an IP).
    */
@@ -109,6 +115,13 @@ export function outboundPolicy(settings: Pick<Settings, 'NODE_ENV'> & { CONNECTO
   let agent: Agent | undefined;
   return {
     allows, lookup, resolve, checkHost,
+    async fetch(input, init) {
+      try {
+        return await undiciFetch(input, { ...init, dispatcher: this.dispatcher });
+      } catch (err) {
+        throw err instanceof Error && err.cause instanceof AddressNotAllowedError ? err.cause : err;
+      }
+    },
     // one pool per deployment policy, made on first use (most deployments send no webhook)
     get dispatcher() {
       if (agent) return agent;

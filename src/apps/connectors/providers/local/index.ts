@@ -8,7 +8,8 @@ import { configText, failure } from '../values.js';
 
 /**
  * The local filesystem as a storage connector: `root` (optional) defaults to the storage app's
- * STORAGE_LOCAL_ROOT, i.e. `<DATA_DIR>/storage`.
+ * STORAGE_LOCAL_ROOT, i.e. `<DATA_DIR>/storage`; in production another folder must lie inside it
+ * or inside one of CONNECTOR_LOCAL_ROOTS (services/folders.ts).
  */
 export function createLocalProvider(): StorageConnectorProvider {
   const provider: StorageConnectorProvider = {
@@ -19,7 +20,8 @@ export function createLocalProvider(): StorageConnectorProvider {
     config_schema: [{ key: 'root', label: 'Root folder (empty = STORAGE_LOCAL_ROOT)', required: false, secret: false }],
     from_config(config, ctx) {
       const configured = configText(config, 'root');
-      const root = configured ? path.resolve(configured) : storageSettings(ctx.settings).STORAGE_LOCAL_ROOT;
+      // a folder outside what the operator allows is refused before anything touches the disk
+      const root = configured ? ctx.folders.check(configured) : storageSettings(ctx.settings).STORAGE_LOCAL_ROOT;
       const backend_key = ctx.connector_id ? `local:${ctx.connector_id}` : 'local';
       return {
         async test_connection() {

@@ -1,6 +1,5 @@
 import { StorageError } from '../../../storage/backends/errors.js';
 import { createS3Backend, type S3BackendOptions } from '../../../storage/backends/s3/index.js';
-import { connectorPolicy } from '../../services/network.js';
 import type { StorageConnectorProvider } from '../types.js';
 import { configBool, configText, configUrl, failure, requireConfig } from '../values.js';
 
@@ -39,7 +38,7 @@ export function createS3Provider(): StorageConnectorProvider {
         secret_access_key: configText(config, 'secret_access_key')!,
         force_path_style: configBool(config, 'force_path_style', Boolean(endpoint)),
         prefix: configText(config, 'prefix'),
-        network: connectorPolicy(ctx.settings),
+        network: ctx.network,
       };
       return {
         async test_connection() {

@@ -1,5 +1,4 @@
 import { ConnectionFailedError } from '../../errors.js';
-import { connectorPolicy } from '../../services/network.js';
 import type { ConnectorInstance, ConnectorProvider } from '../types.js';
 import { configBool, configInt, configText, failure, requireConfig } from '../values.js';
 
@@ -53,7 +52,7 @@ export function createSmtpProvider(): ConnectorProvider<SmtpInstance> {
         socketTimeout: 20_000,
       };
       // nodemailer is loaded on the first use: every boot registers this provider, few send mail
-      const policy = connectorPolicy(ctx.settings);
+      const policy = ctx.network;
       // connected to the address the deployment's policy allowed (services/network.ts), with no
       // second resolution that could land elsewhere; TLS still presents and checks the host name
       const transport = async () => {

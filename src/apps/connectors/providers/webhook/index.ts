@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
-import { fetch, type Response } from 'undici';
-import { connectorPolicy } from '../../services/network.js';
+import type { Response } from 'undici';
 import { AddressNotAllowedError, ConnectionFailedError } from '../../errors.js';
 import type { ConnectorInstance, ConnectorProvider } from '../types.js';
 import { configText, configUrl, failure, requireConfig } from '../values.js';
@@ -29,21 +28,15 @@ export function createWebhookProvider(): ConnectorProvider<WebhookInstance> {
     from_config(config, ctx) {
       requireConfig(provider, config);
       const url = configUrl(config, 'url')!;
-      const policy = connectorPolicy(ctx.settings);
+      const policy = ctx.network;
       const secret = configText(config, 'secret');
       const post = async (payload: Record<string, unknown>): Promise<Response> => {
         const body = JSON.stringify(payload);
         const timestamp = String(Math.floor(Date.now() / 1000));
         const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'fw-connectors/1', 'x-fw-timestamp': timestamp };
         if (secret) headers['x-fw-signature'] = `sha256=${crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
-        // undici's fetch (the one Node bundles, as a package) for its dispatcher: connections go
-        // where the deployment's policy lets a connector go (services/network.ts)
-        try {
-          return await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS), dispatcher: policy.dispatcher });
-        } catch (err) {
-          // fetch says "fetch failed"; the policy's refusal is the news
-          throw err instanceof Error && err.cause instanceof AddressNotAllowedError ? err.cause : err;
-        }
+        // connections go where the deployment's policy lets a connector go (services/network.ts)
+        return policy.fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
       };
       return {
         async test_connection() {
