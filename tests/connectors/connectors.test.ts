@@ -113,8 +113,12 @@ describe.each(['sqlite', 'postgresql'] as Provider[])('connectors on %s', (provi
     });
 
     it('refuses an unregistered (category, provider_type) pair and a category outside the enum', async () => {
-      expectError(await ts.request('POST', '/api/connectors', { token: admin, body: { name: 'x', category: 'storage', provider_type: 'ftp' } }), 404, 'CONNECTOR_PROVIDER_NOT_FOUND');
-      expectError(await ts.request('POST', '/api/connectors', { token: admin, body: { name: 'x', category: 'email', provider_type: 's3' } }), 404, 'CONNECTOR_PROVIDER_NOT_FOUND');
+      // a bad value of the body: 422 on the field, not a 404 (the URL names nothing missing)
+      for (const body of [{ name: 'x', category: 'storage', provider_type: 'ftp' }, { name: 'x', category: 'email', provider_type: 's3' }]) {
+        const res = await ts.request('POST', '/api/connectors', { token: admin, body });
+        expectError(res, 422, 'UNKNOWN_PROVIDER_TYPE');
+        expect((res.body as { error: { details: unknown } }).error.details).toMatchObject({ field: 'provider_type', provider_type: body.provider_type });
+      }
       expectError(await ts.request('POST', '/api/connectors', { token: admin, body: { name: 'x', category: 'fax', provider_type: 's3' } }), 422);
     });
 

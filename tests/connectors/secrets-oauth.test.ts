@@ -379,8 +379,8 @@ describe('OAuth callback', () => {
     const s = await start();
     const forged = `${conn.id}:default.${crypto.randomBytes(32).toString('base64url')}`;
     expectError(await callback({ code: 'x', state: forged }), 401, 'OAUTH_STATE_INVALID');
-    expectError(await callback({ code: 'x', state: 'garbage' }), 400, 'OAUTH_STATE_INVALID');
-    expectError(await callback({ code: 'x' }), 400, 'OAUTH_STATE_INVALID');
+    expectError(await callback({ code: 'x', state: 'garbage' }), 400, 'OAUTH_STATE_MALFORMED');
+    expectError(await callback({ code: 'x' }), 400, 'OAUTH_STATE_MALFORMED');
     expectError(await callback({ code: 'x', state: `${crypto.randomUUID()}:default.${crypto.randomBytes(32).toString('base64url')}` }), 401, 'OAUTH_STATE_INVALID');
     // a state naming a tenant that does not exist is just an unknown state (no 404 telling
     // tenants apart), and opens (and creates) no database

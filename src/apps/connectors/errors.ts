@@ -70,11 +70,12 @@ export class ConnectorNotConnectedError extends ConnectorError {
 }
 
 /**
- * OAuth callback state refusals: malformed or unknown (400 / 401 OAUTH_STATE_INVALID), already
- * used (401 OAUTH_STATE_REPLAYED), past its lifetime (400 OAUTH_STATE_EXPIRED).
+ * OAuth callback state refusals: missing or not shaped like a state (400 OAUTH_STATE_MALFORMED),
+ * unknown (401 OAUTH_STATE_INVALID), already used (401 OAUTH_STATE_REPLAYED), past its lifetime
+ * (400 OAUTH_STATE_EXPIRED). One code, one status.
  */
 export class OAuthStateError extends ConnectorError {
-  constructor(code: 'OAUTH_STATE_INVALID' | 'OAUTH_STATE_REPLAYED' | 'OAUTH_STATE_EXPIRED', message: string, status: 400 | 401) {
+  constructor(code: 'OAUTH_STATE_MALFORMED' | 'OAUTH_STATE_INVALID' | 'OAUTH_STATE_REPLAYED' | 'OAUTH_STATE_EXPIRED', message: string, status: 400 | 401) {
     super(message, undefined, code, status);
   }
 }

@@ -1,7 +1,7 @@
 import type { HookDecl } from '../../kernel/app.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
-import { ConnectorNotFoundError } from './errors.js';
+import { ValidationError } from '../../kernel/errors.js';
 import { providers } from './providers/registry.js';
 import {
   connectorModel,
@@ -19,7 +19,10 @@ type Row = Record<string, unknown>;
 
 function checkProvider(category: unknown, provider_type: unknown): void {
   if (typeof category !== 'string' || typeof provider_type !== 'string') return; // the required-field check reports it
-  if (!providers.isRegistered(category, provider_type)) throw new ConnectorNotFoundError(category, provider_type);
+  // a value of the body, not a resource the URL names: 422 on the field, like any bad value
+  if (!providers.isRegistered(category, provider_type)) {
+    throw new ValidationError(`no ${category} connector provider "${provider_type}" is registered`, { field: 'provider_type', category, provider_type }, 'UNKNOWN_PROVIDER_TYPE');
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { BadRequest, ValidationError } from '../errors.js';
 import { DATETIME_EXPECTED, parseDateTime } from './datetime.js';
 import type { ResolvedField, ResolvedModel } from '../registry/model.js';
 
@@ -158,7 +158,8 @@ export function toWriteData(
   opts: { allowReadonly?: boolean; canWrite?: (f: ResolvedField) => boolean } = {},
 ): Record<string, unknown> {
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
-    throw new ValidationError(`${model.key}: values must be a JSON object`, undefined, 'INVALID_PAYLOAD');
+    // the payload's shape, as every other INVALID_PAYLOAD (400); 422 is for values that do not fit their fields
+    throw new BadRequest(`${model.key}: values must be a JSON object`, undefined, 'INVALID_PAYLOAD');
   }
   const problems: FieldProblem[] = [];
   const data: Record<string, unknown> = {};

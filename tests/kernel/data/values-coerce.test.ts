@@ -198,10 +198,11 @@ describe('toWriteData', () => {
     });
   });
 
-  it('values that are not a JSON object are refused as a whole (422 INVALID_PAYLOAD)', () => {
+  it('values that are not a JSON object are refused as a whole (400 INVALID_PAYLOAD, as every malformed payload)', () => {
     for (const v of [null, [], 'x']) {
-      const err = writeErrors(v);
-      expect(err).toMatchObject({ status: 422, code: 'INVALID_PAYLOAD', message: 'vc.thing: values must be a JSON object' });
+      expect(() => toWriteData(thing, v as unknown as Record<string, unknown>, 'create')).toThrow(
+        expect.objectContaining({ status: 400, code: 'INVALID_PAYLOAD', message: 'vc.thing: values must be a JSON object' }),
+      );
     }
   });
 

@@ -20,12 +20,12 @@ export interface ParsedState { connector_id: string; nonce: string; tenant: stri
 
 export function parseState(state: unknown): ParsedState {
   const m = typeof state === 'string' ? STATE_RE.exec(state) : null;
-  if (!m) throw new OAuthStateError('OAUTH_STATE_INVALID', 'the OAuth state is malformed', 400);
+  if (!m) throw new OAuthStateError('OAUTH_STATE_MALFORMED', 'the OAuth state is malformed', 400);
   let tenant: string;
   try {
     tenant = checkTenantKey(m[2]);
   } catch {
-    throw new OAuthStateError('OAUTH_STATE_INVALID', 'the OAuth state is malformed', 400);
+    throw new OAuthStateError('OAUTH_STATE_MALFORMED', 'the OAuth state is malformed', 400);
   }
   return { connector_id: m[1], nonce: `${m[2]}.${m[3]}`, tenant };
 }
