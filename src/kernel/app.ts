@@ -222,6 +222,30 @@ export interface RouteContext {
 }
 
 /**
+ * What an app route serves, declared on the route (`{ config: { describes } }`, or the `serves` and
+ * `servesRecords` helpers below) so that the OpenAPI document gives its body, query and answer the
+ * schemas the registry has for them: a route is described from the command it dispatches or the
+ * records it serves, never by a schema of its own. Checked when the route is registered (an
+ * unknown command or model stops the boot, ROUTE_DESCRIPTION_INVALID).
+ */
+export type RouteDescription =
+  /**
+   * The route dispatches this command: the command's input, less the path's parameters, is the
+   * body (the query of a GET); its output (or its model's record) is the answer, or the field
+   * `pick` of it when the route answers that part only. `status`: the success status (201 for a
+   * create).
+   */
+  | { command: string; pick?: string; status?: number }
+  /** The route lists, creates, reads, updates or deletes a model's records, as `/api/data/{key}` does. */
+  | { records: string; as: 'list' | 'create' | 'read' | 'update' | 'delete' };
+
+/** Route options saying the route dispatches `command`: `server.post(path, serves('x.y'), handler)`. */
+export const serves = (command: string, opts: { pick?: string; status?: number } = {}) => ({ config: { describes: { command, ...opts } satisfies RouteDescription } });
+
+/** Route options saying the route serves `model`'s records as `/api/data/{key}` does. */
+export const servesRecords = (model: string, as: 'list' | 'create' | 'read' | 'update' | 'delete') => ({ config: { describes: { records: model, as } satisfies RouteDescription } });
+
+/**
  * A live stream an app offers as a GraphQL subscription field. `topic` runs as the subscriber
  * when they subscribe: it checks they may listen (throwing refuses the subscription) and names
  * the topic of their tenant whose messages (`env.publish` / `KernelHandle.publish`) the field delivers.

@@ -5,9 +5,9 @@
  * implementation: tests/public/api.test.ts walks this file's imports to keep it so. Documented
  * in docs/app-api.md.
  */
-export { defineApp } from '../kernel/app.js';
+export { defineApp, serves, servesRecords } from '../kernel/app.js';
 export type {
-  AppManifest, AppModule, CommandDecl, CommandEffect, EventHandlerDecl, HookContext, HookDecl, RouteContext, SeedFn,
+  AppManifest, AppModule, CommandDecl, CommandEffect, EventHandlerDecl, HookContext, HookDecl, RouteContext, RouteDescription, SeedFn,
   SubscriptionDecl, ToolDecl,
 } from '../kernel/app.js';
 export type { Env, FwEvent, Principal } from '../kernel/env.js';

@@ -10,6 +10,7 @@ import { loggerOptions } from './log.js';
 import { serverTimeouts } from './timeouts.js';
 import { graphqlRoutes } from './graphql/index.js';
 import { openApiRoute, type RouteEntry } from './openapi.js';
+import { checkDescription } from './openapi-routes.js';
 import { dataRoutes } from './routes/data.js';
 import { transferRoutes } from './routes/transfer.js';
 import { installSecurityHeaders, setBaselineHeaders } from './security.js';
@@ -50,7 +51,11 @@ export async function buildServer(kernel: Kernel, opts: BuildServerOptions = {})
   // every route, app routes included, so the OpenAPI document describes them all
   const routes: RouteEntry[] = [];
   server.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) routes.push({ method, url: r.url, auth: r.config?.auth ?? 'user' });
+    const describes = r.config?.describes;
+    for (const method of [r.method].flat()) {
+      if (describes) checkDescription(kernel.registry, method, r.url, describes);
+      routes.push({ method, url: r.url, auth: r.config?.auth ?? 'user', ...(describes ? { describes } : {}) });
+    }
   });
 
   server.get('/health', { config: { auth: 'public' } }, async () => ({ status: 'ok' }));

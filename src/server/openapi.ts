@@ -1,73 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { AuthenticationRequired, NotFound } from '../kernel/errors.js';
 import type { Kernel } from '../kernel/kernel.js';
-import { requiredOnCreate, type ResolvedField, type ResolvedModel } from '../kernel/registry/model.js';
+import type { ResolvedModel } from '../kernel/registry/model.js';
 import type { Registry, ResolvedCommand } from '../kernel/registry/registry.js';
 import { defineSettings } from '../kernel/settings.js';
 import { exposureAllows, exposureOf } from './exposure.js';
+import { errors, idParam, json, listParams, listSchema, recordSchema, ref, writeSchema, type Json } from './openapi-schemas.js';
+import { describedOperation } from './openapi-routes.js';
+import type { RouteDescription } from '../kernel/app.js';
 import './types.js';
 
 export const openapiSettings = defineSettings('openapi', {
   OPENAPI_DOCUMENT: { kind: 'string', default: 'auto', doc: 'Who may read `GET /api/openapi.json`: `public`, `authenticated` (a bearer token; else 401 OPENAPI_UNAUTHENTICATED), `off` (404 OPENAPI_DISABLED), or `auto`: authenticated with NODE_ENV=production, public otherwise.' },
 });
-
-type Json = Record<string, unknown>;
-
-function fieldSchema(f: ResolvedField): Json {
-  const base: Json = { description: f.description };
-  switch (f.type) {
-    case 'char': return { ...base, type: 'string', maxLength: f.size };
-    case 'text': return { ...base, type: 'string' };
-    case 'integer': return { ...base, type: 'integer', ...(f.min !== undefined ? { minimum: f.min } : {}), ...(f.max !== undefined ? { maximum: f.max } : {}) };
-    case 'float': return { ...base, type: 'number' };
-    case 'boolean': return { ...base, type: 'boolean' };
-    case 'datetime': return { ...base, type: 'string', format: 'date-time' };
-    case 'uuid': return { ...base, type: 'string', format: 'uuid' };
-    case 'reference': return { ...base, type: 'string', format: 'uuid', 'x-reference': f.target };
-    case 'enum': return { ...base, type: 'string', enum: [...f.values!] };
-    default: return base;
-  }
-}
-
-const nullable = (s: Json, f: ResolvedField): Json => (f.notNull ? s : { ...s, type: [s.type, 'null'] });
-
-function recordSchema(m: ResolvedModel): Json {
-  const props: Json = { id: { type: 'string', format: 'uuid' } };
-  const required = ['id'];
-  for (const f of m.fields.values()) {
-    if (!f.stored || f.private || f.name === 'record_uuid') continue;
-    props[f.name] = nullable(fieldSchema(f), f);
-    if (f.notNull) required.push(f.name);
-  }
-  return { type: 'object', description: m.description, properties: props, required };
-}
-
-function writeSchema(fields: Iterable<ResolvedField>, create: boolean): Json {
-  const props: Json = {};
-  const required: string[] = [];
-  for (const f of fields) {
-    if (!f.stored || f.auto || f.readonly) continue;
-    props[f.name] = nullable(fieldSchema(f), f);
-    if (create && requiredOnCreate(f)) required.push(f.name);
-  }
-  return { type: 'object', properties: props, additionalProperties: false, ...(required.length ? { required } : {}) };
-}
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: Json, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
-const errors = {
-  400: json(ref('Error'), 'Bad input'), 401: json(ref('Error'), 'Not authenticated'),
-  403: json(ref('Error'), 'Denied'), 404: json(ref('Error'), 'Unknown record or model'),
-  409: json(ref('Error'), 'Conflict (unique or stale revision)'), 422: json(ref('Error'), 'Validation failed'),
-};
-const listParams = [
-  { name: 'filter', in: 'query', description: 'JSON domain: [[field, operator, value], …] with &, |, ! prefixes', schema: { type: 'string' } },
-  { name: 'order', in: 'query', description: '"<field> asc|desc[, …]"', schema: { type: 'string' } },
-  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 } },
-  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
-  { name: 'fields', in: 'query', description: 'comma-separated field names', schema: { type: 'string' } },
-];
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
 
 function commandPath(m: ResolvedModel, c: ResolvedCommand): Json {
   return {
@@ -80,16 +25,18 @@ function commandPath(m: ResolvedModel, c: ResolvedCommand): Json {
   };
 }
 
-/** A route as Fastify registered it. */
-export interface RouteEntry { method: string; url: string; auth: string }
+/** A route as Fastify registered it, with what it says it serves. */
+export interface RouteEntry { method: string; url: string; auth: string; describes?: RouteDescription }
 
 const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Routes the registry-derived part does not describe (app routes: presentation, storage,
- * connectors, …) still appear, with their path parameters, auth level and the error envelope.
+ * connectors, …) still appear, with their path parameters, auth level and the error envelope;
+ * those that declare what they serve (`config.describes`) also get their body, query and answer
+ * (./openapi-routes.ts).
  */
-function describeRemaining(paths: Json, routes: RouteEntry[]): void {
+function describeRemaining(registry: Registry, limits: { defaultLimit: number; maxLimit: number }, paths: Json, schemas: Json, routes: RouteEntry[]): void {
   for (const r of routes) {
     if (!HTTP_METHODS.has(r.method) || r.url.includes('*') || r.url === '/graphql' || r.url === '/') continue;
     const path = r.url.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -97,14 +44,19 @@ function describeRemaining(paths: Json, routes: RouteEntry[]): void {
     const item = (paths[path] ??= {}) as Json;
     const method = r.method.toLowerCase();
     if (item[method]) continue;
-    const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    const params = names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
     const tag = path.split('/')[2] ?? 'base';
+    const described = r.describes ? describedOperation(registry, r.method, r.describes, names, limits, schemas) : {};
+    const { parameters: query = [], responses = { 200: json({}) }, ...rest } = described as { parameters?: Json[]; responses?: Json };
+    const parameters = [...params, ...query];
     item[method] = {
       tags: [tag],
       summary: `${r.method} ${path}`,
       ...(r.auth === 'public' ? { security: [] } : r.auth === 'optional' ? { security: [{}, { bearer: [] }] } : {}),
-      ...(params.length ? { parameters: params } : {}),
-      responses: { 200: json({}), ...errors },
+      ...rest,
+      ...(parameters.length ? { parameters } : {}),
+      responses: { ...responses, ...errors },
     };
   }
 }
@@ -139,7 +91,7 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
     schemas[`${t}Create`] = writeSchema(createCmd?.inputFields?.values() ?? m.fields.values(), true);
     schemas[`${t}Update`] = writeSchema(m.fields.values(), false);
     const base = `/api/data/${m.key}`;
-    const list = { type: 'object', properties: { items: { type: 'array', items: ref(t) }, total: { type: 'integer' }, limit: { type: 'integer', default: limits.defaultLimit, maximum: limits.maxLimit }, offset: { type: 'integer' } } };
+    const list = listSchema(t, limits);
     paths[base] = {
       get: { tags: [m.key], operationId: `${m.names.many}List`, summary: `List ${m.description}`, parameters: listParams, responses: { 200: json(list), ...errors } },
       post: { tags: [m.key], operationId: m.names.create, summary: `Create ${m.description}`, requestBody: { required: true, content: { 'application/json': { schema: ref(`${t}Create`) } } }, responses: { 201: json(ref(t), 'Created'), ...errors } },
@@ -164,7 +116,7 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
       if (c.model === m.key && c.record) paths[`${base}/{id}/${c.name.slice(m.key.length + 1)}`] = commandPath(m, c);
     }
   }
-  describeRemaining(paths, routes);
+  describeRemaining(registry, limits, paths, schemas, routes);
   return {
     openapi: '3.1.0',
     info: { title: 'fw REST API', version: '1.0.0', description: 'Generated from the model registry. Conventions: docs/api.md.' },

@@ -1,3 +1,4 @@
+import type { RouteDescription } from '../kernel/app.js';
 import type { Principal } from '../kernel/env.js';
 
 /** `optional`: anonymous unless a bearer token is sent, which must then be valid. */
@@ -10,5 +11,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: AuthLevel;
+    /** What the route serves, for the OpenAPI document (src/server/openapi-routes.ts). */
+    describes?: RouteDescription;
   }
 }

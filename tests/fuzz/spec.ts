@@ -3,9 +3,9 @@
  * `GET /api/openapi.json` (path, method, parameters, request-body schema, auth level) and every
  * root field of the GraphQL schema (introspection over `POST /graphql`).
  *
- * The OpenAPI document describes app routes without request schemas (docs/api.md, "Known gaps"),
- * so a few hints below name the body and query fields of those routes as docs/api.md lists them;
- * everything else comes from the document.
+ * App routes that declare what they serve (a command or a model's records) come with their
+ * schemas; a few hints below name the body and query fields of the others (uploads, the storage
+ * list's own filters) as docs/api.md lists them; everything else comes from the document.
  */
 import { buildClientSchema, getIntrospectionQuery, type GraphQLField, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
 import type { FuzzHarness } from './harness.ts';
@@ -73,7 +73,6 @@ const KNOWN_COMMANDS = [
 ];
 
 const q = (name: string, schema: JsonSchema = { type: 'string' }): Param => ({ name, in: 'query', schema });
-const LIST_PARAMS = ['filter', 'order', 'limit', 'offset', 'fields'];
 const UPLOAD_FIELDS: Record<string, JsonSchema> = {
   filename: { type: 'string' }, name: { type: 'string' }, content_b64: { type: 'string', format: 'byte' }, content_type: { type: 'string' },
   description: { type: 'string' }, tags: { type: 'string' }, owner_model: { type: 'string' }, owner_record_uuid: { type: 'string', format: 'uuid' },
@@ -84,19 +83,13 @@ const VERSION_FIELDS: Record<string, JsonSchema> = {
   content_type: { type: 'string' }, file_mime: { type: 'string' }, change_note: { type: 'string' },
 };
 
-/** Bodies and query parameters of app routes the document lists without schemas (docs/api.md). */
+/** Bodies and query parameters of app routes the document lists without schemas, or without all of theirs (docs/api.md). */
 function appHints(op: RestOp, comp: Record<string, JsonSchema>): void {
   const obj = (properties: Record<string, JsonSchema>, required?: string[]): JsonSchema => ({ type: 'object', properties, ...(required ? { required } : {}) });
   switch (op.id) {
-    case 'GET /api/connectors': op.params.push(...LIST_PARAMS.map((n) => q(n)), q('category'), q('organization_id', { type: 'string', format: 'uuid', 'x-reference': 'res.organization' })); break;
+    case 'GET /api/connectors': op.params.push(q('category'), q('organization_id', { type: 'string', format: 'uuid', 'x-reference': 'res.organization' })); break;
     case 'POST /api/connectors': op.body = obj({ ...comp.IrConnectorCreate?.properties, config: { type: 'object' } }, ['name', 'category', 'provider_type']); break;
-    case 'GET /api/connectors/types': op.params.push(q('category')); break;
-    case 'PUT /api/connectors/{id}': op.body = obj({ ...comp.IrConnectorUpdate?.properties, revision: { type: 'integer' } }); break;
-    case 'POST /api/connectors/{id}/import-config':
-      op.body = obj({ json_data: { type: 'object' }, file_content: { type: 'string', format: 'byte' }, file_name: { type: 'string' }, file_mime: { type: 'string' } });
-      break;
-    case 'GET /api/connectors/oauth/callback/{provider_type}': op.params.push(q('state'), q('code'), q('error'), q('error_description')); break;
-    case 'GET /api/storage/documents': op.params.push(...LIST_PARAMS.map((n) => q(n)), q('include_inactive', { type: 'boolean' }), q('folder', { type: 'string', format: 'uuid', 'x-reference': 'storage.folder' })); break;
+    case 'GET /api/storage/documents': op.params.push(q('include_inactive', { type: 'boolean' }), q('folder', { type: 'string', format: 'uuid', 'x-reference': 'storage.folder' })); break;
     case 'POST /api/storage/documents':
     case 'POST /api/storage/upload':
       op.body = obj(UPLOAD_FIELDS, ['filename', 'content_b64']);
@@ -111,10 +104,6 @@ function appHints(op: RestOp, comp: Record<string, JsonSchema>): void {
     case 'PUT /api/storage/documents/{id}': op.body = obj({ name: { type: 'string' }, description: { type: 'string' }, tags: { type: 'string' }, folder: UPLOAD_FIELDS.folder, revision: { type: 'integer' } }); break;
     case 'GET /api/storage/download/{id}': op.params.push(q('version_number', { type: 'integer', minimum: 1 })); break;
     case 'GET /api/presentation/events': op.params.push(q('access_token')); break;
-    default:
-      if (/^GET \/api\/res\//.test(op.id)) op.params.push(...LIST_PARAMS.map((n) => q(n)));
-      if (op.id === 'POST /api/res/organization') op.body = comp.ResOrganizationCreate;
-      if (op.id === 'POST /api/res/user') op.body = comp.ResUserCreate;
   }
 }
 

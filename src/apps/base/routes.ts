@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { RouteContext } from '../../kernel/app.js';
+import { servesRecords, type RouteContext } from '../../kernel/app.js';
 import { createRecord, listPayload } from '../../server/routes/data.js';
 import '../../server/types.js';
 
@@ -8,10 +8,10 @@ export function baseRoutes(server: FastifyInstance, { kernel }: RouteContext): v
   const limits = { defaultLimit: kernel.settings.API_DEFAULT_PAGE_SIZE, maxLimit: kernel.settings.API_MAX_PAGE_SIZE };
   for (const name of ['country', 'organization', 'user']) {
     const model = kernel.registry.model(`res.${name}`);
-    server.get(`/api/res/${name}`, (req) =>
+    server.get(`/api/res/${name}`, servesRecords(model.key, 'list'), (req) =>
       kernel.dispatch('fw.search', listPayload(model.key, req.query as Record<string, string>, limits), req.principal));
     if (name === 'country') continue;
-    server.post(`/api/res/${name}`, async (req, reply) =>
+    server.post(`/api/res/${name}`, servesRecords(model.key, 'create'), async (req, reply) =>
       reply.status(201).send(await createRecord(kernel, req, model, (req.body ?? {}) as Record<string, unknown>)));
   }
 }

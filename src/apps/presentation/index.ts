@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { canAccess, checkAccess } from '../../kernel/access.js';
-import { defineApp, type CommandDecl, type RouteContext } from '../../kernel/app.js';
+import { defineApp, serves, type CommandDecl, type RouteContext } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
 import type { Env } from '../../kernel/env.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
@@ -70,11 +70,11 @@ const commands: CommandDecl[] = [
 function routes(server: FastifyInstance, { kernel }: RouteContext): void {
   const run = (name: string, payload: Record<string, unknown>) => (req: { principal: Parameters<KernelHandle['dispatch']>[2] }) =>
     kernel.dispatch(name, payload, req.principal);
-  server.get('/api/presentation/views', async (req) => (await run('presentation.list_views', {})(req) as { views: unknown }).views);
-  server.get('/api/presentation/view/:view_id', (req) =>
+  server.get('/api/presentation/views', serves('presentation.list_views', { pick: 'views' }), async (req) => (await run('presentation.list_views', {})(req) as { views: unknown }).views);
+  server.get('/api/presentation/view/:view_id', serves('presentation.get_view_plan'), (req) =>
     kernel.dispatch('presentation.get_view_plan', { view_id: (req.params as { view_id: string }).view_id }, req.principal));
-  server.get('/api/presentation/bootstrap', run('presentation.bootstrap', {}));
-  server.get('/api/base/bootstrap', run('presentation.bootstrap', {}));
+  server.get('/api/presentation/bootstrap', serves('presentation.bootstrap'), run('presentation.bootstrap', {}));
+  server.get('/api/base/bootstrap', serves('presentation.bootstrap'), run('presentation.bootstrap', {}));
   eventStreamRoute(server, kernel);
 }
 

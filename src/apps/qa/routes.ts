@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RouteContext } from '../../kernel/app.js';
+import { serves, servesRecords, type RouteContext } from '../../kernel/app.js';
 import { BadRequest, NotFound } from '../../kernel/errors.js';
 import { createRecord, listPayload } from '../../server/routes/data.js';
 import { bodyObject } from '../../server/routes/body.js';
@@ -27,21 +27,21 @@ export function qaRoutes(server: FastifyInstance, { kernel }: RouteContext): voi
     return { ...rec, steps: items.items };
   };
 
-  server.post('/api/qa/recordings', async (req, reply) => reply.status(201).send(await createRecord(kernel, req, kernel.registry.model('qa.recording'), body(req))));
-  server.get('/api/qa/recordings', (req) => run('fw.search', req, listPayload('qa.recording', req.query as Query, limits)));
+  server.post('/api/qa/recordings', servesRecords('qa.recording', 'create'), async (req, reply) => reply.status(201).send(await createRecord(kernel, req, kernel.registry.model('qa.recording'), body(req))));
+  server.get('/api/qa/recordings', servesRecords('qa.recording', 'list'), (req) => run('fw.search', req, listPayload('qa.recording', req.query as Query, limits)));
   server.get('/api/qa/recordings/:id', (req) => withChildren(req, 'qa.recording', id(req), 'qa.recording.step', 'recording_id'));
-  server.post('/api/qa/recordings/:id/step', async (req, reply) => reply.status(201).send(await run('qa.recording.step.create', req, { ...body(req), recording_id: id(req) })));
-  server.post('/api/qa/recordings/:id/finalize', (req) => run('qa.recording.finalize', req, { id: id(req) }));
-  server.post('/api/qa/recordings/:id/promote', (req) => run('qa.recording.promote', req, { ...body(req), id: id(req) }));
+  server.post('/api/qa/recordings/:id/step', serves('qa.recording.step.create', { status: 201 }), async (req, reply) => reply.status(201).send(await run('qa.recording.step.create', req, { ...body(req), recording_id: id(req) })));
+  server.post('/api/qa/recordings/:id/finalize', serves('qa.recording.finalize'), (req) => run('qa.recording.finalize', req, { id: id(req) }));
+  server.post('/api/qa/recordings/:id/promote', serves('qa.recording.promote'), (req) => run('qa.recording.promote', req, { ...body(req), id: id(req) }));
 
-  server.get('/api/qa/usecases', (req) => run('fw.search', req, listPayload('qa.usecase', req.query as Query, limits)));
+  server.get('/api/qa/usecases', servesRecords('qa.usecase', 'list'), (req) => run('fw.search', req, listPayload('qa.usecase', req.query as Query, limits)));
   server.get('/api/qa/usecases/:key', async (req) => {
     const key = (req.params as { key: string }).key;
     const found = await run('fw.search', req, { model: 'qa.usecase', domain: [['key', '=', key]], limit: 1 }) as { items: Body[] };
     if (!found.items.length) throw new NotFound(`no use case "${key}"`, { key }, 'QA_USECASE_NOT_FOUND');
     return withChildren(req, 'qa.usecase', String(found.items[0].id), 'qa.usecase.step', 'usecase_id');
   });
-  server.get('/api/qa/runs', (req) => run('fw.search', req, listPayload('qa.run', req.query as Query, limits)));
+  server.get('/api/qa/runs', servesRecords('qa.run', 'list'), (req) => run('fw.search', req, listPayload('qa.run', req.query as Query, limits)));
   server.get('/api/qa/runs/:id', async (req) => {
     const r = await run('fw.read_one', req, { model: 'qa.run', id: id(req) }) as Body;
     const results = await run('fw.search', req, { model: 'qa.run.result', domain: [['run_id', '=', r.id]], order: 'dbid asc', limit: limits.maxLimit }) as { items: Body[] };
@@ -50,7 +50,7 @@ export function qaRoutes(server: FastifyInstance, { kernel }: RouteContext): voi
     }
     return { ...r, results: results.items };
   });
-  server.get('/api/qa/gate', (req) => {
+  server.get('/api/qa/gate', serves('qa.gate'), (req) => {
     const q = req.query as Query;
     if (!q.module) throw new BadRequest('query parameter "module" is required', { field: 'module' }, 'VALIDATION_FAILED');
     let hours: number | undefined;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RouteContext } from '../../kernel/app.js';
+import { servesRecords, type RouteContext } from '../../kernel/app.js';
 import { BadRequest, ValidationError } from '../../kernel/errors.js';
 import type { RootDbClient } from '../../kernel/env.js';
 import { concreteKernel, type Kernel } from '../../kernel/kernel.js';
@@ -165,7 +165,7 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
     };
     scope.post('/api/storage/documents', upload);
     scope.post('/api/storage/upload', upload);
-    scope.get('/api/storage/documents', (req) => {
+    scope.get('/api/storage/documents', servesRecords('storage.document', 'list'), (req) => {
       const q = req.query as Q;
       const p = listPayload('storage.document', q, limits);
       if (q.include_inactive !== 'true') p.domain = [...((p.domain as unknown[]) ?? []), ['is_active', '=', true]];
@@ -173,7 +173,8 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
       if (q.folder) p.domain = [...((p.domain as unknown[]) ?? []), ['folder', '=', q.folder === 'root' ? null : q.folder]];
       return kernel.dispatch('fw.search', p, req.principal);
     });
-    scope.get('/api/storage/documents/:id', (req) => kernel.dispatch('fw.read_one', { model: 'storage.document', id: id(req) }, req.principal));
+    scope.get('/api/storage/documents/:id', servesRecords('storage.document', 'read'), (req) => kernel.dispatch('fw.read_one', { model: 'storage.document', id: id(req) }, req.principal));
+    // not the records' update: only name, description, tags and folder may be sent here
     scope.put('/api/storage/documents/:id', (req) => {
       const b = (req.body ?? {}) as Rec;
       const values: Rec = {};
@@ -184,8 +185,8 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
       }
       return kernel.dispatch('fw.update', { model: 'storage.document', id: id(req), values, revision: b.revision }, req.principal);
     });
-    scope.delete('/api/storage/documents/:id', (req) => kernel.dispatch('fw.delete', { model: 'storage.document', id: id(req) }, req.principal));
-    scope.get('/api/storage/documents/:id/versions', async (req) => {
+    scope.delete('/api/storage/documents/:id', servesRecords('storage.document', 'delete'), (req) => kernel.dispatch('fw.delete', { model: 'storage.document', id: id(req) }, req.principal));
+    scope.get('/api/storage/documents/:id/versions', servesRecords('storage.document_version', 'list'), async (req) => {
       const doc = await kernel.dispatch<Rec>('fw.read_one', { model: 'storage.document', id: id(req) }, req.principal);
       return kernel.dispatch('fw.search', { model: 'storage.document_version', domain: [['document_id', '=', doc.id]], order: 'version_number asc', count: true }, req.principal);
     });

@@ -35,7 +35,7 @@ export type ChainApp = Pick<LoadedApp, 'name' | 'domain' | 'models' | 'manifest'
 
 export const chainDir = (root: string, app: string): string => path.join(root, 'prisma', 'migrations', app);
 
-const SNAPSHOT = 'models.json';
+export const SNAPSHOT = 'models.json';
 
 /** A stored migration of one app: `name` is `<app>/<folder>`, unique across chains. */
 export interface ChainMigration extends StoredMigration {

@@ -5,7 +5,7 @@ import { BootError } from '../errors.js';
 import type { ProjectLayout } from '../modules/loader.js';
 import type { DbProvider } from '../generate/prisma-schema.js';
 import type { ModelDecl } from '../declare.js';
-import { chainDir, generateAppMigration, pendingChanges, PROVIDERS, readChain, snapshotBefore, snapshotDiff, type ChainApp, type WrittenMigration } from './chains.js';
+import { chainDir, generateAppMigration, pendingChanges, PROVIDERS, readChain, SNAPSHOT, snapshotBefore, snapshotDiff, type ChainApp, type WrittenMigration } from './chains.js';
 import { sha256Hex, type StoredMigration } from './runner.js';
 
 /**
@@ -38,7 +38,7 @@ export function draftsOf(app: Pick<ChainApp, 'name' | 'root'>): string[] {
   if (!app.root) return [];
   const dir = chainDir(app.root, app.name);
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => isDraft(f) && fs.existsSync(path.join(dir, f, 'models.json'))).sort();
+  return fs.readdirSync(dir).filter((f) => isDraft(f) && fs.existsSync(path.join(dir, f, SNAPSHOT))).sort();
 }
 
 /** Outside `fw dev`: a BootError for the first app whose chain holds drafts. */
@@ -149,7 +149,7 @@ export function draftRewinds(
         const copy = keptSnapshot(dataDir, app.name, d);
         if (fs.existsSync(copy)) continue;
         fs.mkdirSync(path.dirname(copy), { recursive: true });
-        fs.copyFileSync(path.join(chainDir(app.root!, app.name), d, 'models.json'), copy);
+        fs.copyFileSync(path.join(chainDir(app.root!, app.name), d, SNAPSHOT), copy);
       }
       const prefix = `${app.name}/`;
       const mine = applied.filter((n) => n.startsWith(prefix) && isDraft(n)).map((n) => n.slice(prefix.length)).sort();

@@ -48,7 +48,8 @@ export async function upgradeSchema(target: SchemaTarget, plan: UpgradePlan): Pr
   }
   const replacements = plan.replacements?.() ?? [];
   if (replacements.length) out.push(...(await adoptReplacements(target, replacements)).map((n) => `${n} (replaces drafts)`));
-  const rewinds = plan.rewinds ? await plan.rewinds(await appliedMigrations(target)) : [];
+  // read again only when the steps above recorded something
+  const rewinds = plan.rewinds ? await plan.rewinds(out.length ? await appliedMigrations(target) : applied) : [];
   for (const r of rewinds) {
     await apply(target, [r]);
     out.push(`${r.name} (undid ${r.forgetNames?.join(', ')})`);

@@ -1,0 +1,65 @@
+/**
+ * The operations of app routes that declare what they serve (`config.describes`, src/server/types.ts):
+ * their body, query and answer, from the registry. A route that declares nothing keeps the
+ * generic description (path parameters, auth level, the error envelope).
+ */
+import { BootError } from '../kernel/errors.js';
+import type { Registry } from '../kernel/registry/registry.js';
+import { answerSchema, outputSchema } from './openapi-output.js';
+import { body, fieldSchema, json, listParams, listSchema, nullable, ref, writeSchema, type Json } from './openapi-schemas.js';
+import { requiredOnCreate } from '../kernel/registry/model.js';
+import type { RouteDescription } from '../kernel/app.js';
+
+type Limits = { defaultLimit: number; maxLimit: number };
+
+/** An unknown command or model in a route's description stops the boot, naming the route. */
+export function checkDescription(registry: Registry, method: string, url: string, d: RouteDescription): void {
+  const what = `route ${method} ${url} describes itself with`;
+  if ('command' in d) {
+    const c = registry.commands.get(d.command);
+    if (!c) throw new BootError(`${what} command ${d.command}, which no active app declares`, { route: url, command: d.command }, 'ROUTE_DESCRIPTION_INVALID');
+    if (d.pick && !(c.output?.kind === 'object' && d.pick in c.output.fields)) {
+      throw new BootError(`${what} the field ${d.pick} of ${d.command}'s output, which has no such field`, { route: url, command: d.command, pick: d.pick }, 'ROUTE_DESCRIPTION_INVALID');
+    }
+  } else if (!registry.models.has(d.records)) {
+    throw new BootError(`${what} the records of ${d.records}, a model no active app declares`, { route: url, model: d.records }, 'ROUTE_DESCRIPTION_INVALID');
+  }
+}
+
+/**
+ * What a described route adds to its generic operation: `requestBody`, query `parameters` and the
+ * success response. `pathParams` are the route's (they are not body fields). Named output types
+ * are added to `components`.
+ */
+export function describedOperation(registry: Registry, method: string, d: RouteDescription, pathParams: readonly string[], limits: Limits, components: Json): Json {
+  if ('records' in d) {
+    const t = registry.model(d.records).names.typeName;
+    const revision = { type: 'object', properties: { revision: { type: 'integer', description: 'optimistic lock; or send If-Match' } } };
+    switch (d.as) {
+      case 'list': return { parameters: listParams, responses: { 200: json(listSchema(t, limits)) } };
+      case 'create': return { requestBody: body(ref(`${t}Create`), true), responses: { 201: json(ref(t), 'Created') } };
+      case 'read': return { responses: { 200: json(ref(t)) } };
+      case 'update': return { requestBody: body({ allOf: [ref(`${t}Update`), revision] }), responses: { 200: json(ref(t)) } };
+      case 'delete': return { responses: { 200: json({ type: 'object', properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } }) } };
+    }
+  }
+  const c = registry.command(d.command);
+  const inputs = [...(c.inputFields?.values() ?? [])].filter((f) => !pathParams.includes(f.name));
+  const out: Json = {};
+  if (method === 'GET') {
+    if (inputs.length) out.parameters = inputs.map((f) => ({ name: f.name, in: 'query', ...(requiredOnCreate(f) ? { required: true } : {}), schema: nullable(fieldSchema(f), f) }));
+  } else if (c.inputFields) {
+    if (inputs.length) out.requestBody = body(writeSchema(inputs, true));
+  } else if (!c.record) {
+    // a payload the command does not declare (a record command without input takes its id only)
+    out.requestBody = body({ type: 'object' });
+  }
+  let answer: Json = {};
+  if (c.returns === 'record' && c.model) answer = ref(registry.model(c.model).names.typeName);
+  else if (d.pick && c.output?.kind === 'object') answer = outputSchema(c.output.fields[d.pick]!, components);
+  else answer = answerSchema(c.output, components) ?? {};
+  const status = d.status ?? 200;
+  out.responses = { [status]: json(answer, status === 201 ? 'Created' : 'OK') };
+  if (c.description) out.summary = c.description;
+  return out;
+}
