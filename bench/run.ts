@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { floors } from './floors/index.ts';
+import { floors, sqliteFloor } from './floors/index.ts';
 import type { Bench } from './lib/bench.ts';
 import { BENCH_DIR } from './lib/load.ts';
 import { pinning, stopAll } from './lib/proc.ts';
@@ -21,6 +21,7 @@ import { ok } from './lib/http.ts';
 import { login, seedOrganizations } from './lib/seed.ts';
 import { startFw, type FwServer, type RunContext } from './lib/server.ts';
 import { apiWorkloads, fixtureOf } from './workloads/api.ts';
+import { REST_LIST } from './workloads/queries.ts';
 import { loginWorkload } from './workloads/login.ts';
 import { sqlWorkload } from './workloads/sql.ts';
 import { storageWorkload } from './workloads/storage.ts';
@@ -175,7 +176,14 @@ async function main(): Promise<void> {
             try {
               const coldToken = await login(cold.base, ctx);
               const coldIds = await seedOrganizations(cold.base, coldToken, 60);
-              await apiWorkloads(b, { server: cold, token: coldToken, orgIds: coldIds, countryId }, only, 'off');
+              // what reading the page per request allows at all, next to row 2c (SQLite only)
+              let floorSqlite: { vsHttp: number } | null = null;
+              if (only('2') && !ctx.pg) {
+                const restFixture = path.join(ctx.tmp, 'fixture-rest.json');
+                fs.writeFileSync(restFixture, JSON.stringify(await ok(cold.base, 'GET', REST_LIST, { token: coldToken })));
+                floorSqlite = await sqliteFloor(b, path.join(cold.dataDir, 'tenants', 'default.db'), restFixture);
+              }
+              await apiWorkloads(b, { server: cold, token: coldToken, orgIds: coldIds, countryId, sqliteFloor: floorSqlite }, only, 'off');
             } finally {
               await cold.stop();
             }

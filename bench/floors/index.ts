@@ -2,15 +2,19 @@
  * The in-run floors: bare node:http and bare graphql-yoga, each a child process on the server
  * core. Both stay up for the main server's workloads, so a row can be measured in turns with its
  * floor (`bench/lib/paired.ts`) as well as against the one figure each floor gives at the start.
+ * A third, node:http reading workload 2's page from SQLite (`sqlite-floor.ts`), runs with the
+ * cache-off server, whose database it reads.
  */
+import fs from 'node:fs';
 import { freePort, HOST, waitHealthy } from '../lib/http.ts';
 import { spawnScript } from '../lib/load.ts';
 import { pinning, stop, type Child } from '../lib/proc.ts';
 import { job, measure, type Bench, type Measured } from '../lib/bench.ts';
+import { paired, turnsNote } from '../lib/paired.ts';
 import type { LoadJob } from '../lib/load.ts';
 import { GQL_LIST_BODY } from '../workloads/queries.ts';
 
-export type FloorKind = 'http' | 'yoga';
+export type FloorKind = 'http' | 'yoga' | 'sqlite';
 
 /** A running floor server: `measure` loads it with its one request for the given durations. */
 export interface FloorServer {
@@ -18,9 +22,9 @@ export interface FloorServer {
   measure(durations?: Pick<LoadJob, 'warmupS' | 'durationS'>): Promise<Measured>;
 }
 
-async function startFloor(b: Bench, kind: FloorKind, fixture: string): Promise<{ server: FloorServer; child: Child }> {
+async function startFloor(b: Bench, kind: FloorKind, fixture: string, env: Record<string, string> = {}): Promise<{ server: FloorServer; child: Child; base: string }> {
   const port = await freePort();
-  const child = spawnScript(`${kind} floor`, `floors/${kind}-floor.ts`, [], pinning.serverCore, { ...process.env, NODE_ENV: 'production', PORT: String(port), FIXTURE: fixture });
+  const child = spawnScript(`${kind} floor`, `floors/${kind}-floor.ts`, [], pinning.serverCore, { ...process.env, NODE_ENV: 'production', PORT: String(port), FIXTURE: fixture, ...env });
   const base = `http://${HOST}:${port}`;
   try {
     await waitHealthy(base, 30_000, () => child.proc.exitCode === null, kind === 'yoga' ? '/health' : '/');
@@ -28,11 +32,12 @@ async function startFloor(b: Bench, kind: FloorKind, fixture: string): Promise<{
     await stop(child);
     throw err;
   }
-  const load = kind === 'http'
-    ? { name: 'node:http floor', base, method: 'GET' as const, paths: ['/'] }
-    : { name: 'yoga floor', base, method: 'POST' as const, paths: ['/graphql'], bodies: [GQL_LIST_BODY] };
+  const load = kind === 'yoga'
+    ? { name: 'yoga floor', base, method: 'POST' as const, paths: ['/graphql'], bodies: [GQL_LIST_BODY] }
+    : { name: `${kind === 'http' ? 'node:http' : 'SQLite'} floor`, base, method: 'GET' as const, paths: ['/'] };
   return {
     child,
+    base,
     server: { kind, measure: async (durations) => (await measure(child.pid, [job(b, { ...load, ...durations })]))[0]! },
   };
 }
@@ -71,4 +76,35 @@ export async function floors(b: Bench, fixture: string): Promise<() => Promise<v
   const http = b.rows.find((r) => r.workload.startsWith('node:http'));
   if (http && b.floors.yoga) http.xYoga = http.rps! / b.floors.yoga;
   return stopAll;
+}
+
+/**
+ * The SQLite floor on the cache-off server's tenant database, answering `restFixture` (fw's own
+ * answer to workload 2, which the floor must repeat byte for byte). Measured in turns with the
+ * node:http floor, as row 2c is, and shown as a floor row with that ratio: the most a server that
+ * reads the page per request can reach. Answers the floor's req/s and ratio, or null when the
+ * node:http floor is not running.
+ */
+export async function sqliteFloor(b: Bench, dbFile: string, restFixture: string): Promise<{ rps: number; vsHttp: number } | null> {
+  b.log('floor: node:http + SQLite');
+  const { server, child, base } = await startFloor(b, 'sqlite', restFixture, { DB: dbFile });
+  try {
+    const answer = await (await fetch(`${base}/`)).text();
+    if (answer !== fs.readFileSync(restFixture, 'utf8')) throw new Error(`the SQLite floor's answer differs from fw's: ${answer.slice(0, 300)}`);
+    const turns = await paired(b, 'http', (d) => server.measure(d), (r) => r.rps);
+    const r = turns?.fw ?? (await server.measure());
+    const vsHttp = turns?.ratio ?? (b.floors.http ? r.rps / b.floors.http : undefined);
+    b.raw['floor-sqlite'] = turns ? { ...r, turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : r;
+    b.rows.push({
+      id: 'floor',
+      workload: 'node:http + SQLite, REST list read per request',
+      rps: r.rps, p50: r.p50, p99: r.p99, peakRssMb: r.peakRssMb,
+      xYoga: b.floors.yoga ? r.rps / b.floors.yoga : undefined,
+      vsFloor: vsHttp === undefined ? undefined : { name: 'node:http', ratio: vsHttp },
+      note: r.non2xx + r.errors ? `${r.non2xx} non-2xx, ${r.errors} errors` : turns ? turnsNote(turns, 'node:http') : undefined,
+    });
+    return vsHttp === undefined ? null : { rps: r.rps, vsHttp };
+  } finally {
+    await stop(child);
+  }
 }
