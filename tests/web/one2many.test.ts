@@ -151,4 +151,59 @@ describe('One2Many lines', () => {
     await expect.poll(() => page.getByTestId('dirty-mark').count()).toBe(0);
     expect(await named('Partly saved parent')).toHaveLength(1);
   });
+  it("a refused line is said under its One2Many field, naming the line and its column, never on the parent's field of the same name: a required column left empty before anything is sent, a value the server refuses after; changing the line takes the message away and the next save writes it", async () => {
+    const parent = await env.api('POST', '/api/data/storage.folder', { name: 'Refusing parent' });
+    expect(parent.status, JSON.stringify(parent.body)).toBe(201);
+    await env.api('POST', '/api/data/storage.folder', { name: 'Kept child', parent: parent.body.id });
+    const children = async () => {
+      const res = await env.api('GET', `/api/data/storage.folder?filter=${encodeURIComponent(JSON.stringify([['parent', '=', parent.body.id]]))}&limit=50`);
+      return (res.body.items as Array<{ name: string }>).map((r) => r.name).sort();
+    };
+    await page.goto(actionUrl(org.code, 'storage.action_folders', parent.body.id));
+    await page.getByRole('tab', { name: 'Subfolders' }).click();
+    const lines = page.getByTestId('o2m-children');
+    await lines.getByTestId('o2m-row').first().waitFor();
+    const said = page.getByTestId('error-children');
+    // a second line left without its (required) name: said before anything is sent
+    await page.getByTestId('o2m-add-children').click();
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => said.textContent()).toBe('Line 2: Name is required.');
+    expect(await said.getAttribute('role')).toBe('alert');
+    await expect.poll(() => toastText(page, 'error')).toBe('Line 2: Name is required.');
+    expect(await page.getByTestId('error-name').count()).toBe(0);
+    expect(await children()).toEqual(['Kept child']);
+    // typing in the line takes the message away; a name over its 200 characters is the server's to refuse
+    await lines.getByTestId('o2m-children-name').nth(1).fill('x'.repeat(201));
+    await expect.poll(() => said.count()).toBe(0);
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => said.textContent()).toMatch(/^Line 2: Name: \S/);
+    // the parent's own name is fine, and says nothing (the line's field problem used to land on it)
+    expect(await page.getByTestId('error-name').count()).toBe(0);
+    await shot(page, 'o2m-line-refused-said', { dark: true, themeByAttribute: true });
+    expect(describeViolations(await axeSerious(page))).toBe('');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await said.scrollIntoViewIfNeeded();
+    await shot(page, 'o2m-line-refused-said-phone', { dark: true, themeByAttribute: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    // fixed, the next save writes the line (a refusal kept by the form would have made every later Save invalid)
+    await lines.getByTestId('o2m-children-name').nth(1).fill('Named now');
+    await page.getByTestId('form-save').click();
+    await expect.poll(children).toEqual(['Kept child', 'Named now']);
+    await expect.poll(() => page.getByTestId('dirty-mark').count()).toBe(0);
+    expect(await said.count()).toBe(0);
+  });
+
+  it("on a new record, a line refused after the record was created is said on the created record's form", async () => {
+    await page.goto(actionUrl(org.code, 'storage.action_folders', 'new'));
+    await page.getByTestId('field-name').locator('input').fill('New with a refused line');
+    await page.getByRole('tab', { name: 'Subfolders' }).click();
+    await page.getByTestId('o2m-add-children').click();
+    await page.getByTestId('o2m-children').getByTestId('o2m-children-name').nth(0).fill('y'.repeat(201));
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => page.url()).not.toContain('/new');
+    await page.getByRole('tab', { name: 'Subfolders' }).click();
+    await expect.poll(() => page.getByTestId('error-children').textContent()).toMatch(/^Line 1: Name: \S/);
+    expect(await page.getByTestId('error-name').count()).toBe(0);
+    expect(await page.getByTestId('dirty-mark').count()).toBe(1);
+  });
 });

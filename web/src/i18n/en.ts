@@ -84,6 +84,7 @@ export const en = {
   'list.aggregate.max': 'Highest {label}',
   'form.new_title': 'New {model}',
   'form.saved': 'Saved.',
+  'form.line_refused': 'Line {n}: {problems}',
   'form.required': '{label} is required.',
   'form.created': 'Created.',
   'form.dirty.title': 'Discard changes?',

@@ -86,6 +86,7 @@ export const fr: Record<string, string> = {
   'list.aggregate.max': 'Maximum {label}',
   'form.new_title': 'Nouveau : {model}',
   'form.saved': 'Enregistré.',
+  'form.line_refused': 'Ligne {n} : {problems}',
   'form.required': '{label} est obligatoire.',
   'form.created': 'Créé.',
   'form.dirty.title': 'Abandonner les modifications ?',

@@ -23,7 +23,7 @@ import { Display, enumLabel, widgetParts } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
 import type { ViewProps } from '../registry.ts';
 import { filePayload, isFileButton, pickFile, runCommand } from './commands.ts';
-import { afterLinesSaved, hasLineChanges, noLineChanges, OneToMany, saveLines, type LineChanges, type LinesWritten } from './OneToMany.tsx';
+import { afterLinesSaved, hasLineChanges, incompleteLine, LineSaveError, noLineChanges, OneToMany, saveLines, shownLines, type LineChanges, type LinesWritten } from './OneToMany.tsx';
 import { holds, modifiersOf, watchedFields, type Modifiers } from './modifiers.ts';
 import { buildTree, type TreeNode } from './tree.ts';
 import { FormPager } from './FormPager.tsx';
@@ -39,7 +39,7 @@ const useModifier = (raw: unknown) => {
 
 type Values = Record<string, unknown>;
 /** Values typed (and lines changed) in a new record's form while its create ran, by the new id: its own form takes them over. */
-const typedDuringCreate = new Map<string, { values: Values; lines: Record<string, LineChanges> }>();
+const typedDuringCreate = new Map<string, { values: Values; lines: Record<string, LineChanges>; lineErrors: Record<string, string> }>();
 /**
  * A statusbar's steps: the values the view lists, and the current value too when it is not one of
  * them (a lost lead on new,qualified,won), as Odoo shows it: in the Enum's order, selected.
@@ -112,7 +112,11 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   // the stored lines after a save of this form, until the record is read again (a form still dirty
   // does not take the refetch, and the lines it has are those it was loaded with)
   const [storedLines, setStoredLines] = useState<Record<string, Row[]>>({});
-  const linesView = useMemo(() => ({ changes: lineChanges, stored: storedLines }), [lineChanges, storedLines]);
+  // a line the server refused, said under its One2Many field until its lines change or the form
+  // saves again (kept apart from react-hook-form's errors: an error on a name no input registers
+  // would stay there and make every later Save invalid)
+  const [lineErrors, setLineErrors] = useState<Record<string, string>>({});
+  const linesView = useMemo(() => ({ changes: lineChanges, stored: storedLines, errors: lineErrors }), [lineChanges, storedLines, lineErrors]);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [saving, setSaving] = useState(false);
   const [remote, setRemote] = useState<'changed' | 'deleted' | null>(null);
@@ -138,6 +142,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
     base.current = data.revision;
     setLines({});
     setStoredLines({});
+    setLineErrors({});
     setRemote(null);
     setFromServer(true);
   };
@@ -152,6 +157,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
         typedDuringCreate.delete(recordId!);
         for (const [name, v] of Object.entries(typed.values)) form.setValue(name, v, { shouldDirty: true });
         setLines(typed.lines);
+        setLineErrors(typed.lineErrors);
         setFromServer(false);
       }
     }
@@ -203,10 +209,13 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   const scope = listScope(search);
   const openRecord = (id: string) => navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: scope });
 
-  // the error notices of this form's failed saves, taken back by a save that succeeds
+  // the error notices of this form's failed saves, taken back when the next save starts (it says its own)
   const saveErrors = useRef<number[]>([]);
   async function save(values: Values, revision?: number) {
     setSaving(true);
+    // what the last save was told is answered by this one, whichever way it goes
+    for (const e of saveErrors.current.splice(0)) dismiss(e);
+    setLineErrors({});
     const dirtyFields = new Set(Object.keys(form.formState.dirtyFields));
     // the lines as they are now: what is done to them while the save runs is left for the next one
     const sentLines = lines.current;
@@ -220,7 +229,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
      * (or other lines) were written: the next save then updates the record it created and checks
      * the revision it wrote, instead of creating the record again or conflicting with itself.
      */
-    const settle = async (complete: boolean) => {
+    const settle = async (complete: boolean, refusedLines: Record<string, string> = {}) => {
       // what was saved is the new clean state; what was typed while the save ran stays in the
       // fields and keeps the form dirty (keepValues: the dirty state is recomputed against the
       // saved values, so the guard protects it and the next save sends exactly it). A complete
@@ -259,12 +268,21 @@ export default function FormView({ plan, action, org, recordId, search, where, e
         const typed = changedSince(values, form.getValues());
         // a save that failed after the create did not reach onSave: an extension's values go along unsaved
         if (!complete) for (const name of dirtyFields) if (!own.has(name)) typed[name] = form.getValues(name);
-        if (Object.keys(typed).length || Object.keys(left).length) typedDuringCreate.set(id, { values: typed, lines: left });
+        if (Object.keys(typed).length || Object.keys(left).length) typedDuringCreate.set(id, { values: typed, lines: left, lineErrors: refusedLines });
         leaving.current = true; // this form goes; its edits travel with typedDuringCreate
         await navigate({ to: '/$org/$action/$record', params: { org, action: actionSegment(action.key), record: id }, search: {}, replace: true });
       }
     };
+    // a line's number as the person counts them: among the lines shown (a removed one: among the stored ones)
+    const placeOf = (name: string, lineId: string) => {
+      const storedRows = storedLines[name] ?? (form.getValues(name) as Row[] | undefined) ?? [];
+      const at = (rows: readonly Row[]) => rows.findIndex((r) => r.id === lineId) + 1;
+      return at(shownLines(storedRows, sentLines[name] ?? noLineChanges())) || at(storedRows);
+    };
     try {
+      // a line missing a required value stops the save before anything is written
+      const incomplete = incompleteLine(models, plan.nodes, sentLines, placeOf);
+      if (incomplete) throw incomplete;
       if (isNew) {
         // untouched fields are left to the server's defaults
         const r = await request<{ record: { id: string; revision: number } }, { input: Values }>(createDocument(m), { input: toInput(fields, values, dirtyFields) });
@@ -279,16 +297,23 @@ export default function FormView({ plan, action, org, recordId, search, where, e
           stored = r.record.revision;
         }
       }
-      await saveLines(models, plan.nodes, id, sentLines, written);
+      await saveLines(models, plan.nodes, id, sentLines, written, placeOf);
       await onSave?.(id, values, dirtyFields);
-      // what an earlier save of this form was told no longer holds: its error leaves with this success
-      for (const e of saveErrors.current.splice(0)) dismiss(e);
       toast(t(isNew ? 'form.created' : 'form.saved'));
       await settle(true);
-    } catch (err) {
-      // the record (or some lines) were written before the failure: that much is saved
-      if (created || stored !== undefined || Object.keys(written).length) await settle(false).catch(() => undefined);
-      if (err instanceof ApiError && err.code === 'STALE_REVISION') {
+    } catch (caught) {
+      // a refused line: what the server said is about that line, under its One2Many field, never
+      // on the parent's fields of the same names
+      const line = caught instanceof LineSaveError ? caught : null;
+      const err = line ? line.error : caught;
+      const refused = line ? { [line.field]: lineRefusal(t, line) } : {};
+      // the record (or some lines) were written before the failure: that much is saved, and a new
+      // record's form takes the refusal along
+      if (created || stored !== undefined || Object.keys(written).length) await settle(false, refused).catch(() => undefined);
+      setLineErrors(refused);
+      if (line) {
+        saveErrors.current.push(toast(refused[line.field]!, 'error'));
+      } else if (err instanceof ApiError && err.code === 'STALE_REVISION') {
         setConflict({ expected: Number(err.details?.expected), actual: Number(err.details?.actual), input: values });
       } else if (err instanceof ApiError && err.status === 422 && Object.keys(err.fieldErrors()).length) {
         for (const [name, message] of Object.entries(fieldErrorsOf(t, err))) form.setError(name, { type: 'server', message });
@@ -396,7 +421,11 @@ export default function FormView({ plan, action, org, recordId, search, where, e
       <div className="sheet">
         {buildTree(plan.nodes, hiddenFields).map((n) => (
           <FormNodeView key={n.node.index} tree={n} form={form} recordId={isNew ? null : recordId!} readOnly={readOnly} onButton={runButton}
-            lines={linesView} onLines={(name, next) => setLines({ ...lines.current, [name]: next(lines.current[name] ?? noLineChanges()) })} />
+            lines={linesView} onLines={(name, next) => {
+              setLines({ ...lines.current, [name]: next(lines.current[name] ?? noLineChanges()) });
+              // the refused line is being changed: what was said of it no longer holds
+              setLineErrors((e) => { if (!(name in e)) return e; const { [name]: _gone, ...rest } = e; return rest; });
+            }} />
         ))}
       </div>
       {Extension && <Extension recordId={isNew ? null : recordId!} form={form} record={record.data} reload={() => void record.refetch()} />}
@@ -428,7 +457,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
 }
 
 type OnLines = (field: string, next: (c: LineChanges) => LineChanges) => void;
-interface LinesView { changes: Record<string, LineChanges>; stored: Record<string, Row[]> }
+interface LinesView { changes: Record<string, LineChanges>; stored: Record<string, Row[]>; errors: Record<string, string> }
 function FormNodeView({ tree, form, recordId, readOnly, onButton, lines, onLines }: {
   tree: TreeNode; form: UseFormReturn<Values>; recordId: string | null; readOnly: boolean; onButton: (b: PlanButton) => void;
   lines: LinesView; onLines: OnLines;
@@ -475,6 +504,20 @@ function FormNodeView({ tree, form, recordId, readOnly, onButton, lines, onLines
   }
 }
 
+/**
+ * What was said of a refused line, as a person reads it: "Line 2: Name is required." (a required
+ * column left empty), "Line 2: Name: Too long." (the server's field problems with the line model's
+ * labels), or the error's sentence when it names no field.
+ */
+function lineRefusal(t: ReturnType<typeof useT>, line: LineSaveError): string {
+  const err = line.error;
+  const fields = err instanceof ApiError && err.status === 422 ? Object.entries(fieldErrorsOf(t, err)) : [];
+  const label = (name: string) => line.columns.find((c) => c.name === name)?.label ?? name;
+  const problems = line.missing.length ? line.missing.map((c) => t('form.required', { label: c.label })).join(' ')
+    : fields.length ? fields.map(([name, message]) => `${label(name)}: ${message}`).join(' ') : errorMessage(t, err);
+  return t('form.line_refused', { n: line.line, problems });
+}
+
 function FieldRow({ field: declared, form, list, recordId, readOnly, lines, onLines, modReadonly = false, modRequired = false }: {
   field: FieldInfo; form: UseFormReturn<Values>; list: FormPlan['nodes'][number]['list']; recordId: string | null; readOnly: boolean;
   lines: LinesView; onLines: OnLines;
@@ -489,10 +532,15 @@ function FieldRow({ field: declared, form, list, recordId, readOnly, lines, onLi
   const id = `f-${field.name}`;
   const err = form.formState.errors[field.name]?.message as string | undefined;
   if (field.type === 'one2many') {
+    const refused = lines.errors[field.name];
     return (
       <div className="field field-wide" data-testid={`field-${field.name}`}>
         <span className="label" id={`${id}-label`}>{field.label}</span>
-        <OneToMany field={field} list={list} rows={lines.stored[field.name] ?? (form.watch(field.name) as Row[] | undefined) ?? []} changes={lines.changes[field.name]} recordId={recordId} readOnly={readOnly} onChange={(next) => onLines(field.name, next)} />
+        {/* the lines and what was said of them share the value's column */}
+        <div className="o2m-value">
+          <OneToMany field={field} list={list} rows={lines.stored[field.name] ?? (form.watch(field.name) as Row[] | undefined) ?? []} changes={lines.changes[field.name]} recordId={recordId} readOnly={readOnly} onChange={(next) => onLines(field.name, next)} />
+          {refused && <p className="field-error" id={`${id}-err`} role="alert" data-testid={`error-${field.name}`}>{refused}</p>}
+        </div>
       </div>
     );
   }

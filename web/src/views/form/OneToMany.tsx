@@ -21,6 +21,40 @@ export const shownLines = (rows: readonly Row[], c: LineChanges): Row[] =>
 /** What one save wrote of a field's lines: the ids the added lines were created with, by their temporary id. */
 export interface LinesWritten { created: Map<string, string>; changed: Map<string, Row>; removed: Set<string> }
 
+/**
+ * A line the server refused while a form saved its lines: which One2Many field, which line (its
+ * place as the person counts the lines, from 1) and the columns of the line model, with the
+ * server's error. Its field errors belong to the line, not to the parent's fields of the same name.
+ */
+export class LineSaveError extends Error {
+  constructor(readonly field: string, readonly line: number, readonly columns: readonly FieldInfo[], readonly error: unknown,
+    /** required columns the line leaves empty (found before anything is sent) */
+    readonly missing: readonly FieldInfo[] = []) {
+    super(error instanceof Error ? error.message : String(error));
+  }
+}
+
+const empty = (v: unknown) => v === null || v === undefined || v === '';
+
+/**
+ * The first line to be written that leaves a required column empty, as a LineSaveError, or null.
+ * Checked before the save sends anything, as the parent's required fields are: the server would
+ * refuse the line after the parent was written (through GraphQL, in its own words).
+ */
+export function incompleteLine(models: Models, nodes: readonly FormNode[], all: Record<string, LineChanges>, placeOf: (field: string, id: string) => number): LineSaveError | null {
+  for (const [name, c] of Object.entries(all)) {
+    const node = nodes.find((n) => n.kind === 'field' && n.field?.name === name);
+    if (!node?.list?.inverse || !models.get(node.list.model)) continue;
+    const cols = node.list.columns as readonly FieldInfo[];
+    const required = cols.filter((col) => col.required && !col.readonly && col.type !== 'boolean' && col.name !== node.list!.inverse);
+    for (const row of [...c.changed.values(), ...c.added]) {
+      const missing = required.filter((col) => empty(row[col.name]));
+      if (missing.length) return new LineSaveError(name, placeOf(name, row.id), cols, null, missing);
+    }
+  }
+  return null;
+}
+
 type Plan = FormNode['list'];
 
 /**
@@ -130,7 +164,7 @@ export function OneToMany({ field, list, rows, changes = noLineChanges(), record
  * wrote by field (also when a line fails: `written` is filled as each write succeeds).
  */
 export async function saveLines(models: Models, nodes: readonly FormNode[], parentId: string, all: Record<string, LineChanges>,
-  written: Record<string, LinesWritten> = {}): Promise<Record<string, LinesWritten>> {
+  written: Record<string, LinesWritten> = {}, placeOf: (field: string, id: string) => number = () => 0): Promise<Record<string, LinesWritten>> {
   for (const [name, c] of Object.entries(all)) {
     const node = nodes.find((n) => n.kind === 'field' && n.field?.name === name);
     if (!node?.list?.inverse) continue;
@@ -138,10 +172,14 @@ export async function saveLines(models: Models, nodes: readonly FormNode[], pare
     if (!child) continue;
     const cols = node.list.columns as readonly FieldInfo[];
     const w: LinesWritten = written[name] = { created: new Map(), changed: new Map(), removed: new Set() };
-    for (const id of c.removed) { await request(deleteDocument(child), { id }); w.removed.add(id); }
-    for (const [id, row] of c.changed) { await request(updateDocument(child), { id, input: toInput(cols, row) }); w.changed.set(id, row); }
+    const inverse = node.list.inverse;
+    const line = async <T,>(id: string, run: () => Promise<T>): Promise<T> => {
+      try { return await run(); } catch (err) { throw new LineSaveError(name, placeOf(name, id), cols, err); }
+    };
+    for (const id of c.removed) { await line(id, () => request(deleteDocument(child), { id })); w.removed.add(id); }
+    for (const [id, row] of c.changed) { await line(id, () => request(updateDocument(child), { id, input: toInput(cols, row) })); w.changed.set(id, row); }
     for (const row of c.added) {
-      const r = await request<{ record: { id: string } }, { input: Record<string, unknown> }>(createDocument(child), { input: { ...toInput(cols, row), [node.list.inverse]: parentId } });
+      const r = await line(row.id, () => request<{ record: { id: string } }, { input: Record<string, unknown> }>(createDocument(child), { input: { ...toInput(cols, row), [inverse]: parentId } }));
       w.created.set(row.id, r.record.id);
     }
   }
