@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { serveFloor } from './serve.ts';
 
 const dir = process.env.FLOOR_DIR!;
 const CHUNK = 1024 * 1024;
@@ -35,7 +36,4 @@ const server = http.createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': fs.statSync(file).size });
   pipeline(fs.createReadStream(file, { highWaterMark: CHUNK }), res).catch(() => res.destroy());
 });
-server.listen(Number(process.env.PORT), '127.0.0.1');
-const parent = process.ppid;
-setInterval(() => { if (process.ppid !== parent) process.exit(2); }, 1_000).unref();
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+serveFloor(server);

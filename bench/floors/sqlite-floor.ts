@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import Database from 'better-sqlite3';
 import { registerSortKey } from '../../src/kernel/data/collation.ts';
+import { serveFloor } from './serve.ts';
 
 interface ListAnswer { items: Array<Record<string, unknown>>; limit: number; offset: number }
 
@@ -57,7 +58,4 @@ const server = http.createServer((req, res) => {
     res.end(body);
   });
 });
-server.listen(Number(process.env.PORT), '127.0.0.1');
-const parent = process.ppid;
-setInterval(() => { if (process.ppid !== parent) process.exit(2); }, 1_000).unref();
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+serveFloor(server);

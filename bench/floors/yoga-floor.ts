@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { createSchema, createYoga } from 'graphql-yoga';
+import { serveFloor } from './serve.ts';
 
 const payload = JSON.parse(fs.readFileSync(process.env.FIXTURE!, 'utf8')) as { data: { resOrganizations: unknown[] } };
 const orgs = payload.data.resOrganizations;
@@ -22,7 +23,4 @@ const yoga = createYoga({
   graphiql: false,
 });
 const server = http.createServer(yoga);
-server.listen(Number(process.env.PORT), '127.0.0.1');
-const parent = process.ppid;
-setInterval(() => { if (process.ppid !== parent) process.exit(2); }, 1_000).unref();
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+serveFloor(server);
