@@ -233,14 +233,15 @@ export type RouteDescription =
    * The route dispatches this command: the command's input, less the path's parameters, is the
    * body (the query of a GET); its output (or its model's record) is the answer, or the field
    * `pick` of it when the route answers that part only. `status`: the success status (201 for a
-   * create).
+   * create). `stream`: the `file_upload` command a raw body (any type but JSON) goes to instead,
+   * its input (and the file's `filename`) taken from the query.
    */
-  | { command: string; pick?: string; status?: number }
+  | { command: string; pick?: string; status?: number; stream?: string }
   /** The route lists, creates, reads, updates or deletes a model's records, as `/api/data/{key}` does. */
   | { records: string; as: 'list' | 'create' | 'read' | 'update' | 'delete' };
 
 /** Route options saying the route dispatches `command`: `server.post(path, serves('x.y'), handler)`. */
-export const serves = (command: string, opts: { pick?: string; status?: number } = {}) => ({ config: { describes: { command, ...opts } satisfies RouteDescription } });
+export const serves = (command: string, opts: { pick?: string; status?: number; stream?: string } = {}) => ({ config: { describes: { command, ...opts } satisfies RouteDescription } });
 
 /** Route options saying the route serves `model`'s records as `/api/data/{key}` does. */
 export const servesRecords = (model: string, as: 'list' | 'create' | 'read' | 'update' | 'delete') => ({ config: { describes: { records: model, as } satisfies RouteDescription } });

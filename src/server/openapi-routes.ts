@@ -21,6 +21,9 @@ export function checkDescription(registry: Registry, method: string, url: string
     if (d.pick && !(c.output?.kind === 'object' && d.pick in c.output.fields)) {
       throw new BootError(`${what} the field ${d.pick} of ${d.command}'s output, which has no such field`, { route: url, command: d.command, pick: d.pick }, 'ROUTE_DESCRIPTION_INVALID');
     }
+    if (d.stream && !registry.commands.get(d.stream)?.file_upload) {
+      throw new BootError(`${what} ${d.stream} for raw bodies, which is not a file_upload command`, { route: url, command: d.stream }, 'ROUTE_DESCRIPTION_INVALID');
+    }
   } else if (!registry.models.has(d.records)) {
     throw new BootError(`${what} the records of ${d.records}, a model no active app declares`, { route: url, model: d.records }, 'ROUTE_DESCRIPTION_INVALID');
   }
@@ -53,6 +56,14 @@ export function describedOperation(registry: Registry, method: string, d: RouteD
   } else if (!c.record) {
     // a payload the command does not declare (a record command without input takes its id only)
     out.requestBody = body({ type: 'object' });
+  }
+  if (d.stream) {
+    // the same route takes the file's bytes as they are, the stream command's input in the query
+    const s = registry.command(d.stream);
+    const json = (out.requestBody as { content?: Json } | undefined)?.content ?? {};
+    out.requestBody = { required: true, content: { ...json, 'application/octet-stream': { schema: { type: 'string', format: 'binary', description: `the file's bytes (any Content-Type but JSON): ${s.description ?? s.name}` } } } };
+    const raw = (name: string, schema: Json) => ({ name, in: 'query', description: 'with a binary body', schema });
+    out.parameters = [raw('filename', { type: 'string' }), ...[...(s.inputFields?.values() ?? [])].filter((f) => !pathParams.includes(f.name)).map((f) => raw(f.name, fieldSchema(f)))];
   }
   let answer: Json = {};
   if (c.returns === 'record' && c.model) answer = ref(registry.model(c.model).names.typeName);

@@ -90,16 +90,15 @@ function appHints(op: RestOp, comp: Record<string, JsonSchema>): void {
     case 'GET /api/connectors': op.params.push(q('category'), q('organization_id', { type: 'string', format: 'uuid', 'x-reference': 'res.organization' })); break;
     case 'POST /api/connectors': op.body = obj({ ...comp.IrConnectorCreate?.properties, config: { type: 'object' } }, ['name', 'category', 'provider_type']); break;
     case 'GET /api/storage/documents': op.params.push(q('include_inactive', { type: 'boolean' }), q('folder', { type: 'string', format: 'uuid', 'x-reference': 'storage.folder' })); break;
+    // uploads: the document gives the query of a binary body; the body's fields as the routes read them
     case 'POST /api/storage/documents':
     case 'POST /api/storage/upload':
       op.body = obj(UPLOAD_FIELDS, ['filename', 'content_b64']);
       op.binaryBody = true;
-      op.params.push(...Object.entries(UPLOAD_FIELDS).filter(([k]) => k !== 'content_b64').map(([k, s]) => q(k, s)));
       break;
     case 'POST /api/storage/documents/{id}/versions':
       op.body = obj(VERSION_FIELDS);
       op.binaryBody = true;
-      op.params.push(q('filename'), q('change_note'));
       break;
     case 'PUT /api/storage/documents/{id}': op.body = obj({ name: { type: 'string' }, description: { type: 'string' }, tags: { type: 'string' }, folder: UPLOAD_FIELDS.folder, revision: { type: 'integer' } }); break;
     case 'GET /api/storage/download/{id}': op.params.push(q('version_number', { type: 'integer', minimum: 1 })); break;

@@ -48,13 +48,23 @@ describe('OpenAPI of app routes', () => {
     const importBody = ops['/api/connectors/{id}/import-config'].post.requestBody.content['application/json'].schema;
     expect(Object.keys(importBody.properties)).toEqual(expect.arrayContaining(['json_data', 'file_content']));
     expect(importBody.properties).not.toHaveProperty('id');
+    // an upload: a JSON body (the command's input) or the file's bytes (the stream command's input in the query)
+    const upload = ops['/api/storage/documents'].post;
+    expect(Object.keys(upload.requestBody.content).sort()).toEqual(['application/json', 'application/octet-stream']);
+    expect(upload.requestBody.content['application/json'].schema.properties).toHaveProperty('content_b64');
+    expect(upload.requestBody.content['application/octet-stream'].schema).toMatchObject({ type: 'string', format: 'binary' });
+    expect(upload.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['filename', 'name', 'folder', 'owner_model']));
+    expect(schemaOf(upload, 201)).toEqual({ $ref: '#/components/schemas/StorageDocument' });
+    const version = ops['/api/storage/documents/{id}/versions'].post;
+    expect(version.parameters.map((p: any) => [p.name, p.in])).toEqual([['id', 'path'], ['filename', 'query'], ['change_note', 'query']]);
+    expect(version.requestBody.content['application/json'].schema.properties).not.toHaveProperty('id');
     // what says nothing keeps the generic description
     expect(ops['/api/storage/documents/{id}/download'].get.responses[200]).toEqual({ description: 'OK', content: { 'application/json': { schema: {} } } });
   });
 
   it('a route describing itself with a command, an output field or a model the registry lacks stops the boot (ROUTE_DESCRIPTION_INVALID), naming the route', () => {
     const reg = ts.kernel.registry;
-    for (const d of [{ command: 'ir.connector.teleport' }, { command: 'connectors.list_types', pick: 'kinds' }, { command: 'ir.connector.activate', pick: 'x' }, { records: 'crm.nothing', as: 'list' as const }]) {
+    for (const d of [{ command: 'ir.connector.teleport' }, { command: 'connectors.list_types', pick: 'kinds' }, { command: 'ir.connector.activate', pick: 'x' }, { records: 'crm.nothing', as: 'list' as const }, { command: 'storage.document.upload', stream: 'storage.document.upload' }]) {
       const err = (() => { try { checkDescription(reg, 'GET', '/api/x/:id', d); } catch (e) { return e; } return null; })();
       expect(err, JSON.stringify(d)).toBeInstanceOf(BootError);
       expect(err).toMatchObject({ code: 'ROUTE_DESCRIPTION_INVALID' });

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { servesRecords, type RouteContext } from '../../kernel/app.js';
+import { serves, servesRecords, type RouteContext } from '../../kernel/app.js';
 import { BadRequest, ValidationError } from '../../kernel/errors.js';
 import type { RootDbClient } from '../../kernel/env.js';
 import { concreteKernel, type Kernel } from '../../kernel/kernel.js';
@@ -163,8 +163,9 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
         : await kernel.dispatch('storage.document.upload_stream', payload, req.principal);
       return reply.status(201).send(doc);
     };
-    scope.post('/api/storage/documents', upload);
-    scope.post('/api/storage/upload', upload);
+    const uploads = serves('storage.document.upload', { status: 201, stream: 'storage.document.upload_stream' });
+    scope.post('/api/storage/documents', uploads, upload);
+    scope.post('/api/storage/upload', uploads, upload);
     scope.get('/api/storage/documents', servesRecords('storage.document', 'list'), (req) => {
       const q = req.query as Q;
       const p = listPayload('storage.document', q, limits);
@@ -190,7 +191,7 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
       const doc = await kernel.dispatch<Rec>('fw.read_one', { model: 'storage.document', id: id(req) }, req.principal);
       return kernel.dispatch('fw.search', { model: 'storage.document_version', domain: [['document_id', '=', doc.id]], order: 'version_number asc', count: true }, req.principal);
     });
-    scope.post('/api/storage/documents/:id/versions', async (req, reply) => {
+    scope.post('/api/storage/documents/:id/versions', serves('storage.document.add_version', { status: 201, stream: 'storage.document.add_version_stream' }), async (req, reply) => {
       const payload = { ...uploadPayload(req, 'version'), id: id(req) };
       const doc = isJson(req)
         ? await kernel.dispatch('storage.document.add_version', payload, req.principal)
