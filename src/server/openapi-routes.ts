@@ -4,9 +4,9 @@
  * generic description (path parameters, auth level, the error envelope).
  */
 import { BootError } from '../kernel/errors.js';
-import type { Registry } from '../kernel/registry/registry.js';
+import type { Registry, ResolvedCommand } from '../kernel/registry/registry.js';
 import { answerSchema, outputSchema } from './openapi-output.js';
-import { body, fieldSchema, json, listParams, listSchema, nullable, ref, writeSchema, type Json } from './openapi-schemas.js';
+import { body, fieldSchema, json, nullable, recordOperations, ref, writeSchema, type Json } from './openapi-schemas.js';
 import { requiredOnCreate } from '../kernel/registry/model.js';
 import type { RouteDescription } from '../kernel/app.js';
 
@@ -35,17 +35,7 @@ export function checkDescription(registry: Registry, method: string, url: string
  * are added to `components`.
  */
 export function describedOperation(registry: Registry, method: string, d: RouteDescription, pathParams: readonly string[], limits: Limits, components: Json): Json {
-  if ('records' in d) {
-    const t = registry.model(d.records).names.typeName;
-    const revision = { type: 'object', properties: { revision: { type: 'integer', description: 'optimistic lock; or send If-Match' } } };
-    switch (d.as) {
-      case 'list': return { parameters: listParams, responses: { 200: json(listSchema(t, limits)) } };
-      case 'create': return { requestBody: body(ref(`${t}Create`), true), responses: { 201: json(ref(t), 'Created') } };
-      case 'read': return { responses: { 200: json(ref(t)) } };
-      case 'update': return { requestBody: body({ allOf: [ref(`${t}Update`), revision] }), responses: { 200: json(ref(t)) } };
-      case 'delete': return { responses: { 200: json({ type: 'object', properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } }) } };
-    }
-  }
+  if ('records' in d) return recordOperations(registry.model(d.records).names.typeName, limits)[d.as];
   const c = registry.command(d.command);
   const inputs = [...(c.inputFields?.values() ?? [])].filter((f) => !pathParams.includes(f.name));
   const out: Json = {};
@@ -60,17 +50,23 @@ export function describedOperation(registry: Registry, method: string, d: RouteD
   if (d.stream) {
     // the same route takes the file's bytes as they are, the stream command's input in the query
     const s = registry.command(d.stream);
-    const json = (out.requestBody as { content?: Json } | undefined)?.content ?? {};
-    out.requestBody = { required: true, content: { ...json, 'application/octet-stream': { schema: { type: 'string', format: 'binary', description: `the file's bytes (any Content-Type but JSON): ${s.description ?? s.name}` } } } };
+    const asJson = (out.requestBody as { content?: Json } | undefined)?.content ?? {};
+    out.requestBody = { required: true, content: { ...asJson, 'application/octet-stream': { schema: { type: 'string', format: 'binary', description: `the file's bytes (any Content-Type but JSON): ${s.description ?? s.name}` } } } };
     const raw = (name: string, schema: Json) => ({ name, in: 'query', description: 'with a binary body', schema });
     out.parameters = [raw('filename', { type: 'string' }), ...[...(s.inputFields?.values() ?? [])].filter((f) => !pathParams.includes(f.name)).map((f) => raw(f.name, fieldSchema(f)))];
   }
-  let answer: Json = {};
-  if (c.returns === 'record' && c.model) answer = ref(registry.model(c.model).names.typeName);
-  else if (d.pick && c.output?.kind === 'object') answer = outputSchema(c.output.fields[d.pick]!, components);
-  else answer = answerSchema(c.output, components) ?? {};
   const status = d.status ?? 200;
-  out.responses = { [status]: json(answer, status === 201 ? 'Created' : 'OK') };
+  out.responses = { [status]: json(commandAnswer(registry, c, components, d.pick), status === 201 ? 'Created' : 'OK') };
   if (c.description) out.summary = c.description;
   return out;
+}
+
+/**
+ * The schema of what a command answers over REST: its model's record (`returns: 'record'`), its
+ * declared output (or the field `pick` of it), else any JSON. Named output types go to `components`.
+ */
+export function commandAnswer(registry: Registry, c: ResolvedCommand, components: Json, pick?: string): Json {
+  if (c.returns === 'record' && c.model) return ref(registry.model(c.model).names.typeName);
+  if (pick && c.output?.kind === 'object') return outputSchema(c.output.fields[pick]!, components);
+  return answerSchema(c.output, components) ?? {};
 }

@@ -24,7 +24,8 @@ export function fieldSchema(f: ResolvedField): Json {
   }
 }
 
-export const nullable = (s: Json, f: ResolvedField): Json => (f.notNull ? s : { ...s, type: [s.type, 'null'] });
+/** A field that may be null also takes null; one of no JSON type (json) takes any value already. */
+export const nullable = (s: Json, f: ResolvedField): Json => (f.notNull || s.type === undefined ? s : { ...s, type: [s.type, 'null'] });
 
 export function recordSchema(m: ResolvedModel): Json {
   const props: Json = { id: { type: 'string', format: 'uuid' } };
@@ -71,3 +72,21 @@ export function listSchema(typeName: string, limits: { defaultLimit: number; max
 
 /** A JSON request body. */
 export const body = (schema: Json, required = false): Json => ({ ...(required ? { required: true } : {}), content: { 'application/json': { schema } } });
+
+type Fragment = { parameters?: unknown[]; requestBody?: Json; responses: Json };
+
+/**
+ * What listing, creating, reading, updating and deleting a model's records take and answer, the
+ * same for `/api/data/{key}` and an app's routes that serve those records: the query, body and
+ * success response of each (path parameters, tags and errors are the caller's).
+ */
+export function recordOperations(typeName: string, limits: { defaultLimit: number; maxLimit: number }): Record<'list' | 'create' | 'read' | 'update' | 'delete', Fragment> {
+  const revision = { type: 'object', properties: { revision: { type: 'integer', description: 'optimistic lock; or send If-Match' } } };
+  return {
+    list: { parameters: listParams, responses: { 200: json(listSchema(typeName, limits)) } },
+    create: { requestBody: body(ref(`${typeName}Create`), true), responses: { 201: json(ref(typeName), 'Created') } },
+    read: { responses: { 200: json(ref(typeName)) } },
+    update: { requestBody: body({ allOf: [ref(`${typeName}Update`), revision] }), responses: { 200: json(ref(typeName)) } },
+    delete: { responses: { 200: json({ type: 'object', properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } }) } },
+  };
+}

@@ -5,8 +5,8 @@ import type { ResolvedModel } from '../kernel/registry/model.js';
 import type { Registry, ResolvedCommand } from '../kernel/registry/registry.js';
 import { defineSettings } from '../kernel/settings.js';
 import { exposureAllows, exposureOf } from './exposure.js';
-import { errors, idParam, json, listParams, listSchema, recordSchema, ref, writeSchema, type Json } from './openapi-schemas.js';
-import { describedOperation } from './openapi-routes.js';
+import { body, errors, idParam, json, listParams, listSchema, recordOperations, recordSchema, ref, writeSchema, type Json } from './openapi-schemas.js';
+import { commandAnswer, describedOperation } from './openapi-routes.js';
 import type { RouteDescription } from '../kernel/app.js';
 import './types.js';
 
@@ -14,13 +14,13 @@ export const openapiSettings = defineSettings('openapi', {
   OPENAPI_DOCUMENT: { kind: 'string', default: 'auto', doc: 'Who may read `GET /api/openapi.json`: `public`, `authenticated` (a bearer token; else 401 OPENAPI_UNAUTHENTICATED), `off` (404 OPENAPI_DISABLED), or `auto`: authenticated with NODE_ENV=production, public otherwise.' },
 });
 
-function commandPath(m: ResolvedModel, c: ResolvedCommand): Json {
+function commandPath(registry: Registry, m: ResolvedModel, c: ResolvedCommand, schemas: Json): Json {
   return {
     post: {
       tags: [m.key], operationId: c.name, summary: c.description ?? c.name,
       parameters: [idParam],
-      requestBody: c.inputFields ? { content: { 'application/json': { schema: writeSchema(c.inputFields.values(), true) } } } : undefined,
-      responses: { 200: json(c.returns === 'record' ? ref(m.names.typeName) : {}), ...errors },
+      requestBody: c.inputFields ? body(writeSchema(c.inputFields.values(), true)) : undefined,
+      responses: { 200: json(commandAnswer(registry, c, schemas)), ...errors },
     },
   };
 }
@@ -92,9 +92,11 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
     schemas[`${t}Update`] = writeSchema(m.fields.values(), false);
     const base = `/api/data/${m.key}`;
     const list = listSchema(t, limits);
+    const ops = recordOperations(t, limits);
+    const withErrors = (o: { responses: Json }) => ({ ...o, responses: { ...o.responses, ...errors } });
     paths[base] = {
-      get: { tags: [m.key], operationId: `${m.names.many}List`, summary: `List ${m.description}`, parameters: listParams, responses: { 200: json(list), ...errors } },
-      post: { tags: [m.key], operationId: m.names.create, summary: `Create ${m.description}`, requestBody: { required: true, content: { 'application/json': { schema: ref(`${t}Create`) } } }, responses: { 201: json(ref(t), 'Created'), ...errors } },
+      get: { tags: [m.key], operationId: `${m.names.many}List`, summary: `List ${m.description}`, ...withErrors(ops.list) },
+      post: { tags: [m.key], operationId: m.names.create, summary: `Create ${m.description}`, ...withErrors(ops.create) },
     };
     paths[`${base}/search`] = {
       post: {
@@ -105,15 +107,14 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
     };
     paths[`${base}/count`] = { get: { tags: [m.key], operationId: m.names.count, parameters: [listParams[0]], responses: { 200: json({ type: 'object', properties: { count: { type: 'integer' } } }), ...errors } } };
     paths[`${base}/read_group`] = { post: { tags: [m.key], operationId: m.names.groupBy, requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['groupby'], properties: { groupby: { type: 'array', items: { type: 'string' } }, filter: { type: 'array' }, aggregates: { type: 'object', additionalProperties: { enum: ['sum', 'avg', 'min', 'max', 'count'] } } } } } } }, responses: { 200: json({ type: 'object', properties: { groups: { type: 'array', items: { type: 'object' } } } }), ...errors } } };
-    const revision = { type: 'object', properties: { revision: { type: 'integer', description: 'optimistic lock; or send If-Match' } } };
     paths[`${base}/{id}`] = {
-      get: { tags: [m.key], operationId: m.names.one, parameters: [idParam], responses: { 200: json(ref(t)), ...errors } },
-      patch: { tags: [m.key], operationId: m.names.update, parameters: [idParam], requestBody: { content: { 'application/json': { schema: { allOf: [ref(`${t}Update`), revision] } } } }, responses: { 200: json(ref(t)), ...errors } },
-      put: { tags: [m.key], operationId: `${m.names.update}Replace`, parameters: [idParam], requestBody: { content: { 'application/json': { schema: { allOf: [ref(`${t}Update`), revision] } } } }, responses: { 200: json(ref(t)), ...errors } },
-      delete: { tags: [m.key], operationId: m.names.delete, parameters: [idParam], responses: { 200: json({ type: 'object', properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } }), ...errors } },
+      get: { tags: [m.key], operationId: m.names.one, parameters: [idParam], ...withErrors(ops.read) },
+      patch: { tags: [m.key], operationId: m.names.update, parameters: [idParam], ...withErrors(ops.update) },
+      put: { tags: [m.key], operationId: `${m.names.update}Replace`, parameters: [idParam], ...withErrors(ops.update) },
+      delete: { tags: [m.key], operationId: m.names.delete, parameters: [idParam], ...withErrors(ops.delete) },
     };
     for (const c of registry.commands.values()) {
-      if (c.model === m.key && c.record) paths[`${base}/{id}/${c.name.slice(m.key.length + 1)}`] = commandPath(m, c);
+      if (c.model === m.key && c.record) paths[`${base}/{id}/${c.name.slice(m.key.length + 1)}`] = commandPath(registry, m, c, schemas);
     }
   }
   describeRemaining(registry, limits, paths, schemas, routes);

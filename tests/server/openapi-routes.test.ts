@@ -84,4 +84,21 @@ describe('OpenAPI of app routes', () => {
     expect([...refs].filter((r) => r.startsWith('#/components/schemas/Connector')).length).toBeGreaterThan(1);
     for (const r of refs) expect(doc.components.schemas[r.split('/').at(-1)!], r).toBeDefined();
   });
+
+  it('every `type` is a JSON type name or a list of them: a nullable field of no JSON type (json) takes any value, not `[null, "null"]`', () => {
+    const bad: string[] = [];
+    // `names`: the object maps names to schemas (properties, components), so its keys are no keywords
+    const walk = (v: unknown, at: string, names = false): void => {
+      if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}/${i}`));
+      else if (v && typeof v === 'object') {
+        for (const [k, x] of Object.entries(v)) {
+          if (!names && k === 'type' && !(typeof x === 'string' || (Array.isArray(x) && x.every((t) => typeof t === 'string')))) bad.push(`${at}/${k}`);
+          walk(x, `${at}/${k}`, !names && (k === 'properties' || k === 'schemas'));
+        }
+      }
+    };
+    walk(doc, '#');
+    expect(bad).toEqual([]);
+    expect(doc.components.schemas.IrConnector.properties).toBeDefined();
+  });
 });
