@@ -129,6 +129,18 @@ type Parsed<T extends Table> = { readonly [K in keyof T]: ValueOf<T[K]['kind']> 
 export const APP_SETTINGS: Array<{ app: string; table: Table }> = [];
 
 /** An app's own settings, declared like the kernel's and parsed with the same rules. */
+/**
+ * `build(settings)` once per settings object (a deployment's parsed settings never change): what
+ * is derived from them, such as an app's policies, is kept beside them, not rebuilt per call.
+ */
+export function perSettings<T>(build: (settings: Settings) => T): (settings: Settings) => T {
+  const cache = new WeakMap<Settings, T>();
+  return (settings) => {
+    if (!cache.has(settings)) cache.set(settings, build(settings));
+    return cache.get(settings)!;
+  };
+}
+
 export function defineSettings<T extends Table>(app: string, table: T): (settings: Settings) => Parsed<T> {
   APP_SETTINGS.push({ app, table });
   const cache = new WeakMap<Settings, Parsed<T>>();

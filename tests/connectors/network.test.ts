@@ -113,7 +113,9 @@ describe("a provider's own HTTP (ctx.network.fetch, as an OAuth code exchange ma
     await expect(ctx.network.fetch(url.replace('127.0.0.1', 'localhost'))).rejects.toBeInstanceOf(AddressNotAllowedError);
     expect(received).toEqual([]);
     const listed = providerContextOf(production('127.0.0.1'), 'default');
-    const res = await listed.network.fetch(url, { method: 'POST', body: 'code=abc' });
+    // taken out of the policy, as a provider may keep it
+    const { fetch: post } = listed.network;
+    const res = await post(url, { method: 'POST', body: 'code=abc' });
     expect([res.status, await res.text()]).toEqual([200, 'ok']);
     expect(received).toEqual(['POST /hook']);
   });

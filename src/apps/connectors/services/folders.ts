@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { BootError } from '../../../kernel/errors.js';
-import type { Settings } from '../../../kernel/settings.js';
+import { perSettings, type Settings } from '../../../kernel/settings.js';
 import { storageSettings } from '../../storage/settings.js';
 import { FolderNotAllowedError } from '../errors.js';
 import { connectorSettings } from '../settings.js';
@@ -45,18 +45,9 @@ export function folderPolicy(settings: Pick<Settings, 'NODE_ENV'> & { STORAGE_LO
   };
 }
 
-const policies = new WeakMap<Settings, FolderPolicy>();
-
 /** The deployment's folder policy, built once per settings object (a relative CONNECTOR_LOCAL_ROOTS entry: BootError). */
-export function connectorFolders(settings: Settings): FolderPolicy {
-  let p = policies.get(settings);
-  if (!p) {
-    p = folderPolicy({
-      NODE_ENV: settings.NODE_ENV,
-      STORAGE_LOCAL_ROOT: storageSettings(settings).STORAGE_LOCAL_ROOT,
-      CONNECTOR_LOCAL_ROOTS: connectorSettings(settings).CONNECTOR_LOCAL_ROOTS,
-    });
-    policies.set(settings, p);
-  }
-  return p;
-}
+export const connectorFolders = perSettings((settings): FolderPolicy => folderPolicy({
+  NODE_ENV: settings.NODE_ENV,
+  STORAGE_LOCAL_ROOT: storageSettings(settings).STORAGE_LOCAL_ROOT,
+  CONNECTOR_LOCAL_ROOTS: connectorSettings(settings).CONNECTOR_LOCAL_ROOTS,
+}));

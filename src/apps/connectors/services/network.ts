@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch, type RequestInfo, type RequestInit, type Response } from 'undici';
 import { BootError } from '../../../kernel/errors.js';
-import type { Settings } from '../../../kernel/settings.js';
+import { perSettings, type Settings } from '../../../kernel/settings.js';
 import { AddressNotAllowedError } from '../errors.js';
 import { connectorSettings } from '../settings.js';
 
@@ -66,7 +66,7 @@ export interface OutboundPolicy {
   /**
    * undici's `fetch` on `dispatcher`: every connection it opens, redirects included, goes where
    * the policy allows. A refusal rejects with the AddressNotAllowedError itself (fetch's own
-   * error says only "fetch failed"). What providers get as `ctx.fetch`.
+   * error says only "fetch failed"). What providers call as `ctx.network.fetch`.
    */
   fetch(input: RequestInfo, init?: Omit<RequestInit, 'dispatcher'>): Promise<Response>;
   /**
@@ -113,43 +113,37 @@ export function outboundPolicy(settings: Pick<Settings, 'NODE_ENV'> & { CONNECTO
     if (family && !allows(bare, family)) throw refused(host, bare);
   };
   let agent: Agent | undefined;
+  // one pool per deployment policy, made on first use (most deployments send no webhook)
+  const dispatcher = (): Agent => {
+    if (agent) return agent;
+    const connect = buildConnector({ lookup });
+    agent = new Agent({
+      connect: (options, callback) => {
+        try {
+          checkHost(options.hostname);
+        } catch (err) {
+          callback(err instanceof Error ? err : new Error(String(err)), null);
+          return;
+        }
+        connect(options, callback);
+      },
+    });
+    return agent;
+  };
   return {
     allows, lookup, resolve, checkHost,
-    async fetch(input, init) {
+    get dispatcher() { return dispatcher(); },
+    // a plain closure: `const { fetch } = ctx.network` works too
+    fetch: async (input, init) => {
       try {
-        return await undiciFetch(input, { ...init, dispatcher: this.dispatcher });
+        return await undiciFetch(input, { ...init, dispatcher: dispatcher() });
       } catch (err) {
         throw err instanceof Error && err.cause instanceof AddressNotAllowedError ? err.cause : err;
       }
     },
-    // one pool per deployment policy, made on first use (most deployments send no webhook)
-    get dispatcher() {
-      if (agent) return agent;
-      const connect = buildConnector({ lookup });
-      agent = new Agent({
-        connect: (options, callback) => {
-          try {
-            checkHost(options.hostname);
-          } catch (err) {
-            callback(err instanceof Error ? err : new Error(String(err)), null);
-            return;
-          }
-          connect(options, callback);
-        },
-      });
-      return agent;
-    },
   };
 }
 
-const policies = new WeakMap<Settings, OutboundPolicy>();
-
 /** The deployment's policy, built once per settings object (a bad CONNECTOR_PRIVATE_NETWORKS entry: BootError). */
-export function connectorPolicy(settings: Settings): OutboundPolicy {
-  let p = policies.get(settings);
-  if (!p) {
-    p = outboundPolicy({ NODE_ENV: settings.NODE_ENV, CONNECTOR_PRIVATE_NETWORKS: connectorSettings(settings).CONNECTOR_PRIVATE_NETWORKS });
-    policies.set(settings, p);
-  }
-  return p;
-}
+export const connectorPolicy = perSettings((settings): OutboundPolicy =>
+  outboundPolicy({ NODE_ENV: settings.NODE_ENV, CONNECTOR_PRIVATE_NETWORKS: connectorSettings(settings).CONNECTOR_PRIVATE_NETWORKS }));
