@@ -21,7 +21,8 @@ export function widgetParts(widget: string | null | undefined): [string | null, 
 }
 
 const empty = <span className="muted">—</span>;
-const isEmpty = (v: unknown) => v === null || v === undefined || v === '';
+/** No value to show (or to save): null, undefined or empty text. */
+export const isEmpty = (v: unknown) => v === null || v === undefined || v === '';
 
 const text: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : String(value));
 const number: DisplayWidget = ({ value }) => (isEmpty(value) ? empty : <FormattedNumber value={Number(value)} />);

@@ -7,8 +7,8 @@ import { formActionOf } from '../../app/nav.ts';
 import { actionSegment } from '../../app/search-params.ts';
 import { useT } from '../../i18n/index.tsx';
 import { anyWritable, useInputFields, useWritable } from '../../model/access.ts';
-import { createDocument, defaultsOf, deleteDocument, displayName, toInput, updateDocument, type FieldInfo, type Models, type Row } from '../../model/records.ts';
-import { Display } from '../../widgets/display.tsx';
+import { createDocument, defaultsOf, deleteDocument, displayName, toInput, updateDocument, type FieldInfo, type ModelInfo, type Models, type Row } from '../../model/records.ts';
+import { Display, isEmpty } from '../../widgets/display.tsx';
 import { inputWidgetFor } from '../../widgets/inputs.tsx';
 
 /** Lines added, changed and removed in the form; written after the parent, with it. */
@@ -34,7 +34,12 @@ export class LineSaveError extends Error {
   }
 }
 
-const empty = (v: unknown) => v === null || v === undefined || v === '';
+/** A One2Many field whose lines a save writes: its line model, the columns it shows, and the inverse Reference to the parent. */
+function linesOf(models: Models, nodes: readonly FormNode[], name: string): { child: ModelInfo; cols: readonly FieldInfo[]; inverse: string } | null {
+  const list = nodes.find((n) => n.kind === 'field' && n.field?.name === name)?.list;
+  const child = list ? models.get(list.model) : undefined;
+  return child && list?.inverse ? { child, cols: list.columns as readonly FieldInfo[], inverse: list.inverse } : null;
+}
 
 /**
  * The first line to be written that leaves a required column empty, as a LineSaveError, or null.
@@ -43,12 +48,12 @@ const empty = (v: unknown) => v === null || v === undefined || v === '';
  */
 export function incompleteLine(models: Models, nodes: readonly FormNode[], all: Record<string, LineChanges>, placeOf: (field: string, id: string) => number): LineSaveError | null {
   for (const [name, c] of Object.entries(all)) {
-    const node = nodes.find((n) => n.kind === 'field' && n.field?.name === name);
-    if (!node?.list?.inverse || !models.get(node.list.model)) continue;
-    const cols = node.list.columns as readonly FieldInfo[];
-    const required = cols.filter((col) => col.required && !col.readonly && col.type !== 'boolean' && col.name !== node.list!.inverse);
+    const lines = linesOf(models, nodes, name);
+    if (!lines) continue;
+    const { cols, inverse } = lines;
+    const required = cols.filter((col) => col.required && !col.readonly && col.type !== 'boolean' && col.name !== inverse);
     for (const row of [...c.changed.values(), ...c.added]) {
-      const missing = required.filter((col) => empty(row[col.name]));
+      const missing = required.filter((col) => isEmpty(row[col.name]));
       if (missing.length) return new LineSaveError(name, placeOf(name, row.id), cols, null, missing);
     }
   }
@@ -166,13 +171,10 @@ export function OneToMany({ field, list, rows, changes = noLineChanges(), record
 export async function saveLines(models: Models, nodes: readonly FormNode[], parentId: string, all: Record<string, LineChanges>,
   written: Record<string, LinesWritten> = {}, placeOf: (field: string, id: string) => number = () => 0): Promise<Record<string, LinesWritten>> {
   for (const [name, c] of Object.entries(all)) {
-    const node = nodes.find((n) => n.kind === 'field' && n.field?.name === name);
-    if (!node?.list?.inverse) continue;
-    const child = models.get(node.list.model);
-    if (!child) continue;
-    const cols = node.list.columns as readonly FieldInfo[];
+    const lines = linesOf(models, nodes, name);
+    if (!lines) continue;
+    const { child, cols, inverse } = lines;
     const w: LinesWritten = written[name] = { created: new Map(), changed: new Map(), removed: new Set() };
-    const inverse = node.list.inverse;
     const line = async <T,>(id: string, run: () => Promise<T>): Promise<T> => {
       try { return await run(); } catch (err) { throw new LineSaveError(name, placeOf(name, id), cols, err); }
     };
