@@ -177,7 +177,7 @@ async function main(): Promise<void> {
               const coldToken = await login(cold.base, ctx);
               const coldIds = await seedOrganizations(cold.base, coldToken, 60);
               // what reading the page per request allows at all, next to row 2c (SQLite only)
-              let floorSqlite: { vsHttp: number } | null = null;
+              let floorSqlite: number | null = null;
               if (only('2') && !ctx.pg) {
                 const restFixture = path.join(ctx.tmp, 'fixture-rest.json');
                 fs.writeFileSync(restFixture, JSON.stringify(await ok(cold.base, 'GET', REST_LIST, { token: coldToken })));

@@ -82,10 +82,10 @@ export async function floors(b: Bench, fixture: string): Promise<() => Promise<v
  * The SQLite floor on the cache-off server's tenant database, answering `restFixture` (fw's own
  * answer to workload 2, which the floor must repeat byte for byte). Measured in turns with the
  * node:http floor, as row 2c is, and shown as a floor row with that ratio: the most a server that
- * reads the page per request can reach. Answers the floor's req/s and ratio, or null when the
- * node:http floor is not running.
+ * reads the page per request can reach. Answers that ratio, or null when the node:http floor is
+ * not running.
  */
-export async function sqliteFloor(b: Bench, dbFile: string, restFixture: string): Promise<{ rps: number; vsHttp: number } | null> {
+export async function sqliteFloor(b: Bench, dbFile: string, restFixture: string): Promise<number | null> {
   b.log('floor: node:http + SQLite');
   const { server, child, base } = await startFloor(b, 'sqlite', restFixture, { DB: dbFile });
   try {
@@ -103,7 +103,7 @@ export async function sqliteFloor(b: Bench, dbFile: string, restFixture: string)
       vsFloor: vsHttp === undefined ? undefined : { name: 'node:http', ratio: vsHttp },
       note: r.non2xx + r.errors ? `${r.non2xx} non-2xx, ${r.errors} errors` : turns ? turnsNote(turns, 'node:http') : undefined,
     });
-    return vsHttp === undefined ? null : { rps: r.rps, vsHttp };
+    return vsHttp ?? null;
   } finally {
     await stop(child);
   }
