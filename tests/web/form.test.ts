@@ -6,14 +6,34 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineHook } from '../../src/public/app.ts';
+import { ValidationError } from '../../src/public/errors.ts';
+import { fixtureApp } from '../helpers/kernel.ts';
 import {
-  actionUrl, countGraphql, createLead, getRecord, login, patchRecord, shot, startWeb, toastText, type WebEnv,
+  actionUrl, adminOrg, countGraphql, createLead, getRecord, login, patchRecord, shot, startWeb, toastText, type WebEnv,
 } from './helpers/browser.ts';
+
+/**
+ * A team's hooks that refuse a save with an error on a field the form has no input for: one the
+ * lead's form leaves out (`source`, not even a field of the model), and a One2Many (the users of
+ * an organization), as a hook requiring lines would.
+ */
+const refusals = fixtureApp('formcheck', {
+  depends: ['crm.sales'],
+  hooks: [
+    defineHook('pre.crm.lead.update', (ctx) => {
+      if (ctx.payload.email === 'refused@blocked.example') throw new ValidationError('give the source of a lead from this address', { field: 'source' }, 'SOURCE_REQUIRED');
+    }),
+    defineHook('pre.res.organization.update', (ctx) => {
+      if (typeof ctx.payload.name === 'string' && ctx.payload.name.startsWith('Needs people')) throw new ValidationError('an organization needs a second user', { field: 'users' }, 'TOO_FEW_USERS');
+    }),
+  ],
+});
 
 let env: WebEnv;
 let page: Page;
 beforeAll(async () => {
-  env = await startWeb();
+  env = await startWeb({}, { apps: [refusals] });
   page = await env.newPage();
   await login(page);
 });
@@ -120,6 +140,45 @@ describe('form view', () => {
     await page.getByTestId('input-probability').fill('3');
     await page.getByTestId('form-save').click();
     await expect.poll(() => page.getByTestId('field-probability').getByTestId('error-probability').textContent()).toBe('Probability must lie between 0 and 1.');
+  });
+
+  it('an error on a field the form does not show is said in the notice, and never holds back the next Save', async () => {
+    const lead = await createLead(env, { name: 'Unshown refusal' });
+    await openLead(lead.id, 'Unshown refusal');
+    await page.getByTestId('input-email').fill('refused@blocked.example');
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => toastText(page, 'error')).toBe('Some fields need attention. Give the source of a lead from this address.');
+    await shot(page, 'form-unshown-field-error', { dark: true, themeByAttribute: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, 'form-unshown-field-error-phone', { dark: true, themeByAttribute: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    // the person changes what they can, and Save goes to the server again (it used to stop in the
+    // client, silently, on an error kept for a field no input holds)
+    await page.getByTestId('input-email').fill('fine@example.com');
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => toastText(page, 'info')).toBe('Saved.');
+    expect((await getRecord(env, 'crm.lead', lead.id)).email).toBe('fine@example.com');
+    expect(await page.getByTestId('toast-error').count()).toBe(0);
+  });
+
+  it('an error on a One2Many field is said under its lines, and the next Save goes through', async () => {
+    const admin = await adminOrg(env);
+    const res = await env.api('POST', '/api/data/res.organization', { name: 'Lines refusal org' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const id = (res.body as { id: string }).id;
+    await page.goto(actionUrl(admin.code, 'base.action_organizations', id));
+    await expect.poll(() => page.getByTestId('input-name').inputValue()).toBe('Lines refusal org');
+    await page.getByTestId('input-name').fill('Needs people org');
+    await page.getByTestId('form-save').click();
+    const under = page.getByTestId('field-users').getByTestId('error-users');
+    await expect.poll(() => under.textContent()).toBe('An organization needs a second user.');
+    // shown where it belongs, so the notice does not repeat it
+    await expect.poll(() => toastText(page, 'error')).toBe('Some fields need attention.');
+    await page.getByTestId('input-name').fill('Lines refusal org, renamed');
+    await page.getByTestId('form-save').click();
+    await expect.poll(() => toastText(page, 'info')).toBe('Saved.');
+    expect((await getRecord(env, 'res.organization', id)).name).toBe('Lines refusal org, renamed');
+    expect(await under.count()).toBe(0);
   });
 
   it('what is typed while a save runs stays, keeps the form dirty, and the next save stores it', async () => {

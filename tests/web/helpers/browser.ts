@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { afterEach, expect, vi } from 'vitest';
 import { Kernel } from '../../../src/kernel/kernel.ts';
+import type { LoadedApp } from '../../../src/kernel/registry/registry.ts';
 import { loadSettings } from '../../../src/kernel/settings.ts';
 import { buildServer } from '../../../src/server/index.ts';
 import { trackSubscribes } from '../../helpers/api.ts';
@@ -85,8 +86,11 @@ export function assertClientBuilt(): void {
   }
 }
 
-/** Boots the server and launches Chromium; call in `beforeAll`, and `close()` in `afterAll`. */
-export async function startWeb(overrides: Record<string, string> = {}): Promise<WebEnv> {
+/**
+ * Boots the server and launches Chromium; call in `beforeAll`, and `close()` in `afterAll`.
+ * `apps`: fixture apps booted with the others (hooks a test needs that no shipped app has).
+ */
+export async function startWeb(overrides: Record<string, string> = {}, opts: { apps?: LoadedApp[] } = {}): Promise<WebEnv> {
   assertClientBuilt();
   // expect.poll waits as long as a locator does (vitest's default is 1 s): this file only
   vi.setConfig({ expect: { requireAssertions: false, poll: { timeout: UI_TIMEOUT, interval: 50 } } });
@@ -105,7 +109,7 @@ export async function startWeb(overrides: Record<string, string> = {}): Promise<
     REDIS_PREFIX: uniqueRedisPrefix(),
     ...overrides,
   });
-  const kernel = await Kernel.boot({ settings, worker: true, log: () => {} });
+  const kernel = await Kernel.boot({ settings, worker: true, log: () => {}, apps: opts.apps });
   let server: FastifyInstance;
   let base: string;
   try {

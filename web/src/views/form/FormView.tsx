@@ -192,7 +192,15 @@ export default function FormView({ plan, action, org, recordId, search, where, e
 
   // Ctrl+S (⌘S) saves, as in every editor; the browser's "save page" is not what anyone means here
   const submit = useRef<() => void>(() => {});
-  submit.current = () => { if (!readOnly && !saving) void form.handleSubmit((v) => save(v))(); };
+  // the names the last refused save set an error on
+  const serverErrors = useRef<string[]>([]);
+  submit.current = () => {
+    if (readOnly || saving) return;
+    // the server judges again what it refused: its errors never hold a Save back (one on a name no
+    // input registers would stay in react-hook-form's errors and make every Save invalid, silently)
+    if (serverErrors.current.length) form.clearErrors(serverErrors.current.splice(0));
+    void form.handleSubmit((v) => save(v))();
+  };
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') { e.preventDefault(); submit.current(); }
@@ -316,8 +324,11 @@ export default function FormView({ plan, action, org, recordId, search, where, e
       } else if (err instanceof ApiError && err.code === 'STALE_REVISION') {
         setConflict({ expected: Number(err.details?.expected), actual: Number(err.details?.actual), input: values });
       } else if (err instanceof ApiError && err.status === 422 && Object.keys(err.fieldErrors()).length) {
-        for (const [name, message] of Object.entries(fieldErrorsOf(t, err))) form.setError(name, { type: 'server', message });
-        saveErrors.current.push(toast(t('error.validation'), 'error'));
+        const { beside, underLines, unseen } = placeFieldErrors(err, fieldErrorsOf(t, err), fields, (name) => !!formEl.current?.querySelector(`[data-testid="field-${CSS.escape(name)}"]`));
+        for (const [name, message] of Object.entries(beside)) form.setError(name, { type: 'server', message });
+        serverErrors.current = Object.keys(beside);
+        setLineErrors(underLines);
+        saveErrors.current.push(toast([t('error.validation'), ...unseen].join(' '), 'error'));
       } else {
         saveErrors.current.push(toast(errorMessage(t, err), 'error'));
       }
@@ -360,7 +371,7 @@ export default function FormView({ plan, action, org, recordId, search, where, e
   const statusInfo = fields.find((f) => f.name === statusField);
   return (
     <ModifierValues.Provider value={modifierValues}>
-    <form ref={formEl} className="view view-form" onSubmit={form.handleSubmit((v) => { if (!readOnly) void save(v); })} noValidate data-testid="form-view" data-readonly={readOnly || undefined}
+    <form ref={formEl} className="view view-form" onSubmit={(e) => { e.preventDefault(); submit.current(); }} noValidate data-testid="form-view" data-readonly={readOnly || undefined}
       data-synced={(!isNew && fromServer && !dirty && !saving) || undefined}>
       <div className="control-panel">
         <div className="cp-row">
@@ -502,6 +513,33 @@ function FormNodeView({ tree, form, recordId, readOnly, onButton, lines, onLines
     default:
       return <>{kids}</>;
   }
+}
+
+/**
+ * Where each field error of a refused save is said. Beside its field when the form has the field
+ * (react-hook-form's errors; shown once its page or modifier shows it); under a One2Many when it
+ * names one (the lines' own slot: no input registers a One2Many). And in the save's notice, as
+ * "Label: reason.", when the form does not show that field now (another notebook page, hidden by
+ * a modifier, or not on the form at all, as a hook's error on a field the view leaves out): a
+ * refusal nobody can see would leave the person no way to know what to change.
+ */
+export function placeFieldErrors(err: ApiError, said: Record<string, string>, fields: readonly FieldInfo[], isShown: (name: string) => boolean): {
+  beside: Record<string, string>; underLines: Record<string, string>; unseen: string[];
+} {
+  const beside: Record<string, string> = {};
+  const underLines: Record<string, string> = {};
+  const unseen: string[] = [];
+  const labels = new Map(err.fieldProblems().filter((p) => p.field && p.label).map((p) => [p.field!, p.label!]));
+  for (const [name, message] of Object.entries(said)) {
+    const field = fields.find((f) => f.name === name);
+    if (field?.type === 'one2many') underLines[name] = message;
+    else if (field) beside[name] = message;
+    if (!isShown(name)) {
+      const label = field?.label ?? labels.get(name);
+      unseen.push(label ? `${label}: ${message}` : message);
+    }
+  }
+  return { beside, underLines, unseen };
 }
 
 /**
