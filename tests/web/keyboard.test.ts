@@ -4,23 +4,37 @@
  * kanban cards are in the Tab order and open with Enter; and a record opened that way has the
  * focus in its form (its title, or a new record's first field), not on the page's body.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionUrl, axeSerious, describeViolations, login, seedLeads, shot, startWeb, type WebEnv } from './helpers/browser.ts';
+import { fixtureApp } from '../helpers/kernel.ts';
+import { actionUrl, axeSerious, describeViolations, adminOrg, login, seedLeads, shot, startWeb, type WebEnv } from './helpers/browser.ts';
 
 let env: WebEnv;
 let page: Page;
 let ids: string[];
 const name = (i: number) => `Walk ${String(i + 1).padStart(2, '0')}`;
 
+/** A form view for countries, as a team's app may add one: the editable Countries list gets its ↗ column. */
+const viewsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-web-keyboard-'));
+fs.writeFileSync(path.join(viewsDir, 'res_country_form.xml'), `<view id="res.country.form" version="1" title="Country">
+  <form model="res.country"><sheet><group><field name="name"/><field name="code"/></group></sheet></form>
+</view>`);
+const countryForm = { ...fixtureApp('keyboard', { depends: ['base'] }), dataFiles: [path.join(viewsDir, 'res_country_form.xml')] };
+
 beforeAll(async () => {
-  env = await startWeb();
+  env = await startWeb({}, { apps: [countryForm] });
   // 60 leads: the list's page holds 50, more than the screen draws
   ids = await seedLeads(env, Array.from({ length: 60 }, (_, i) => ({ name: name(i), stage: i % 2 ? 'qualified' : 'new', expected_revenue: 1000 + i })));
   page = await env.newPage();
   await login(page);
 });
-afterAll(async () => { await env?.close(); });
+afterAll(async () => {
+  await env?.close();
+  fs.rmSync(viewsDir, { recursive: true, force: true });
+});
 
 const focused = (p: Page) => p.evaluate(() => {
   const el = document.activeElement;
@@ -79,6 +93,43 @@ describe('keyboard walking', () => {
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/default/action-crm.action_leads/${ids[1]}`);
     await expect.poll(() => focused(page)).toEqual({ testid: 'form-title', text: name(1), inForm: true });
     await shot(page, 'keyboard-form-title', { dark: true, themeByAttribute: true });
+  });
+
+  it('an editable list\'s ↗ buttons are not Tab stops: the rows stay one stop, Enter edits the row in place and Shift+Enter opens its form', async () => {
+    const org = (await adminOrg(env)).code;
+    await page.goto(actionUrl(org, 'base.action_countries', undefined, { q: 'Fr' }));
+    const rows = page.getByTestId('list-row');
+    await rows.first().waitFor();
+    expect(await rows.first().getByTestId('row-open').count()).toBe(1); // the form makes the column
+    await page.getByTestId('search-input').focus();
+    const stops: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      const f = await focused(page);
+      stops.push(f.testid ?? '');
+      if (f.testid === 'list-row') break;
+    }
+    expect(stops.at(-1)).toBe('list-row');
+    const first = (await focused(page)).text;
+    // from the row, Tab leaves the table: no stop on its ↗ nor on the next rows' ones
+    await page.keyboard.press('Tab');
+    expect((await focused(page)).testid).not.toBe('row-open');
+    await expect.poll(() => page.evaluate(() => !!document.activeElement?.closest('[data-testid="list-table"]'))).toBe(false);
+    await page.keyboard.press('Shift+Tab');
+    await expect.poll(async () => (await focused(page)).testid).toBe('list-row');
+    expect(await page.locator('[data-testid="list-row"]:focus').getAttribute('aria-keyshortcuts')).toBe('Shift+Enter');
+    // Enter edits in place, Escape puts the row back with the focus on it
+    await page.keyboard.press('Enter');
+    await page.getByTestId('edit-row').waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('edit-row').count()).toBe(0);
+    await page.locator('[data-testid="list-row"][tabindex="0"]').focus();
+    await shot(page, 'keyboard-editable-row-open', { dark: true, themeByAttribute: true });
+    // Shift+Enter opens the focused row's form
+    await page.keyboard.press('Shift+Enter');
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(new RegExp(`^/${org}/action-base\\.action_countries/[0-9a-f-]{36}$`));
+    await expect.poll(async () => (await focused(page)).testid).toBe('form-title');
+    expect(first).toContain((await focused(page)).text);
   });
 
   it('rows of an open group are walked with the arrow keys too, and Enter opens one', async () => {

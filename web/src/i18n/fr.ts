@@ -348,6 +348,7 @@ export const fr: Record<string, string> = {
   'list.edit.cell': '{label} de {name}',
   'list.edit.conflict': '{name} a été modifié ailleurs depuis la lecture de la liste. Rechargez pour le voir (votre saisie est perdue), ou appuyez sur Échap.',
   'list.edit.open': 'Ouvrir {name}',
+  'list.edit.open_key': 'Ouvrir le formulaire (Maj+Entrée sur la ligne)',
   'list.edit.open_column': 'Ouvrir le formulaire',
   'list.edit.add': 'Ajouter une ligne',
   // app/preferences-messages.ts

@@ -234,10 +234,13 @@ const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models,
   }
   return (
     <tr ref={measure} data-index={index} aria-rowindex={index + 2} tabIndex={tabStop ? 0 : -1} className={checked ? 'selected' : undefined} data-testid="list-row"
+      aria-keyshortcuts={openForm ? 'Shift+Enter' : undefined}
       onClick={() => onOpen(rec.id)} onFocus={(e) => { if (e.target === e.currentTarget) onFocusRow(index); }}
       onKeyDown={(e) => {
         if (e.target !== e.currentTarget || e.altKey || e.ctrlKey || e.metaKey) return;
-        if (e.key === 'Enter') onOpen(rec.id);
+        // an editable list's row: Enter edits it in place, Shift+Enter opens its form (the ↗ button's way)
+        if (e.key === 'Enter' && e.shiftKey && openForm) openForm(rec.id);
+        else if (e.key === 'Enter') onOpen(rec.id);
         else if (e.key === ' ') {
           // Space selects the focused row, as in a grid (its checkbox is not a Tab stop of its own)
           e.preventDefault();
@@ -252,7 +255,9 @@ const RecordRow = memo(function RecordRow({ index, rec, columns, widths, models,
       {columns.map((f) => <td key={f.name} className={isNumberField(f) ? 'num' : undefined} style={widthStyle(widths[f.name])}><Display field={f} value={rec[f.name]} models={models} record={rec} /></td>)}
       {openForm && (
         <td className="col-open">
-          <button type="button" className="btn-icon" aria-label={te('list.edit.open', { name: displayName(model, rec) })} data-testid="row-open"
+          {/* out of the Tab order, as the checkbox: a Tab stop on every row would make the rows 50
+              stops again; Shift+Enter on the row does what it does */}
+          <button type="button" className="btn-icon" tabIndex={-1} aria-label={te('list.edit.open', { name: displayName(model, rec) })} title={te('list.edit.open_key')} data-testid="row-open"
             onClick={(e) => { e.stopPropagation(); openForm(rec.id); }}>↗</button>
         </td>
       )}
