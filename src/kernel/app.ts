@@ -238,10 +238,26 @@ export type RouteDescription =
    */
   | { command: string; pick?: string; status?: number; stream?: string }
   /** The route lists, creates, reads, updates or deletes a model's records, as `/api/data/{key}` does. */
-  | { records: string; as: 'list' | 'create' | 'read' | 'update' | 'delete' };
+  | { records: string; as: 'list' | 'create' | 'read' | 'update' | 'delete' }
+  /** The route answers a file's bytes (a download): see `sendsFile`. */
+  | { file: FileAnswer };
+
+/**
+ * What a download route answers: `types`, its content types (any type when left out); `ranges`,
+ * whether it serves byte ranges and revalidation (`Range` → 206, `If-None-Match` → 304, 416 for a
+ * range outside the file); `query`, the query parameters it reads, with their JSON types.
+ */
+export interface FileAnswer {
+  types?: readonly string[];
+  ranges?: boolean;
+  query?: Readonly<Record<string, 'string' | 'integer'>>;
+}
 
 /** Route options saying the route dispatches `command`: `server.post(path, serves('x.y'), handler)`. */
 export const serves = (command: string, opts: { pick?: string; status?: number; stream?: string } = {}) => ({ config: { describes: { command, ...opts } satisfies RouteDescription } });
+
+/** Route options saying the route answers a file's bytes: `server.get(path, sendsFile({ types: ['image/png'] }), handler)`. */
+export const sendsFile = (file: FileAnswer = {}) => ({ config: { describes: { file } satisfies RouteDescription } });
 
 /** Route options saying the route serves `model`'s records as `/api/data/{key}` does. */
 export const servesRecords = (model: string, as: 'list' | 'create' | 'read' | 'update' | 'delete') => ({ config: { describes: { records: model, as } satisfies RouteDescription } });

@@ -5,7 +5,7 @@
  * implementation: tests/public/api.test.ts walks this file's imports to keep it so. Documented
  * in docs/app-api.md.
  */
-export { defineApp, serves, servesRecords } from '../kernel/app.js';
+export { defineApp, sendsFile, serves, servesRecords } from '../kernel/app.js';
 export type {
   AppManifest, AppModule, CommandDecl, CommandEffect, EventHandlerDecl, HookContext, HookDecl, RouteContext, RouteDescription, SeedFn,
   SubscriptionDecl, ToolDecl,

@@ -8,14 +8,17 @@ import type { Registry, ResolvedCommand } from '../kernel/registry/registry.js';
 import { answerSchema, outputSchema } from './openapi-output.js';
 import { body, fieldSchema, json, nullable, recordOperations, ref, writeSchema, type Json } from './openapi-schemas.js';
 import { requiredOnCreate } from '../kernel/registry/model.js';
-import type { RouteDescription } from '../kernel/app.js';
+import type { FileAnswer, RouteDescription } from '../kernel/app.js';
 
 type Limits = { defaultLimit: number; maxLimit: number };
 
 /** An unknown command or model in a route's description stops the boot, naming the route. */
 export function checkDescription(registry: Registry, method: string, url: string, d: RouteDescription): void {
   const what = `route ${method} ${url} describes itself with`;
-  if ('command' in d) {
+  if ('file' in d) {
+    const bad = (d.file.types ?? []).find((t) => !/^[\w.+-]+\/[\w.+*-]+$/.test(t));
+    if (bad !== undefined) throw new BootError(`${what} the content type "${bad}", which is not a type/subtype`, { route: url, type: bad }, 'ROUTE_DESCRIPTION_INVALID');
+  } else if ('command' in d) {
     const c = registry.commands.get(d.command);
     if (!c) throw new BootError(`${what} command ${d.command}, which no active app declares`, { route: url, command: d.command }, 'ROUTE_DESCRIPTION_INVALID');
     if (d.pick && !(c.output?.kind === 'object' && d.pick in c.output.fields)) {
@@ -36,6 +39,7 @@ export function checkDescription(registry: Registry, method: string, url: string
  */
 export function describedOperation(registry: Registry, method: string, d: RouteDescription, pathParams: readonly string[], limits: Limits, components: Json): Json {
   if ('records' in d) return recordOperations(registry.model(d.records).names.typeName, limits)[d.as];
+  if ('file' in d) return fileOperation(d.file);
   const c = registry.command(d.command);
   const inputs = [...(c.inputFields?.values() ?? [])].filter((f) => !pathParams.includes(f.name));
   const out: Json = {};
@@ -69,4 +73,27 @@ export function commandAnswer(registry: Registry, c: ResolvedCommand, components
   if (c.returns === 'record' && c.model) return ref(registry.model(c.model).names.typeName);
   if (pick && c.output?.kind === 'object') return outputSchema(c.output.fields[pick]!, components);
   return answerSchema(c.output, components) ?? {};
+}
+
+/** A download: the file's bytes in each of its types, and with `ranges` the partial and revalidated answers. */
+function fileOperation(f: FileAnswer): Json {
+  const bytes = { schema: { type: 'string', format: 'binary' } };
+  const content = Object.fromEntries((f.types?.length ? f.types : ['*/*']).map((t) => [t, bytes]));
+  const disposition = { 'Content-Disposition': { schema: { type: 'string' }, description: 'attachment, with the file\'s name' } };
+  const parameters = Object.entries(f.query ?? {}).map(([name, type]) => ({ name, in: 'query', schema: { type } }));
+  if (!f.ranges) return { ...(parameters.length ? { parameters } : {}), responses: { 200: { description: 'The file', headers: disposition, content } } };
+  const etag = { ETag: { schema: { type: 'string' } }, 'Accept-Ranges': { schema: { const: 'bytes' } } };
+  return {
+    parameters: [
+      ...parameters,
+      { name: 'Range', in: 'header', description: 'one byte range (`bytes=0-1023`, `bytes=-500`)', schema: { type: 'string' } },
+      { name: 'If-None-Match', in: 'header', description: 'the ETag of a copy held: 304 while it is current', schema: { type: 'string' } },
+    ],
+    responses: {
+      200: { description: 'The file', headers: { ...disposition, ...etag }, content },
+      206: { description: 'The requested range', headers: { ...disposition, ...etag, 'Content-Range': { schema: { type: 'string' }, description: 'bytes <start>-<end>/<size>' } }, content },
+      304: { description: 'The copy held is current', headers: { ETag: etag.ETag } },
+      416: json(ref('Error'), 'The range is outside the file (RANGE_NOT_SATISFIABLE)'),
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { defineSettings } from '../kernel/settings.js';
 import { exposureAllows, exposureOf } from './exposure.js';
 import { body, errors, idParam, json, listParams, listSchema, recordOperations, recordSchema, ref, writeSchema, type Json } from './openapi-schemas.js';
 import { commandAnswer, describedOperation } from './openapi-routes.js';
+import { transferPaths } from './transfer/openapi.js';
 import type { RouteDescription } from '../kernel/app.js';
 import './types.js';
 
@@ -116,6 +117,9 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
     for (const c of registry.commands.values()) {
       if (c.model === m.key && c.record) paths[`${base}/{id}/${c.name.slice(m.key.length + 1)}`] = commandPath(registry, m, c, schemas);
     }
+  }
+  for (const [path, item] of Object.entries(transferPaths([...registry.models.keys()], schemas))) {
+    paths[path] = Object.fromEntries(Object.entries(item).map(([method, op]) => [method, { ...(op as Json), responses: { ...errors, ...(op as { responses: Json }).responses } }]));
   }
   describeRemaining(registry, limits, paths, schemas, routes);
   return {

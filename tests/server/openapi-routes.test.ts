@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BootError } from '../../src/kernel/errors.ts';
-import { checkDescription } from '../../src/server/openapi-routes.ts';
+import { checkDescription, describedOperation } from '../../src/server/openapi-routes.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let ts: TestServer;
@@ -59,7 +59,87 @@ describe('OpenAPI of app routes', () => {
     expect(version.parameters.map((p: any) => [p.name, p.in])).toEqual([['id', 'path'], ['filename', 'query'], ['change_note', 'query']]);
     expect(version.requestBody.content['application/json'].schema.properties).not.toHaveProperty('id');
     // what says nothing keeps the generic description
-    expect(ops['/api/storage/documents/{id}/download'].get.responses[200]).toEqual({ description: 'OK', content: { 'application/json': { schema: {} } } });
+    expect(ops['/api/storage/documents/{id}/versions'].get.responses[200]).toEqual({ description: 'OK', content: { 'application/json': { schema: {} } } });
+  });
+
+  it('a download (sendsFile) is described with its bytes, and with ranges its 206, 304 and 416, as the route answers them', async () => {
+    const token = (await ts.loginAdmin()).access_token;
+    const op = doc.paths['/api/storage/documents/{id}/download'].get;
+    expect(op.responses[200].content).toEqual({ '*/*': { schema: { type: 'string', format: 'binary' } } });
+    expect(op.parameters.map((p: any) => [p.name, p.in])).toEqual([['id', 'path'], ['Range', 'header'], ['If-None-Match', 'header']]);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '206', '304', '416', '403', '404']));
+    expect(doc.paths['/api/storage/download/{id}'].get.parameters.map((p: any) => p.name)).toContain('version_number');
+    // each described answer, from the route itself
+    const up = await ts.request('POST', '/api/storage/documents?filename=ten.txt', { token, body: '0123456789', headers: { 'content-type': 'text/plain' } });
+    expect(up.status).toBe(201);
+    const url = `/api/storage/documents/${up.body.id}/download`;
+    const whole = await ts.request('GET', url, { token });
+    expect(whole.status).toBe(200);
+    for (const h of Object.keys(op.responses[200].headers)) expect(whole.headers, h).toHaveProperty(h.toLowerCase());
+    const part = await ts.request('GET', url, { token, headers: { range: 'bytes=2-4' } });
+    expect(part.status).toBe(206);
+    expect(part.body).toBe(234);
+    for (const h of Object.keys(op.responses[206].headers)) expect(part.headers, h).toHaveProperty(h.toLowerCase());
+    expect((await ts.request('GET', url, { token, headers: { 'if-none-match': String(whole.headers.etag) } })).status).toBe(304);
+    const outside = await ts.request('GET', url, { token, headers: { range: 'bytes=50-60' } });
+    expect(outside.status).toBe(416);
+    expect(outside.body.error.code).toBe('RANGE_NOT_SATISFIABLE');
+    // a file of a known type says it, and without ranges only 200 (the QA app's screenshots)
+    const png = describedOperation(ts.kernel.registry, 'GET', { file: { types: ['image/png'] } }, ['id'], { defaultLimit: 50, maxLimit: 500 }, {}) as any;
+    expect(Object.keys(png.responses)).toEqual(['200']);
+    expect(Object.keys(png.responses[200].content)).toEqual(['image/png']);
+  });
+
+  it('a download describing itself with something that is not a content type stops the boot (ROUTE_DESCRIPTION_INVALID)', () => {
+    expect(() => checkDescription(ts.kernel.registry, 'GET', '/x/:id', { file: { types: ['png'] } })).toThrow(BootError);
+    expect(() => checkDescription(ts.kernel.registry, 'GET', '/x/:id', { file: { types: ['image/png', 'application/vnd.ms-excel'] } })).not.toThrow();
+  });
+
+  it('export and import are described as they answer: the file types, the parameters, the inspect and import reports (src/server/transfer/openapi.ts)', async () => {
+    const ops = doc.paths;
+    const schemas = doc.components.schemas;
+    const token = (await ts.loginAdmin()).access_token;
+    /** the answer has every required member of the schema and none it does not name */
+    const fits = (value: Record<string, unknown>, schema: { required: string[]; properties: Record<string, unknown> }) => {
+      expect(Object.keys(value).sort()).toEqual(expect.arrayContaining([...schema.required].sort()));
+      for (const k of Object.keys(value)) expect(schema.properties, `undescribed member ${k}`).toHaveProperty(k);
+    };
+    const exp = ops['/api/export/{model}'].get;
+    expect(exp.parameters[0]).toMatchObject({ name: 'model', in: 'path', schema: { enum: expect.arrayContaining(['res.country', 'ir.connector']) } });
+    expect(exp.parameters.map((p: any) => p.name)).toEqual(['model', 'format', 'fields', 'filter', 'ids', 'order']);
+    expect(Object.keys(exp.responses[200].content).sort()).toEqual(['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'text/csv']);
+    expect(exp.responses[403]).toBeDefined(); // the error envelope, as every route
+    // the route answers one of the described types, with the described headers
+    for (const format of ['csv', 'xlsx']) {
+      const res = await ts.request('GET', `/api/export/res.country?format=${format}&fields=name,code&filter=${encodeURIComponent('[["code","=","FR"]]')}`, { token });
+      expect(res.status).toBe(200);
+      expect(Object.keys(exp.responses[200].content)).toContain(String(res.headers['content-type']).split(';')[0]);
+      for (const h of Object.keys(exp.responses[200].headers)) expect(res.headers, h).toHaveProperty(h.toLowerCase());
+    }
+    expect(Object.keys(ops['/api/export/{model}'].post.requestBody.content['application/json'].schema.properties)).toEqual(['format', 'fields', 'filter', 'where', 'ids', 'order']);
+    expect(ops['/api/export/download'].get.security).toEqual([]);
+
+    const fieldsAnswer = await ts.request('GET', '/api/export/res.country/fields', { token });
+    for (const f of fieldsAnswer.body.fields) fits(f, schemas.TransferField);
+
+    // inspect and import take the file's bytes; their answers fit their schemas
+    const file = 'name,code\nOpenAPI Land,QQ\n';
+    const insp = ops['/api/import/{model}/inspect'].post;
+    expect(insp.requestBody.content['text/csv'].schema).toEqual({ type: 'string', format: 'binary' });
+    const inspected = await ts.request('POST', '/api/import/res.country/inspect', { token, body: file, headers: { 'content-type': 'text/csv' } });
+    expect(inspected.status).toBe(200);
+    fits(inspected.body, insp.responses[200].content['application/json'].schema);
+    const imp = ops['/api/import/{model}'].post;
+    expect(imp.parameters.map((p: any) => p.name)).toEqual(['model', 'dry_run', 'mapping', 'key']);
+    const report = await ts.request('POST', '/api/import/res.country?dry_run=true', { token, body: file, headers: { 'content-type': 'text/csv' } });
+    expect(report.status).toBe(200);
+    fits(report.body, imp.responses[200].content['application/json'].schema);
+    // a refused row: its error fits ImportRowError (a second QQ: code is unique)
+    const refused = await ts.request('POST', '/api/import/res.country?dry_run=true', { token, body: 'name,code\nNo code,\n', headers: { 'content-type': 'text/csv' } });
+    expect(refused.status).toBe(200);
+    expect(refused.body.errors.length).toBeGreaterThan(0);
+    for (const e of refused.body.errors) fits(e, schemas.ImportRowError);
+    expect(imp.responses[422].description).toMatch(/IMPORT_FAILED/);
   });
 
   it('a route describing itself with a command, an output field or a model the registry lacks stops the boot (ROUTE_DESCRIPTION_INVALID), naming the route', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { serves, servesRecords, type RouteContext } from '../../kernel/app.js';
+import { sendsFile, serves, servesRecords, type RouteContext } from '../../kernel/app.js';
 import { BadRequest, NotFound } from '../../kernel/errors.js';
 import { createRecord, listPayload } from '../../server/routes/data.js';
 import { bodyObject } from '../../server/routes/body.js';
@@ -70,10 +70,11 @@ export function qaRoutes(server: FastifyInstance, { kernel }: RouteContext): voi
     return reply.type('application/zip').header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(path.basename(file))}`)
       .header('cache-control', 'private, max-age=3600').send(fs.createReadStream(file));
   };
-  server.get('/api/qa/runs/:id/trace', async (req, reply) => sendTrace(reply, await run('fw.read_one', req, { model: 'qa.run', id: id(req) }) as Body));
-  server.get('/api/qa/run-results/:id/trace', async (req, reply) => sendTrace(reply, await run('fw.read_one', req, { model: 'qa.run.result', id: id(req) }) as Body));
+  const trace = sendsFile({ types: ['application/zip'] });
+  server.get('/api/qa/runs/:id/trace', trace, async (req, reply) => sendTrace(reply, await run('fw.read_one', req, { model: 'qa.run', id: id(req) }) as Body));
+  server.get('/api/qa/run-results/:id/trace', trace, async (req, reply) => sendTrace(reply, await run('fw.read_one', req, { model: 'qa.run.result', id: id(req) }) as Body));
   // the screenshot of a replayed step, served only from the trace folder
-  server.get('/api/qa/run-steps/:id/screenshot', async (req, reply) => {
+  server.get('/api/qa/run-steps/:id/screenshot', sendsFile({ types: ['image/png'] }), async (req, reply) => {
     const step = await run('fw.read_one', req, { model: 'qa.run.step', id: id(req) }) as Body;
     const root = path.resolve(qaSettings(kernel.settings).QA_E2E_TRACE_DIR);
     const file = step.screenshot_path ? path.resolve(root, String(step.screenshot_path)) : null;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { serves, servesRecords, type RouteContext } from '../../kernel/app.js';
+import { sendsFile, serves, servesRecords, type RouteContext } from '../../kernel/app.js';
 import { BadRequest, ValidationError } from '../../kernel/errors.js';
 import type { RootDbClient } from '../../kernel/env.js';
 import { concreteKernel, type Kernel } from '../../kernel/kernel.js';
@@ -199,10 +199,11 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
         : await kernel.dispatch('storage.document.add_version_stream', payload, req.principal);
       return reply.status(201).send(doc);
     });
-    scope.get('/api/storage/documents/:id/download', (req, reply) => sendDownload(internals, req, reply, id(req)));
-    scope.get('/api/storage/documents/:id/versions/:n/download', (req, reply) =>
+    const download = sendsFile({ ranges: true });
+    scope.get('/api/storage/documents/:id/download', download, (req, reply) => sendDownload(internals, req, reply, id(req)));
+    scope.get('/api/storage/documents/:id/versions/:n/download', download, (req, reply) =>
       sendDownload(internals, req, reply, id(req), intParam((req.params as { n: string }).n, 'n')));
-    scope.get('/api/storage/download/:id', (req, reply) =>
+    scope.get('/api/storage/download/:id', sendsFile({ ranges: true, query: { version_number: 'integer' } }), (req, reply) =>
       sendDownload(internals, req, reply, id(req), intParam((req.query as Q).version_number, 'version_number')));
   });
 }
