@@ -234,11 +234,16 @@ export type RouteDescription =
    * body (the query of a GET); its output (or its model's record) is the answer, or the field
    * `pick` of it when the route answers that part only. `status`: the success status (201 for a
    * create). `stream`: the `file_upload` command a raw body (any type but JSON) goes to instead,
-   * its input (and the file's `filename`) taken from the query.
+   * its input (and the file's `filename`) taken from the query. `path`: input fields the path's
+   * parameters fill under another name (`{ id: 'recording_id' }`), left out of the body too.
    */
-  | { command: string; pick?: string; status?: number; stream?: string }
-  /** The route lists, creates, reads, updates or deletes a model's records, as `/api/data/{key}` does. */
-  | { records: string; as: 'list' | 'create' | 'read' | 'update' | 'delete' }
+  | { command: string; pick?: string; status?: number; stream?: string; path?: Readonly<Record<string, string>> }
+  /**
+   * The route lists, creates, reads, updates or deletes a model's records, as `/api/data/{key}`
+   * does. `fields`: the only fields an update takes (a route that lets some be changed);
+   * `paged: false`: a list that takes no list parameters (every record, in one order).
+   */
+  | { records: string; as: 'list' | 'create' | 'read' | 'update' | 'delete'; fields?: readonly string[]; paged?: false }
   /** The route answers a file's bytes (a download): see `sendsFile`. */
   | { file: FileAnswer };
 
@@ -254,13 +259,13 @@ export interface FileAnswer {
 }
 
 /** Route options saying the route dispatches `command`: `server.post(path, serves('x.y'), handler)`. */
-export const serves = (command: string, opts: { pick?: string; status?: number; stream?: string } = {}) => ({ config: { describes: { command, ...opts } satisfies RouteDescription } });
+export const serves = (command: string, opts: { pick?: string; status?: number; stream?: string; path?: Readonly<Record<string, string>> } = {}) => ({ config: { describes: { command, ...opts } satisfies RouteDescription } });
 
 /** Route options saying the route answers a file's bytes: `server.get(path, sendsFile({ types: ['image/png'] }), handler)`. */
 export const sendsFile = (file: FileAnswer = {}) => ({ config: { describes: { file } satisfies RouteDescription } });
 
 /** Route options saying the route serves `model`'s records as `/api/data/{key}` does. */
-export const servesRecords = (model: string, as: 'list' | 'create' | 'read' | 'update' | 'delete') => ({ config: { describes: { records: model, as } satisfies RouteDescription } });
+export const servesRecords = (model: string, as: 'list' | 'create' | 'read' | 'update' | 'delete', opts: { fields?: readonly string[]; paged?: false } = {}) => ({ config: { describes: { records: model, as, ...opts } satisfies RouteDescription } });
 
 /**
  * A live stream an app offers as a GraphQL subscription field. `topic` runs as the subscriber

@@ -27,8 +27,14 @@ export function checkDescription(registry: Registry, method: string, url: string
     if (d.stream && !registry.commands.get(d.stream)?.file_upload) {
       throw new BootError(`${what} ${d.stream} for raw bodies, which is not a file_upload command`, { route: url, command: d.stream }, 'ROUTE_DESCRIPTION_INVALID');
     }
-  } else if (!registry.models.has(d.records)) {
-    throw new BootError(`${what} the records of ${d.records}, a model no active app declares`, { route: url, model: d.records }, 'ROUTE_DESCRIPTION_INVALID');
+    for (const field of Object.values(d.path ?? {})) {
+      if (!c.inputFields?.has(field)) throw new BootError(`${what} the path filling ${d.command}'s input field ${field}, which it does not have`, { route: url, command: d.command, field }, 'ROUTE_DESCRIPTION_INVALID');
+    }
+  } else {
+    const m = registry.models.get(d.records);
+    if (!m) throw new BootError(`${what} the records of ${d.records}, a model no active app declares`, { route: url, model: d.records }, 'ROUTE_DESCRIPTION_INVALID');
+    const unknown = (d.fields ?? []).find((f) => !m.fields.get(f)?.stored);
+    if (unknown !== undefined) throw new BootError(`${what} the field ${unknown} of ${d.records}, which it has not stored`, { route: url, model: d.records, field: unknown }, 'ROUTE_DESCRIPTION_INVALID');
   }
 }
 
@@ -38,10 +44,11 @@ export function checkDescription(registry: Registry, method: string, url: string
  * are added to `components`.
  */
 export function describedOperation(registry: Registry, method: string, d: RouteDescription, pathParams: readonly string[], limits: Limits, components: Json): Json {
-  if ('records' in d) return recordOperations(registry.model(d.records).names.typeName, limits)[d.as];
+  if ('records' in d) return recordsOperation(registry, d, limits);
   if ('file' in d) return fileOperation(d.file);
   const c = registry.command(d.command);
-  const inputs = [...(c.inputFields?.values() ?? [])].filter((f) => !pathParams.includes(f.name));
+  const fromPath = new Set([...pathParams, ...Object.values(d.path ?? {})]);
+  const inputs = [...(c.inputFields?.values() ?? [])].filter((f) => !fromPath.has(f.name));
   const out: Json = {};
   if (method === 'GET') {
     if (inputs.length) out.parameters = inputs.map((f) => ({ name: f.name, in: 'query', ...(requiredOnCreate(f) ? { required: true } : {}), schema: nullable(fieldSchema(f), f) }));
@@ -57,7 +64,7 @@ export function describedOperation(registry: Registry, method: string, d: RouteD
     const asJson = (out.requestBody as { content?: Json } | undefined)?.content ?? {};
     out.requestBody = { required: true, content: { ...asJson, 'application/octet-stream': { schema: { type: 'string', format: 'binary', description: `the file's bytes (any Content-Type but JSON): ${s.description ?? s.name}` } } } };
     const raw = (name: string, schema: Json) => ({ name, in: 'query', description: 'with a binary body', schema });
-    out.parameters = [raw('filename', { type: 'string' }), ...[...(s.inputFields?.values() ?? [])].filter((f) => !pathParams.includes(f.name)).map((f) => raw(f.name, fieldSchema(f)))];
+    out.parameters = [raw('filename', { type: 'string' }), ...[...(s.inputFields?.values() ?? [])].filter((f) => !fromPath.has(f.name)).map((f) => raw(f.name, fieldSchema(f)))];
   }
   const status = d.status ?? 200;
   out.responses = { [status]: json(commandAnswer(registry, c, components, d.pick), status === 201 ? 'Created' : 'OK') };
@@ -73,6 +80,19 @@ export function commandAnswer(registry: Registry, c: ResolvedCommand, components
   if (c.returns === 'record' && c.model) return ref(registry.model(c.model).names.typeName);
   if (pick && c.output?.kind === 'object') return outputSchema(c.output.fields[pick]!, components);
   return answerSchema(c.output, components) ?? {};
+}
+
+/** A model's records as `/api/data/{key}` serves them, less what the route does not take. */
+function recordsOperation(registry: Registry, d: Extract<RouteDescription, { records: string }>, limits: Limits): Json {
+  const m = registry.model(d.records);
+  const op = recordOperations(m.names.typeName, limits)[d.as];
+  if (d.as === 'list' && d.paged === false) return { responses: op.responses };
+  if (d.as === 'update' && d.fields) {
+    const only = writeSchema(d.fields.map((f) => m.fields.get(f)!), false);
+    const revision = { revision: { type: 'integer', description: 'optimistic lock: refused (409 STALE_REVISION) unless the record is at this revision' } };
+    return { ...op, requestBody: body({ ...only, properties: { ...(only.properties as Json), ...revision } }) };
+  }
+  return op;
 }
 
 /** A download: the file's bytes in each of its types, and with `ranges` the partial and revalidated answers. */

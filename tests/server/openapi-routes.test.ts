@@ -58,8 +58,31 @@ describe('OpenAPI of app routes', () => {
     const version = ops['/api/storage/documents/{id}/versions'].post;
     expect(version.parameters.map((p: any) => [p.name, p.in])).toEqual([['id', 'path'], ['filename', 'query'], ['change_note', 'query']]);
     expect(version.requestBody.content['application/json'].schema.properties).not.toHaveProperty('id');
+    // a route that takes some of the record's fields, a list without list parameters, a command
+    // whose input field the path fills under another name
+    const put = ops['/api/storage/documents/{id}'].put;
+    expect(Object.keys(put.requestBody.content['application/json'].schema.properties).sort()).toEqual(['description', 'folder', 'name', 'revision', 'tags']);
+    expect(put.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    const versions = ops['/api/storage/documents/{id}/versions'].get;
+    expect(schemaOf(versions).properties.items.items).toEqual({ $ref: '#/components/schemas/StorageDocumentVersion' });
+    expect(versions.parameters.map((p: any) => p.name)).toEqual(['id']);
     // what says nothing keeps the generic description
-    expect(ops['/api/storage/documents/{id}/versions'].get.responses[200]).toEqual({ description: 'OK', content: { 'application/json': { schema: {} } } });
+    expect(ops['/api/presentation/events'].get.responses[200]).toEqual({ description: 'OK', content: { 'application/json': { schema: {} } } });
+  });
+
+  it('the body a route describes is the one it takes: the document PUT refuses a field its description leaves out, and takes one it names', async () => {
+    const token = (await ts.loginAdmin()).access_token;
+    const up = await ts.request('POST', '/api/storage/documents?filename=put.txt', { token, body: 'put', headers: { 'content-type': 'text/plain' } });
+    expect(up.status).toBe(201);
+    const described = Object.keys(doc.paths['/api/storage/documents/{id}'].put.requestBody.content['application/json'].schema.properties);
+    expect(described).not.toContain('filename');
+    const refused = await ts.request('PUT', `/api/storage/documents/${up.body.id}`, { token, body: { filename: 'other.txt' } });
+    expect([refused.status, refused.body.error.code]).toEqual([422, 'READONLY_FIELD']);
+    const taken = await ts.request('PUT', `/api/storage/documents/${up.body.id}`, { token, body: { description: 'described', revision: up.body.revision } });
+    expect(taken.status).toBe(200);
+    expect(taken.body.description).toBe('described');
+    const stale = await ts.request('PUT', `/api/storage/documents/${up.body.id}`, { token, body: { description: 'again', revision: up.body.revision } });
+    expect([stale.status, stale.body.error.code]).toEqual([409, 'STALE_REVISION']);
   });
 
   it('a download (sendsFile) is described with its bytes, and with ranges its 206, 304 and 416, as the route answers them', async () => {
@@ -88,6 +111,18 @@ describe('OpenAPI of app routes', () => {
     const png = describedOperation(ts.kernel.registry, 'GET', { file: { types: ['image/png'] } }, ['id'], { defaultLimit: 50, maxLimit: 500 }, {}) as any;
     expect(Object.keys(png.responses)).toEqual(['200']);
     expect(Object.keys(png.responses[200].content)).toEqual(['image/png']);
+  });
+
+  it('a path filling an input field the command lacks, or a field the model has not stored, stops the boot (ROUTE_DESCRIPTION_INVALID)', () => {
+    const registry = ts.kernel.registry;
+    expect(() => checkDescription(registry, 'POST', '/x/:id', { command: 'storage.document.add_version', path: { id: 'nope' } })).toThrow(/input field nope/);
+    expect(() => checkDescription(registry, 'PUT', '/x/:id', { records: 'storage.document', as: 'update', fields: ['name', 'nope'] })).toThrow(/field nope/);
+    expect(() => checkDescription(registry, 'PUT', '/x/:id', { records: 'storage.document', as: 'update', fields: ['name'] })).not.toThrow();
+    // the field the path fills is not a body field (as /api/qa/recordings/:id/step's recording_id)
+    const op = describedOperation(registry, 'POST', { command: 'storage.document.add_version', path: { doc: 'id' } }, ['doc'], { defaultLimit: 50, maxLimit: 500 }, {}) as any;
+    const props = Object.keys(op.requestBody.content['application/json'].schema.properties);
+    expect(props).toContain('content_b64');
+    expect(props).not.toContain('id');
   });
 
   it('a download describing itself with something that is not a content type stops the boot (ROUTE_DESCRIPTION_INVALID)', () => {

@@ -30,8 +30,8 @@ export function qaRoutes(server: FastifyInstance, { kernel }: RouteContext): voi
   server.post('/api/qa/recordings', servesRecords('qa.recording', 'create'), async (req, reply) => reply.status(201).send(await createRecord(kernel, req, kernel.registry.model('qa.recording'), body(req))));
   server.get('/api/qa/recordings', servesRecords('qa.recording', 'list'), (req) => run('fw.search', req, listPayload('qa.recording', req.query as Query, limits)));
   server.get('/api/qa/recordings/:id', (req) => withChildren(req, 'qa.recording', id(req), 'qa.recording.step', 'recording_id'));
-  // not described by the command: the path's id is its recording_id
-  server.post('/api/qa/recordings/:id/step', async (req, reply) => reply.status(201).send(await run('qa.recording.step.create', req, { ...body(req), recording_id: id(req) })));
+  // the path's id is the command's recording_id
+  server.post('/api/qa/recordings/:id/step', serves('qa.recording.step.create', { status: 201, path: { id: 'recording_id' } }), async (req, reply) => reply.status(201).send(await run('qa.recording.step.create', req, { ...body(req), recording_id: id(req) })));
   server.post('/api/qa/recordings/:id/finalize', serves('qa.recording.finalize'), (req) => run('qa.recording.finalize', req, { id: id(req) }));
   server.post('/api/qa/recordings/:id/promote', serves('qa.recording.promote'), (req) => run('qa.recording.promote', req, { ...body(req), id: id(req) }));
 

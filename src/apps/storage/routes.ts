@@ -176,7 +176,7 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
     });
     scope.get('/api/storage/documents/:id', servesRecords('storage.document', 'read'), (req) => kernel.dispatch('fw.read_one', { model: 'storage.document', id: id(req) }, req.principal));
     // not the records' update: only name, description, tags and folder may be sent here
-    scope.put('/api/storage/documents/:id', (req) => {
+    scope.put('/api/storage/documents/:id', servesRecords('storage.document', 'update', { fields: EDITABLE }), (req) => {
       const b = (req.body ?? {}) as Rec;
       const values: Rec = {};
       for (const k of Object.keys(b)) {
@@ -187,8 +187,8 @@ export async function storageRoutes(server: FastifyInstance, { kernel }: RouteCo
       return kernel.dispatch('fw.update', { model: 'storage.document', id: id(req), values, revision: b.revision }, req.principal);
     });
     scope.delete('/api/storage/documents/:id', servesRecords('storage.document', 'delete'), (req) => kernel.dispatch('fw.delete', { model: 'storage.document', id: id(req) }, req.principal));
-    // every version, oldest first: no list parameters, so not described as the records' list
-    scope.get('/api/storage/documents/:id/versions', async (req) => {
+    // every version, oldest first: the records' list without its parameters
+    scope.get('/api/storage/documents/:id/versions', servesRecords('storage.document_version', 'list', { paged: false }), async (req) => {
       const doc = await kernel.dispatch<Rec>('fw.read_one', { model: 'storage.document', id: id(req) }, req.principal);
       return kernel.dispatch('fw.search', { model: 'storage.document_version', domain: [['document_id', '=', doc.id]], order: 'version_number asc', count: true }, req.principal);
     });
