@@ -523,7 +523,7 @@ function FormNodeView({ tree, form, recordId, readOnly, onButton, lines, onLines
  * a modifier, or not on the form at all, as a hook's error on a field the view leaves out): a
  * refusal nobody can see would leave the person no way to know what to change.
  */
-export function placeFieldErrors(err: ApiError, said: Record<string, string>, fields: readonly FieldInfo[], isShown: (name: string) => boolean): {
+function placeFieldErrors(err: ApiError, said: Record<string, string>, fields: readonly FieldInfo[], isShown: (name: string) => boolean): {
   beside: Record<string, string>; underLines: Record<string, string>; unseen: string[];
 } {
   const beside: Record<string, string> = {};
