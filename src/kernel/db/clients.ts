@@ -11,6 +11,7 @@ import { createConnectionReader as createPgConnectionReader, createPostgresReade
 import { createConnectionReader, createSqliteReader } from './readers/sqlite/index.js';
 import type { Reader } from './readers/types.js';
 import { inScope, lentClient, type SharedPrismaClients } from './shared-prisma.js';
+import { gateOutsideTransactions } from './sqlite-gate.js';
 import { noteTransactionConnection, openedConnection, openingTransaction } from './transaction-sql.js';
 
 type ClientCtor = new (opts: { adapter: unknown; log?: unknown[] }) => RootDbClient;
@@ -161,7 +162,8 @@ function withSortKey(factory: SqliteAdapterFactory, connected: (db: Database.Dat
       if (!isFunctionHost(db)) throw new Error('@prisma/adapter-better-sqlite3 no longer exposes its connection as `client`: fw_sortkey cannot be registered');
       registerSortKey(db);
       if (db instanceof Database) connected(db);
-      return adapter;
+      // queries outside a transaction wait for the open one (./sqlite-gate.ts)
+      return gateOutsideTransactions(adapter);
     },
     connectToShadowDb: () => factory.connectToShadowDb(),
   };
