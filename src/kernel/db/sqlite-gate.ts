@@ -5,12 +5,13 @@
  * is open it reads that transaction's uncommitted rows, and a write it makes becomes part of that
  * transaction and is undone if the transaction rolls back (measured: an outbox row marked
  * delivered by the event worker while a request's write was open came back as due after the
- * request failed, and was delivered again). On PostgreSQL each transaction has a pool connection
+ * request failed, so it would be delivered again). On PostgreSQL each transaction has a pool connection
  * of its own, so this is SQLite's alone.
  *
- * The gate makes a query outside a transaction wait until no transaction is open: a transaction
- * is open from its BEGIN until Prisma ends it (`commit` or `rollback` of the adapter's
- * transaction, called after COMMIT or ROLLBACK ran). Queries inside a transaction go through the
+ * The gate makes a query outside a transaction wait until no transaction is open or about to
+ * open: a transaction counts from the call that asks for it (before the adapter's mutex and its
+ * BEGIN, so nothing slips in between) until Prisma ends it (`commit` or `rollback` of the
+ * adapter's transaction, called after COMMIT or ROLLBACK ran). Queries inside a transaction go through the
  * transaction's own object and never wait. Code inside a transaction must use the transaction's
  * client (`env.db`), as the kernel gives it: the root client there would wait for the end of the
  * transaction it is part of, until Prisma's transaction timeout rolls it back.
@@ -22,13 +23,24 @@ type SqliteAdapter = Awaited<ReturnType<InstanceType<typeof import('@prisma/adap
 type Transaction = Awaited<ReturnType<SqliteAdapter['startTransaction']>>;
 
 export function gateOutsideTransactions<A extends SqliteAdapter>(adapter: A): A {
-  // the end of the open transaction, while one is open
-  let open: Promise<void> | null = null;
-  const settled = async () => {
-    while (open) await open;
+  // transactions begun or waiting for the adapter's mutex to begin; `idle` settles when none is left
+  let active = 0;
+  let idle: { done: Promise<void>; settle: () => void } | null = null;
+  const enter = () => {
+    active++;
+    if (!idle) {
+      let settle!: () => void;
+      idle = { done: new Promise<void>((resolve) => { settle = resolve; }), settle };
+    }
   };
-  const gated = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    if (open) await settled();
+  const leave = () => {
+    if (--active > 0 || !idle) return;
+    const was = idle;
+    idle = null;
+    was.settle();
+  };
+  const gated = <Args extends unknown[], R>(fn: (...args: Args) => Promise<R>) => async (...args: Args): Promise<R> => {
+    while (idle) await idle.done;
     // no await between the check and the call: the adapter runs the statement synchronously
     return fn(...args);
   };
@@ -37,25 +49,29 @@ export function gateOutsideTransactions<A extends SqliteAdapter>(adapter: A): A 
   adapter.executeScript = gated(adapter.executeScript.bind(adapter));
   const begin = adapter.startTransaction.bind(adapter);
   adapter.startTransaction = async (isolationLevel) => {
-    const tx = await begin(isolationLevel);
-    let end!: () => void;
-    const ended = new Promise<void>((resolve) => { end = resolve; });
-    open = ended;
-    const finish = () => {
-      if (open === ended) open = null;
-      end();
-    };
+    // counted before BEGIN: from the moment BEGIN runs, nothing outside may slip in
+    enter();
+    let tx: Transaction;
+    try {
+      tx = await begin(isolationLevel);
+    } catch (err) {
+      leave();
+      throw err;
+    }
+    let ended = false;
     const closing = (fn: () => Promise<void>) => async () => {
       try {
         await fn();
       } finally {
-        finish();
+        if (!ended) {
+          ended = true;
+          leave();
+        }
       }
     };
-    const t: Transaction = tx;
-    t.commit = closing(tx.commit.bind(tx));
-    t.rollback = closing(tx.rollback.bind(tx));
-    return t;
+    tx.commit = closing(tx.commit.bind(tx));
+    tx.rollback = closing(tx.rollback.bind(tx));
+    return tx;
   };
   return adapter;
 }
