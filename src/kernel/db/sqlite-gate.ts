@@ -22,7 +22,10 @@
 type SqliteAdapter = Awaited<ReturnType<InstanceType<typeof import('@prisma/adapter-better-sqlite3').PrismaBetterSqlite3>['connect']>>;
 type Transaction = Awaited<ReturnType<SqliteAdapter['startTransaction']>>;
 
-export function gateOutsideTransactions<A extends SqliteAdapter>(adapter: A): A {
+/** How long a query waits before the process is warned that it may be waiting for itself. */
+export const GATE_WARN_MS = 10_000;
+
+export function gateOutsideTransactions<A extends SqliteAdapter>(adapter: A, warnAfterMs = GATE_WARN_MS): A {
   // transactions begun or waiting for the adapter's mutex to begin; `idle` settles when none is left
   let active = 0;
   let idle: { done: Promise<void>; settle: () => void } | null = null;
@@ -39,8 +42,22 @@ export function gateOutsideTransactions<A extends SqliteAdapter>(adapter: A): A 
     idle = null;
     was.settle();
   };
+  // a query that waits long is most likely made inside the transaction it waits for (through the
+  // kernel handle instead of ctx.env): said once, as a process warning, rather than left silent
+  // until Prisma's transaction timeout
+  const waitFor = async () => {
+    const warn = setTimeout(() => {
+      process.emitWarning(`a Prisma query outside a transaction has waited ${warnAfterMs} ms for a SQLite write transaction to end; if it is made from inside that transaction (the kernel handle instead of the hook's ctx.env), it waits until Prisma's transaction timeout`, { code: 'FW_SQLITE_OUTSIDE_WAIT' });
+    }, warnAfterMs);
+    warn.unref();
+    try {
+      while (idle) await idle.done;
+    } finally {
+      clearTimeout(warn);
+    }
+  };
   const gated = <Args extends unknown[], R>(fn: (...args: Args) => Promise<R>) => async (...args: Args): Promise<R> => {
-    while (idle) await idle.done;
+    if (idle) await waitFor();
     // no await between the check and the call: the adapter runs the statement synchronously
     return fn(...args);
   };

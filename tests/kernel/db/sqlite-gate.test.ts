@@ -5,10 +5,15 @@
  * undone when that transaction rolls back. On SQLite both share one connection and the gate makes
  * the outside query wait (src/kernel/db/sqlite-gate.ts); PostgreSQL's transactions have
  * connections of their own. The open transaction is held by a post-update hook that waits, then
- * refuses the write.
+ * refuses the write. And on the adapter itself: the wait, and the one warning a long wait gives.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gateOutsideTransactions } from '../../../src/kernel/db/sqlite-gate.ts';
 import type { HookContext } from '../../../src/kernel/app.ts';
 import { delegateOf } from '../../../src/kernel/data/delegate.ts';
 import { systemPrincipal } from '../../../src/kernel/env.ts';
@@ -87,5 +92,36 @@ describe.each(PROVIDERS)('outside a transaction, on %s', (provider) => {
     expect(await done).toMatchObject({ code: 'REFUSED' });
     await mark;
     expect(await events.findFirst({ where: { record_uuid: row.record_uuid }, select: { status: true } })).toEqual({ status: 'done' });
+  });
+});
+
+describe('the gate on Prisma\'s SQLite adapter', () => {
+  it('a query outside waits from the moment a transaction is asked for until it ends, and a long wait is warned about once', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-gate-'));
+    const adapter = gateOutsideTransactions(await new PrismaBetterSqlite3({ url: path.join(dir, 'gate.db') }).connect(), 80);
+    const warnings: string[] = [];
+    const onWarning = (w: Error & { code?: string }) => { if (w.code === 'FW_SQLITE_OUTSIDE_WAIT') warnings.push(w.message); };
+    process.on('warning', onWarning);
+    try {
+      await adapter.executeScript('CREATE TABLE t (v INTEGER)');
+      const tx = await adapter.startTransaction();
+      await tx.executeRaw({ sql: 'INSERT INTO t (v) VALUES (1)', args: [], argTypes: [] });
+      let answered: number | null = null;
+      const outside = adapter.queryRaw({ sql: 'SELECT count(*) AS n FROM t', args: [], argTypes: [] }).then((r) => { answered = Number(r.rows[0]![0]); });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(answered).toBeNull(); // still waiting: it would have counted the uncommitted row
+      expect(warnings).toHaveLength(1);
+      await tx.executeRaw({ sql: 'ROLLBACK', args: [], argTypes: [] });
+      await tx.rollback();
+      await outside;
+      expect(answered).toBe(0);
+      // with nothing open, a query runs at once and nothing is warned
+      expect(Number((await adapter.queryRaw({ sql: 'SELECT count(*) AS n FROM t', args: [], argTypes: [] })).rows[0]![0])).toBe(0);
+      expect(warnings).toHaveLength(1);
+    } finally {
+      process.off('warning', onWarning);
+      await adapter.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
