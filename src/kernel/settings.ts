@@ -128,7 +128,6 @@ type Parsed<T extends Table> = { readonly [K in keyof T]: ValueOf<T[K]['kind']> 
 /** Every app settings table, so docs/configuration.md lists them all. */
 export const APP_SETTINGS: Array<{ app: string; table: Table }> = [];
 
-/** An app's own settings, declared like the kernel's and parsed with the same rules. */
 /**
  * `build(settings)` once per settings object (a deployment's parsed settings never change): what
  * is derived from them, such as an app's policies, is kept beside them, not rebuilt per call.
@@ -141,20 +140,15 @@ export function perSettings<T>(build: (settings: Settings) => T): (settings: Set
   };
 }
 
+/** An app's own settings, declared like the kernel's and parsed with the same rules. */
 export function defineSettings<T extends Table>(app: string, table: T): (settings: Settings) => Parsed<T> {
   APP_SETTINGS.push({ app, table });
-  const cache = new WeakMap<Settings, Parsed<T>>();
-  return (settings) => {
-    let v = cache.get(settings);
-    if (!v) {
-      const out: Record<string, unknown> = {};
-      for (const [name, spec] of Object.entries(table)) {
-        const raw = settings.extra[name];
-        out[name] = spec.generated && !raw ? instanceSecret(settings.DATA_DIR, name) : parse(name, spec, rawValue(raw, spec));
-      }
-      v = Object.freeze(out) as Parsed<T>;
-      cache.set(settings, v);
+  return perSettings((settings) => {
+    const out: Record<string, unknown> = {};
+    for (const [name, spec] of Object.entries(table)) {
+      const raw = settings.extra[name];
+      out[name] = spec.generated && !raw ? instanceSecret(settings.DATA_DIR, name) : parse(name, spec, rawValue(raw, spec));
     }
-    return v;
-  };
+    return Object.freeze(out) as Parsed<T>;
+  });
 }

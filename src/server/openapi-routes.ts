@@ -6,7 +6,7 @@
 import { BootError } from '../kernel/errors.js';
 import type { Registry, ResolvedCommand } from '../kernel/registry/registry.js';
 import { answerSchema, outputSchema } from './openapi-output.js';
-import { body, fieldSchema, json, nullable, recordOperations, ref, writeSchema, type Json } from './openapi-schemas.js';
+import { body, fieldSchema, json, nullable, recordOperations, ref, revisionMember, writeSchema, type Json } from './openapi-schemas.js';
 import { requiredOnCreate } from '../kernel/registry/model.js';
 import type { FileAnswer, RouteDescription } from '../kernel/app.js';
 
@@ -89,8 +89,7 @@ function recordsOperation(registry: Registry, d: Extract<RouteDescription, { rec
   if (d.as === 'list' && d.paged === false) return { responses: op.responses };
   if (d.as === 'update' && d.fields) {
     const only = writeSchema(d.fields.map((f) => m.fields.get(f)!), false);
-    const revision = { revision: { type: 'integer', description: 'optimistic lock: refused (409 STALE_REVISION) unless the record is at this revision' } };
-    return { ...op, requestBody: body({ ...only, properties: { ...(only.properties as Json), ...revision } }) };
+    return { ...op, requestBody: body({ ...only, properties: { ...(only.properties as Json), ...revisionMember(false) } }) };
   }
   return op;
 }

@@ -73,6 +73,11 @@ export function listSchema(typeName: string, limits: { defaultLimit: number; max
 /** A JSON request body. */
 export const body = (schema: Json, required = false): Json => ({ ...(required ? { required: true } : {}), content: { 'application/json': { schema } } });
 
+/** An update's `revision` (the optimistic lock); `ifMatch`: the route also reads it from `If-Match`. */
+export const revisionMember = (ifMatch: boolean): Json => ({
+  revision: { type: 'integer', description: ifMatch ? 'optimistic lock; or send If-Match' : 'optimistic lock: refused (409 STALE_REVISION) unless the record is at this revision' },
+});
+
 type Fragment = { parameters?: unknown[]; requestBody?: Json; responses: Json };
 
 /**
@@ -81,7 +86,7 @@ type Fragment = { parameters?: unknown[]; requestBody?: Json; responses: Json };
  * success response of each (path parameters, tags and errors are the caller's).
  */
 export function recordOperations(typeName: string, limits: { defaultLimit: number; maxLimit: number }): Record<'list' | 'create' | 'read' | 'update' | 'delete', Fragment> {
-  const revision = { type: 'object', properties: { revision: { type: 'integer', description: 'optimistic lock; or send If-Match' } } };
+  const revision = { type: 'object', properties: revisionMember(true) };
   return {
     list: { parameters: listParams, responses: { 200: json(listSchema(typeName, limits)) } },
     create: { requestBody: body(ref(`${typeName}Create`), true), responses: { 201: json(ref(typeName), 'Created') } },

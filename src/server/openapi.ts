@@ -26,6 +26,9 @@ function commandPath(registry: Registry, m: ResolvedModel, c: ResolvedCommand, s
   };
 }
 
+/** An operation with the error envelope's answers, beside its own (which win: an import's 422 says more). */
+const withErrors = <O extends { responses: Json }>(o: O): O => ({ ...o, responses: { ...errors, ...o.responses } });
+
 /** A route as Fastify registered it, with what it says it serves. */
 export interface RouteEntry { method: string; url: string; auth: string; describes?: RouteDescription }
 
@@ -94,7 +97,6 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
     const base = `/api/data/${m.key}`;
     const list = listSchema(t, limits);
     const ops = recordOperations(t, limits);
-    const withErrors = (o: { responses: Json }) => ({ ...o, responses: { ...o.responses, ...errors } });
     paths[base] = {
       get: { tags: [m.key], operationId: `${m.names.many}List`, summary: `List ${m.description}`, ...withErrors(ops.list) },
       post: { tags: [m.key], operationId: m.names.create, summary: `Create ${m.description}`, ...withErrors(ops.create) },
@@ -119,7 +121,7 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
     }
   }
   for (const [path, item] of Object.entries(transferPaths([...registry.models.keys()], schemas))) {
-    paths[path] = Object.fromEntries(Object.entries(item).map(([method, op]) => [method, { ...(op as Json), responses: { ...errors, ...(op as { responses: Json }).responses } }]));
+    paths[path] = Object.fromEntries(Object.entries(item).map(([method, op]) => [method, withErrors(op as { responses: Json })]));
   }
   describeRemaining(registry, limits, paths, schemas, routes);
   return {

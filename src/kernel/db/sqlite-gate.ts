@@ -5,14 +5,14 @@
  * is open it reads that transaction's uncommitted rows, and a write it makes becomes part of that
  * transaction and is undone if the transaction rolls back (measured: an outbox row marked
  * delivered by the event worker while a request's write was open came back as due after the
- * request failed, so it would be delivered again). On PostgreSQL each transaction has a pool connection
- * of its own, so this is SQLite's alone.
+ * request failed, so it would be delivered again). On PostgreSQL each transaction has a pool
+ * connection of its own, so this is SQLite's alone.
  *
  * The gate makes a query outside a transaction wait until no transaction is open or about to
  * open: a transaction counts from the call that asks for it (before the adapter's mutex and its
  * BEGIN, so nothing slips in between) until Prisma ends it (`commit` or `rollback` of the
- * adapter's transaction, called after COMMIT or ROLLBACK ran). Queries inside a transaction go through the
- * transaction's own object and never wait. Code inside a transaction must use the transaction's
+ * adapter's transaction, called after COMMIT or ROLLBACK ran). Queries inside a transaction go
+ * through the transaction's own object and never wait. Code inside a transaction must use the transaction's
  * client (`env.db`), as the kernel gives it: the root client there would wait for the end of the
  * transaction it is part of, until Prisma's transaction timeout rolls it back.
  *

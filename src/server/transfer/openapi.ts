@@ -4,8 +4,7 @@
  * is the path's, one of the registry's model keys. Kept beside the routes it describes, read by
  * src/server/openapi.ts.
  */
-import type { Json } from '../openapi-schemas.js';
-import { body, json, ref } from '../openapi-schemas.js';
+import { body, json, listParams, ref, type Json } from '../openapi-schemas.js';
 import { CONTENT_TYPES, FORMATS } from './formats.js';
 
 const binary = { type: 'string', format: 'binary' };
@@ -32,12 +31,15 @@ const exportMembers: Json = {
   order: { type: 'string', description: '"<field> asc|desc[, …]"; default the model\'s order' },
 };
 
+/** The list routes' own query parameter: an export filters and orders as they do. */
+const listParam = (name: string): Json => listParams.find((p) => p.name === name)!;
+
 const exportQuery: Json[] = [
   { name: 'format', in: 'query', schema: exportMembers.format },
   { name: 'fields', in: 'query', description: 'the columns, comma-separated, in order (`id` is the record id)', schema: { type: 'string' } },
-  { name: 'filter', in: 'query', description: 'JSON domain: [[field, operator, value], …]', schema: { type: 'string' } },
+  listParam('filter'),
   { name: 'ids', in: 'query', description: 'comma-separated record ids', schema: { type: 'string' } },
-  { name: 'order', in: 'query', schema: exportMembers.order },
+  listParam('order'),
 ];
 
 const transferField: Json = {
