@@ -2,8 +2,9 @@
  * The in-run floors: bare node:http and bare graphql-yoga, each a child process on the server
  * core. Both stay up for the main server's workloads, so a row can be measured in turns with its
  * floor (`bench/lib/paired.ts`) as well as against the one figure each floor gives at the start.
- * A third, node:http reading workload 2's page from SQLite (`sqlite-floor.ts`), runs with the
- * cache-off server, whose database it reads.
+ * Two more read the database per request, each with the cache-off server whose files it reads:
+ * node:http with workload 2's page (`sqlite-floor.ts`), and graphql-yoga with workload 16's reads
+ * and write (`yoga-sqlite-floor.ts`).
  */
 import fs from 'node:fs';
 import { freePort, HOST, waitHealthy } from '../lib/http.ts';
