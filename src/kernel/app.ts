@@ -245,7 +245,11 @@ export type RouteDescription =
    */
   | { records: string; as: 'list' | 'create' | 'read' | 'update' | 'delete'; fields?: readonly string[]; paged?: false }
   /** The route answers a file's bytes (a download): see `sendsFile`. */
-  | { file: FileAnswer };
+  | { file: FileAnswer }
+  /** The route answers a stream of server-sent events: see `sendsEvents`. */
+  | { events: EventStream }
+  /** The route takes and answers JSON-RPC 2.0 messages (MCP's Streamable HTTP): see `speaksJsonRpc`. */
+  | { jsonRpc: JsonRpcEndpoint };
 
 /**
  * What a download route answers: `types`, its content types (any type when left out); `ranges`,
@@ -258,11 +262,43 @@ export interface FileAnswer {
   query?: Readonly<Record<string, 'string' | 'integer'>>;
 }
 
+/**
+ * What an event-stream route sends (`text/event-stream`, open until the client or the session
+ * ends): `events`, the names of its `event:` lines, each with an `id` and JSON `data`; `replay`,
+ * whether a client reconnecting with `Last-Event-ID` first gets the events it missed; `query`,
+ * the query parameters it reads; `tokenInQuery`, whether the access token may come as
+ * `?access_token=` (a browser's EventSource cannot send headers).
+ */
+export interface EventStream {
+  events: readonly string[];
+  replay?: boolean;
+  query?: Readonly<Record<string, 'string' | 'integer'>>;
+  tokenInQuery?: boolean;
+}
+
+/**
+ * A JSON-RPC 2.0 endpoint: the body is one message or a batch, the answer the responses (202 with
+ * no body when only notifications came), a refusal a JSON-RPC error object. `accept`: the types a
+ * client's `Accept` must name (else 406; MCP asks for `application/json` and `text/event-stream`).
+ * `allow`: this method is not one the endpoint serves; it answers 405 naming `allow` (MCP's GET
+ * and DELETE on a stateless server).
+ */
+export interface JsonRpcEndpoint {
+  accept?: readonly string[];
+  allow?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+}
+
 /** Route options saying the route dispatches `command`: `server.post(path, serves('x.y'), handler)`. */
 export const serves = (command: string, opts: { pick?: string; status?: number; stream?: string; path?: Readonly<Record<string, string>> } = {}) => ({ config: { describes: { command, ...opts } satisfies RouteDescription } });
 
 /** Route options saying the route answers a file's bytes: `server.get(path, sendsFile({ types: ['image/png'] }), handler)`. */
 export const sendsFile = (file: FileAnswer = {}) => ({ config: { describes: { file } satisfies RouteDescription } });
+
+/** Route options saying the route sends server-sent events: `server.get(path, sendsEvents({ events: ['x.changed'] }), handler)`. */
+export const sendsEvents = (stream: EventStream) => ({ config: { describes: { events: stream } satisfies RouteDescription } });
+
+/** Route options saying the route speaks JSON-RPC 2.0: `server.post('/rpc', speaksJsonRpc(), handler)`. */
+export const speaksJsonRpc = (endpoint: JsonRpcEndpoint = {}) => ({ config: { describes: { jsonRpc: endpoint } satisfies RouteDescription } });
 
 /** Route options saying the route serves `model`'s records as `/api/data/{key}` does. */
 export const servesRecords = (model: string, as: 'list' | 'create' | 'read' | 'update' | 'delete', opts: { fields?: readonly string[]; paged?: false } = {}) => ({ config: { describes: { records: model, as, ...opts } satisfies RouteDescription } });

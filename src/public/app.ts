@@ -5,10 +5,10 @@
  * implementation: tests/public/api.test.ts walks this file's imports to keep it so. Documented
  * in docs/app-api.md.
  */
-export { defineApp, sendsFile, serves, servesRecords } from '../kernel/app.js';
+export { defineApp, sendsEvents, sendsFile, serves, servesRecords, speaksJsonRpc } from '../kernel/app.js';
 export type {
-  AppManifest, AppModule, CommandDecl, CommandEffect, EventHandlerDecl, HookContext, HookDecl, RouteContext, RouteDescription, SeedFn,
-  SubscriptionDecl, ToolDecl,
+  AppManifest, AppModule, CommandDecl, CommandEffect, EventHandlerDecl, EventStream, FileAnswer, HookContext, HookDecl, JsonRpcEndpoint, RouteContext,
+  RouteDescription, SeedFn, SubscriptionDecl, ToolDecl,
 } from '../kernel/app.js';
 export type { Env, FwEvent, Principal } from '../kernel/env.js';
 export type { KernelHandle } from '../kernel/kernel-handle.js';

@@ -8,16 +8,29 @@ import type { Registry, ResolvedCommand } from '../kernel/registry/registry.js';
 import { answerSchema, outputSchema } from './openapi-output.js';
 import { body, fieldSchema, json, nullable, recordOperations, ref, revisionMember, writeSchema, type Json } from './openapi-schemas.js';
 import { requiredOnCreate } from '../kernel/registry/model.js';
-import type { FileAnswer, RouteDescription } from '../kernel/app.js';
+import type { EventStream, FileAnswer, JsonRpcEndpoint, RouteDescription } from '../kernel/app.js';
 
 type Limits = { defaultLimit: number; maxLimit: number };
+
+const CONTENT_TYPE = /^[\w.+-]+\/[\w.+*-]+$/;
+const EVENT_NAME = /^[^\s:]+$/;
 
 /** An unknown command or model in a route's description stops the boot, naming the route. */
 export function checkDescription(registry: Registry, method: string, url: string, d: RouteDescription): void {
   const what = `route ${method} ${url} describes itself with`;
-  if ('file' in d) {
-    const bad = (d.file.types ?? []).find((t) => !/^[\w.+-]+\/[\w.+*-]+$/.test(t));
+  const badType = (types: readonly string[] | undefined) => {
+    const bad = (types ?? []).find((t) => !CONTENT_TYPE.test(t));
     if (bad !== undefined) throw new BootError(`${what} the content type "${bad}", which is not a type/subtype`, { route: url, type: bad }, 'ROUTE_DESCRIPTION_INVALID');
+  };
+  if ('file' in d) {
+    badType(d.file.types);
+  } else if ('events' in d) {
+    // an event name is written on an `event:` line: a line break or a blank name would break the stream
+    const bad = d.events.events.length ? d.events.events.find((e) => !EVENT_NAME.test(e)) : '';
+    if (bad !== undefined) throw new BootError(`${what} the event name "${bad}", which is not one name without spaces or line breaks (at least one is needed)`, { route: url, event: bad }, 'ROUTE_DESCRIPTION_INVALID');
+  } else if ('jsonRpc' in d) {
+    badType(d.jsonRpc.accept);
+    if (d.jsonRpc.allow === method) throw new BootError(`${what} a 405 naming ${method} itself as the method allowed`, { route: url, allow: method }, 'ROUTE_DESCRIPTION_INVALID');
   } else if ('command' in d) {
     const c = registry.commands.get(d.command);
     if (!c) throw new BootError(`${what} command ${d.command}, which no active app declares`, { route: url, command: d.command }, 'ROUTE_DESCRIPTION_INVALID');
@@ -46,6 +59,8 @@ export function checkDescription(registry: Registry, method: string, url: string
 export function describedOperation(registry: Registry, method: string, d: RouteDescription, pathParams: readonly string[], limits: Limits, components: Json): Json {
   if ('records' in d) return recordsOperation(registry, d, limits);
   if ('file' in d) return fileOperation(d.file);
+  if ('events' in d) return eventsOperation(d.events);
+  if ('jsonRpc' in d) return jsonRpcOperation(d.jsonRpc, components);
   const c = registry.command(d.command);
   const fromPath = new Set([...pathParams, ...Object.values(d.path ?? {})]);
   const inputs = [...(c.inputFields?.values() ?? [])].filter((f) => !fromPath.has(f.name));
@@ -113,6 +128,68 @@ function fileOperation(f: FileAnswer): Json {
       206: { description: 'The requested range', headers: { ...disposition, ...etag, 'Content-Range': { schema: { type: 'string' }, description: 'bytes <start>-<end>/<size>' } }, content },
       304: { description: 'The copy held is current', headers: { ETag: etag.ETag } },
       416: json(ref('Error'), 'The range is outside the file (RANGE_NOT_SATISFIABLE)'),
+    },
+  };
+}
+
+/** An event stream: `text/event-stream` (OpenAPI 3.1 has no schema for its events: they are named in the description). */
+function eventsOperation(e: EventStream): Json {
+  const parameters = [
+    ...Object.entries(e.query ?? {}).map(([name, type]) => ({ name, in: 'query', schema: { type } })),
+    ...(e.replay ? [{ name: 'Last-Event-ID', in: 'header', description: 'the id of the last event received: the events sent since then come first (those the server still keeps)', schema: { type: 'string' } }] : []),
+  ];
+  const names = e.events.map((n) => `\`${n}\``).join(', ');
+  return {
+    ...(e.tokenInQuery ? { security: [{ bearer: [] }, { accessToken: [] }] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    responses: {
+      200: {
+        description: `Server-sent events until the client or its session ends: ${names}, each with an \`id\` and JSON \`data\`; comment lines keep the connection open`,
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+    },
+  };
+}
+
+/** The JSON-RPC 2.0 shapes, as components (named once however many endpoints use them). */
+function jsonRpcSchemas(components: Json): void {
+  const id = { type: ['string', 'integer', 'null'] };
+  components.JsonRpcMessage ??= {
+    type: 'object', required: ['jsonrpc', 'method'],
+    description: 'A request (with `id`) or a notification (without)',
+    properties: { jsonrpc: { const: '2.0' }, method: { type: 'string' }, params: { type: ['object', 'array'] }, id },
+  };
+  components.JsonRpcError ??= {
+    type: 'object', required: ['jsonrpc', 'error', 'id'],
+    properties: { jsonrpc: { const: '2.0' }, error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } }, id },
+  };
+  components.JsonRpcResponse ??= {
+    oneOf: [
+      { type: 'object', required: ['jsonrpc', 'result', 'id'], properties: { jsonrpc: { const: '2.0' }, result: {}, id } },
+      ref('JsonRpcError'),
+    ],
+  };
+}
+
+/** A JSON-RPC endpoint: one message or a batch in, the responses out; refusals are JSON-RPC errors. */
+function jsonRpcOperation(r: JsonRpcEndpoint, components: Json): Json {
+  jsonRpcSchemas(components);
+  const rpcError = (description: string) => json(ref('JsonRpcError'), description);
+  if (r.allow) {
+    return { responses: { 405: { ...rpcError(`Not served: this endpoint takes ${r.allow}`), headers: { Allow: { schema: { const: r.allow } } } } } };
+  }
+  const oneOrBatch = (item: Json) => ({ oneOf: [item, { type: 'array', items: item, minItems: 1 }] });
+  return {
+    ...(r.accept?.length ? { parameters: [{ name: 'Accept', in: 'header', required: true, description: `must name ${r.accept.join(' and ')}`, schema: { type: 'string' } }] } : {}),
+    requestBody: { required: true, content: { 'application/json': { schema: oneOrBatch(ref('JsonRpcMessage')) } } },
+    responses: {
+      200: json(oneOrBatch(ref('JsonRpcResponse')), 'The response (a batch of responses for a batch)'),
+      202: { description: 'Only notifications or responses were sent: no body' },
+      // the body is parsed before the endpoint sees it: malformed JSON is the server's own refusal
+      400: json({ oneOf: [ref('JsonRpcError'), ref('Error')] }, 'JSON that is not a JSON-RPC message (a JSON-RPC error), or malformed JSON (INVALID_JSON)'),
+      ...(r.accept?.length ? { 406: rpcError(`Accept does not name ${r.accept.join(' and ')}`) } : {}),
+      413: json(ref('Error'), 'The body is over the server\'s limit (PAYLOAD_TOO_LARGE)'),
+      415: rpcError('Content-Type is not application/json'),
     },
   };
 }

@@ -164,6 +164,65 @@ describe('MCP over Streamable HTTP', () => {
       expect(res.headers.get('allow')).toBe('POST');
     }
   });
+
+  it('the OpenAPI document describes /mcp as it answers: JSON-RPC in and out, its refusals JSON-RPC errors, GET and DELETE 405', async () => {
+    const doc = (await t.request('GET', '/api/openapi.json', { token: t.admin })).body;
+    const post = doc.paths['/mcp'].post;
+    const schemas = doc.components.schemas;
+    const refOf = (op: any, status: number) => op.responses[status]?.content?.['application/json']?.schema;
+    expect(post.requestBody.content['application/json'].schema.oneOf[0]).toEqual({ $ref: '#/components/schemas/JsonRpcMessage' });
+    expect(post.parameters).toEqual([expect.objectContaining({ name: 'Accept', in: 'header', required: true })]);
+    expect(schemas.JsonRpcMessage.required).toEqual(['jsonrpc', 'method']);
+    const send = (body: string, headers: Record<string, string> = {}) => fetch(`${base}/mcp`, {
+      method: 'POST', body,
+      headers: { authorization: `Bearer ${t.admin}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    });
+    // each answer is the status the document gives, in the shape it gives
+    const request = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const answers: Array<[string, Response]> = [
+      ['a request', await send(request)],
+      ['a notification', await send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))],
+      ['JSON that is no JSON-RPC message', await send(JSON.stringify({ hello: 'world' }))],
+      ['an Accept without text/event-stream', await send(request, { accept: 'application/json' })],
+      ['another content type', await send(request, { 'content-type': 'text/plain' })],
+      ['malformed JSON', await send('{"jsonrpc": "2.0", ')],
+    ];
+    const seen: Record<string, number> = {};
+    for (const [what, res] of answers) {
+      seen[what] = res.status;
+      const described = post.responses[res.status];
+      expect(described, `${what}: ${res.status} is not in the description`).toBeDefined();
+      const text = await res.text();
+      if (res.status === 202) {
+        expect(text).toBe('');
+        continue;
+      }
+      const body = JSON.parse(text);
+      if (res.status === 200) {
+        expect(refOf(post, 200).oneOf[0]).toEqual({ $ref: '#/components/schemas/JsonRpcResponse' });
+        expect(body).toMatchObject({ jsonrpc: '2.0', id: 1, result: expect.any(Object) });
+      } else if (what === 'malformed JSON') {
+        // parsed before MCP sees it: the server's own error envelope, which the 400 also names
+        expect(refOf(post, 400).oneOf).toContainEqual({ $ref: '#/components/schemas/Error' });
+        expect(body.error.code).toBe('INVALID_JSON');
+      } else {
+        const described = refOf(post, res.status);
+        expect(described.oneOf ?? [described], what).toContainEqual({ $ref: '#/components/schemas/JsonRpcError' });
+        expect(Object.keys(body).sort()).toEqual(expect.arrayContaining(schemas.JsonRpcError.required.slice().sort()));
+        expect(body.error).toEqual(expect.objectContaining({ code: expect.any(Number), message: expect.any(String) }));
+      }
+    }
+    expect(seen).toEqual({
+      'a request': 200, 'a notification': 202, 'JSON that is no JSON-RPC message': 400, 'an Accept without text/event-stream': 406,
+      'another content type': 415, 'malformed JSON': 400,
+    });
+    for (const method of ['get', 'delete']) {
+      const op = doc.paths['/mcp'][method];
+      expect(refOf(op, 405)).toEqual({ $ref: '#/components/schemas/JsonRpcError' });
+      expect(op.responses[405].headers.Allow.schema).toEqual({ const: 'POST' });
+      expect(op.responses[200]).toBeUndefined();
+    }
+  });
 });
 
 describe('MCP over stdio (fw mcp)', () => {

@@ -4,6 +4,7 @@
  * answer the registry has for them; a name the registry lacks stops the boot. Against a server with
  * the foundation apps whose routes say so (connectors, storage, presentation).
  */
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BootError } from '../../src/kernel/errors.ts';
 import { checkDescription, describedOperation } from '../../src/server/openapi-routes.ts';
@@ -66,8 +67,39 @@ describe('OpenAPI of app routes', () => {
     const versions = ops['/api/storage/documents/{id}/versions'].get;
     expect(schemaOf(versions).properties.items.items).toEqual({ $ref: '#/components/schemas/StorageDocumentVersion' });
     expect(versions.parameters.map((p: any) => p.name)).toEqual(['id']);
-    // what says nothing keeps the generic description
-    expect(ops['/api/presentation/events'].get.responses[200]).toEqual({ description: 'OK', content: { 'application/json': { schema: {} } } });
+  });
+
+  it('the event stream (sendsEvents) is described as it answers: text/event-stream with its event names, Last-Event-ID, the token as a header or a parameter', async () => {
+    const op = doc.paths['/api/presentation/events'].get;
+    expect(Object.keys(op.responses[200].content)).toEqual(['text/event-stream']);
+    expect(op.responses[200].description).toContain('`web.client.reload`');
+    expect(op.parameters.map((p: any) => [p.name, p.in])).toEqual([['organization', 'query'], ['Last-Event-ID', 'header']]);
+    expect(op.security).toEqual([{ bearer: [] }, { accessToken: [] }]);
+    expect(doc.components.securitySchemes.accessToken).toMatchObject({ type: 'apiKey', in: 'query', name: 'access_token' });
+    // the route: the token as the parameter the scheme names opens the stream; none is a 401
+    const token = (await ts.loginAdmin()).access_token;
+    await ts.server.listen({ host: '127.0.0.1', port: 0 });
+    const base = `http://127.0.0.1:${(ts.server.server.address() as AddressInfo).port}`;
+    const ctl = new AbortController();
+    const res = await fetch(`${base}/api/presentation/events?${doc.components.securitySchemes.accessToken.name}=${encodeURIComponent(token)}`, { signal: ctl.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const first = await res.body!.getReader().read();
+    expect(new TextDecoder().decode(first.value)).toContain('retry:');
+    ctl.abort();
+    const none = await ts.request('GET', '/api/presentation/events');
+    expect([none.status, Object.keys(op.responses)]).toEqual([401, expect.arrayContaining(['401'])]);
+  });
+
+  it('an event name that is blank or would break its line, an Accept that is no content type, or a 405 naming its own method stops the boot (ROUTE_DESCRIPTION_INVALID)', () => {
+    const registry = ts.kernel.registry;
+    for (const events of [[], ['a\nb'], ['x y'], ['x:y']]) {
+      expect(() => checkDescription(registry, 'GET', '/x', { events: { events } }), JSON.stringify(events)).toThrow(expect.objectContaining({ code: 'ROUTE_DESCRIPTION_INVALID' }));
+    }
+    expect(() => checkDescription(registry, 'GET', '/x', { events: { events: ['web.client.reload', 'x.changed'] } })).not.toThrow();
+    expect(() => checkDescription(registry, 'POST', '/rpc', { jsonRpc: { accept: ['json'] } })).toThrow(expect.objectContaining({ code: 'ROUTE_DESCRIPTION_INVALID' }));
+    expect(() => checkDescription(registry, 'POST', '/rpc', { jsonRpc: { allow: 'POST' } })).toThrow(/405 naming POST/);
+    expect(() => checkDescription(registry, 'GET', '/rpc', { jsonRpc: { allow: 'POST' } })).not.toThrow();
   });
 
   it('the body a route describes is the one it takes: the document PUT refuses a field its description leaves out, and takes one it names', async () => {

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { sendsEvents } from '../../kernel/app.js';
 import { AuthenticationRequired, BootError } from '../../kernel/errors.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import { DEV_INSTANCE } from '../../kernel/dev/instance.js';
@@ -59,7 +60,9 @@ export function eventStreamRoute(server: FastifyInstance, kernel: KernelHandle):
     for (const end of [...open]) end();
   });
 
-  server.get('/api/presentation/events', { config: { auth: 'public' } }, async (req, reply) => {
+  // public to the route table: it checks the token itself, which may come as a parameter
+  const described = sendsEvents({ events: ['web.client.reload'], replay: true, tokenInQuery: true, query: { organization: 'string' } });
+  server.get('/api/presentation/events', { config: { auth: 'public', ...described.config } }, async (req, reply) => {
     const token = bearerToken(req) ?? (req.query as { access_token?: string }).access_token;
     const auth = authenticatorOf(kernel);
     if (!token || !auth) throw new AuthenticationRequired('a bearer access token (header or access_token parameter) is required');

@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { RouteContext } from '../../../kernel/app.js';
+import { speaksJsonRpc, type RouteContext } from '../../../kernel/app.js';
 import '../../../server/types.js';
 import { createMcpServer } from './server.js';
 
@@ -18,7 +18,8 @@ const JSONRPC_INTERNAL_ERROR = -32603;
 export function mcpRoutes(server: FastifyInstance, ctx: RouteContext): void {
   const { kernel } = ctx;
 
-  server.post('/mcp', async (req, reply) => {
+  // the transport refuses a client whose Accept lacks either type (406)
+  server.post('/mcp', speaksJsonRpc({ accept: ['application/json', 'text/event-stream'] }), async (req, reply) => {
     const mcp = createMcpServer(kernel, req.principal);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // the transport writes the response itself on the raw Node objects
@@ -45,6 +46,6 @@ export function mcpRoutes(server: FastifyInstance, ctx: RouteContext): void {
   const notAllowed = (_req: unknown, reply: FastifyReply) => reply.status(405).header('allow', 'POST').send({
     jsonrpc: '2.0', error: { code: JSONRPC_SERVER_ERROR, message: 'Method not allowed: this MCP server is stateless (POST only)' }, id: null,
   });
-  server.get('/mcp', notAllowed);
-  server.delete('/mcp', notAllowed);
+  server.get('/mcp', speaksJsonRpc({ allow: 'POST' }), notAllowed);
+  server.delete('/mcp', speaksJsonRpc({ allow: 'POST' }), notAllowed);
 }
