@@ -2,9 +2,9 @@
  * The in-run floors: bare node:http and bare graphql-yoga, each a child process on the server
  * core. Both stay up for the main server's workloads, so a row can be measured in turns with its
  * floor (`bench/lib/paired.ts`) as well as against the one figure each floor gives at the start.
- * Two more read the database per request, each with the cache-off server whose files it reads:
- * node:http with workload 2's page (`sqlite-floor.ts`), and graphql-yoga with workload 16's reads
- * and write (`yoga-sqlite-floor.ts`).
+ * Two more read the database per request, each with the cache-off server whose data it reads:
+ * node:http with workload 2's page from SQLite (`sqlite-floor.ts`), and graphql-yoga with
+ * workload 16's reads and write from SQLite or PostgreSQL (`yoga-db-floor.ts`).
  */
 import fs from 'node:fs';
 import { freePort, HOST, waitHealthy } from '../lib/http.ts';
@@ -111,19 +111,20 @@ export async function sqliteFloor(b: Bench, dbFile: string, restFixture: string)
 }
 
 /**
- * The yoga + SQLite floor (`yoga-sqlite-floor.ts`) on the cache-off mixed server's tenant files
- * (`files`: token → database file), loaded with workload 16's own jobs (`jobs`, aimed at fw at
- * `fwBase`) and checked first: every read must answer fw's bytes for that tenant. Measured in
- * turns with the yoga floor, as row 16c is, and shown as a floor row with that ratio: the most a
- * GraphQL server that reads per request can reach. Answers that ratio, or null when the yoga
- * floor is not running.
+ * The yoga + database floor (`yoga-db-floor.ts`) on the cache-off mixed server's tenant databases
+ * (`databases`: token → SQLite file or PostgreSQL URL), loaded with workload 16's own jobs
+ * (`jobs`, aimed at fw at `fwBase`) and checked first: every read must answer fw's bytes for that
+ * tenant. Measured in turns with the yoga floor, as row 16c is, and shown as a floor row with that
+ * ratio: the most a GraphQL server that reads per request can reach. Answers that ratio, or null
+ * when the yoga floor is not running.
  */
-export async function yogaSqliteFloor(b: Bench, files: Record<string, string>, jobs: LoadJob[], fwBase: string): Promise<number | null> {
-  b.log('floor: graphql-yoga + SQLite (workload 16)');
+export async function yogaDbFloor(b: Bench, dialect: 'sqlite' | 'postgresql', databases: Record<string, string>, jobs: LoadJob[], fwBase: string): Promise<number | null> {
+  const engine = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  b.log(`floor: graphql-yoga + ${engine} (workload 16)`);
   const port = await freePort();
-  const tenantsFile = `${b.ctx.tmp}/yoga-sqlite-tenants.json`;
-  fs.writeFileSync(tenantsFile, JSON.stringify(files));
-  const child = spawnScript('yoga + SQLite floor', 'floors/yoga-sqlite-floor.ts', [], pinning.serverCore, { ...process.env, NODE_ENV: 'production', PORT: String(port), TENANTS: tenantsFile });
+  const tenantsFile = `${b.ctx.tmp}/yoga-db-tenants.json`;
+  fs.writeFileSync(tenantsFile, JSON.stringify(databases));
+  const child = spawnScript(`yoga + ${engine} floor`, 'floors/yoga-db-floor.ts', [], pinning.serverCore, { ...process.env, NODE_ENV: 'production', PORT: String(port), TENANTS: tenantsFile, DIALECT: dialect });
   const base = `http://${HOST}:${port}`;
   try {
     await waitHealthy(base, 30_000, () => child.proc.exitCode === null);
@@ -135,24 +136,24 @@ export async function yogaSqliteFloor(b: Bench, files: Record<string, string>, j
       for (const body of j.bodies ?? []) {
         const mine = await post(base, j, body);
         if (body.includes('mutation')) {
-          if (!mine.includes('"resOrganizationUpdate":{"id"')) throw new Error(`the yoga + SQLite floor's write failed: ${mine.slice(0, 300)}`);
+          if (!mine.includes('"resOrganizationUpdate":{"id"')) throw new Error(`the yoga + ${engine} floor's write failed: ${mine.slice(0, 300)}`);
           continue;
         }
         const fw = await post(fwBase, j, body);
-        if (mine !== fw) throw new Error(`the yoga + SQLite floor's answer differs from fw's for ${body.slice(-160)}: ${mine.slice(0, 200)} / ${fw.slice(0, 200)}`);
+        if (mine !== fw) throw new Error(`the yoga + ${engine} floor's answer differs from fw's for ${body.slice(-160)}: ${mine.slice(0, 200)} / ${fw.slice(0, 200)}`);
       }
     }
-    const floorJobs = jobs.map((j) => ({ ...j, name: `yoga+SQLite ${j.name}`, base }));
+    const floorJobs = jobs.map((j) => ({ ...j, name: `yoga+${engine} ${j.name}`, base }));
     const total = (rs: Measured[]) => rs.reduce((n, r) => n + r.rps, 0);
     const turns = await paired(b, 'yoga', (d) => measure(child.pid, floorJobs.map((j) => ({ ...j, ...d }))), total);
     const results = turns?.fw ?? (await measure(child.pid, floorJobs));
     const rps = total(results);
     const xYoga = turns?.ratio ?? (b.floors.yoga ? rps / b.floors.yoga : undefined);
     const bad = results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
-    b.raw['floor-yoga-sqlite'] = { rps, results, ...(turns ? { turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : {}) };
+    b.raw[`floor-yoga-${dialect}`] = { rps, results, ...(turns ? { turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : {}) };
     b.rows.push({
       id: 'floor',
-      workload: 'graphql-yoga + SQLite, workload 16 read per request',
+      workload: `graphql-yoga + ${engine}, workload 16 read per request`,
       rps, p50: results.reduce((n, r) => n + r.p50 * r.rps, 0) / Math.max(rps, 1), p99: Math.max(...results.map((r) => r.p99)), peakRssMb: results[0]?.peakRssMb,
       xYoga,
       note: bad ? `${bad} failed requests` : turns ? turnsNote(turns, 'yoga') : undefined,

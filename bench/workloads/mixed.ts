@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { yogaSqliteFloor } from '../floors/index.ts';
+import { yogaDbFloor } from '../floors/index.ts';
 import { failures, job, measure, type Bench, type Measured } from '../lib/bench.ts';
 import { ok } from '../lib/http.ts';
 import { paired, turnsNote } from '../lib/paired.ts';
@@ -93,14 +93,24 @@ async function measureMixed(b: Bench, server: FwServer, tokens: Record<string, s
   const bad = results.map(failures).filter(Boolean).join('; ');
   const xYoga = turns ? turns.ratio : b.floors.yoga ? rps / b.floors.yoga : undefined;
   b.raw[`w16${cache === 'off' ? 'c' : ''}`] = { rps, results, ...(turns ? { turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : {}) };
-  // cache off, SQLite: what a GraphQL server that runs the same statements per request reaches
-  const files = Object.fromEntries(Object.entries(tokens).map(([tenant, token]) => [token, path.join(server.dataDir, 'tenants', `${tenant}.db`)]));
-  const floor = cache === 'off' && !b.ctx.pg && !bad ? await yogaSqliteFloor(b, files, jobs, server.base) : null;
+  // cache off: what a GraphQL server that runs the same statements per request reaches
+  const floor = cache === 'off' && !bad ? await yogaDbFloor(b, b.ctx.pg ? 'postgresql' : 'sqlite', tenantDatabases(b, server, tokens), jobs, server.base) : null;
   b.rows.push({
     id: cache === 'off' ? '16c' : '16', workload: `mixed: 20 users, 5 tenants, 10 % writes${cache === 'off' ? ', cache off' : ''}`, rps, p50: weighted('p50'), p99: Math.max(...results.map((r) => r.p99)),
     peakRssMb: results[0]?.peakRssMb, xYoga,
     vsFloor: b.floors.http ? { name: 'node:http', ratio: rps / b.floors.http } : undefined,
     target: '≥ 1.0× yoga', met: xYoga === undefined ? null : !bad && xYoga >= 1.0,
-    note: bad || [`p50 weighted by requests; p99 the worst tenant's`, turns ? turnsNote(turns, 'yoga') : '', floor && xYoga !== undefined ? `${(xYoga / floor).toFixed(2)}× the yoga + SQLite floor` : ''].filter(Boolean).join('; '),
+    note: bad || [`p50 weighted by requests; p99 the worst tenant's`, turns ? turnsNote(turns, 'yoga') : '', floor && xYoga !== undefined ? `${(xYoga / floor).toFixed(2)}× the yoga + ${b.ctx.pg ? 'PostgreSQL' : 'SQLite'} floor` : ''].filter(Boolean).join('; '),
   });
+}
+
+/** Each tenant's database as the server's settings name it: its SQLite file, or its PostgreSQL database's URL. */
+function tenantDatabases(b: Bench, server: FwServer, tokens: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(tokens).map(([tenant, token]) => {
+    if (!b.ctx.pg) return [token, path.join(server.dataDir, 'tenants', `${tenant}.db`)];
+    // src/kernel/db/tenants.ts: `<PG_DATABASE_PREFIX><tenant, - as _>` on DATABASE_URL's server
+    const url = new URL(b.ctx.pg.url);
+    url.pathname = `/${server.env.PG_DATABASE_PREFIX ?? 'fw_'}${tenant.replace(/-/g, '_')}`;
+    return [token, url.toString()];
+  }));
 }

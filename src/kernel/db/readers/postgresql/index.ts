@@ -30,33 +30,33 @@ const types = {
 const SNAPSHOT: pg.QueryArrayConfig = { text: 'SELECT pg_current_snapshot()::text', rowMode: 'array' };
 
 /**
- * The snapshot is cluster-wide, so steady writes to any database make every check find a new
- * one, and the check then only adds a round trip to each read: after this many checks in a row
- * saw a new snapshot, reads go straight through for BYPASS_MS, then the checks start again.
+ * A check costs a round trip, and pays only when reads find their result kept: the snapshot is
+ * cluster-wide, so steady writes to any database make most checks find a new one, and reads of
+ * many different statements between writes (many users on many pages) find nothing kept even
+ * when the snapshot holds. So every CHECK_WINDOW checks, if the reads served from the cache since
+ * the last window are fewer than half as many as the checks, reads go straight through for
+ * BYPASS_MS (always fresh: no cache, no check), then the checks start again.
  */
-const BYPASS_AFTER = 8;
+const CHECK_WINDOW = 16;
 const BYPASS_MS = 1000;
 
 /**
  * One snapshot query answers every read that arrived before it was sent: reads that arrive in the
  * same turn of the event loop (concurrent requests) wait for the same check, and a read that
  * arrives after a check was sent waits for the next one, so no read is answered from a state
- * older than its own start. `bypassed()` says whether recent checks were all useless (above);
- * it is counted per check, not per read.
+ * older than its own start. `bypassed()` says whether recent checks were not worth their round
+ * trip (above), counted per check, not per read; `hit()` counts a read a check let the cache serve.
  */
-function snapshotChecks(pool: pg.Pool): { check(): Promise<string>; bypassed(): boolean } {
+function snapshotChecks(pool: pg.Pool): { check(): Promise<string>; bypassed(): boolean; hit(): void } {
   let next: Promise<string> | null = null;
-  let last = '';
-  let changedInARow = 0;
+  let checks = 0;
+  let hits = 0;
   let bypassUntil = 0;
-  const seen = (version: string) => {
-    if (version === last) changedInARow = 0;
-    else {
-      last = version;
-      if (++changedInARow >= BYPASS_AFTER) {
-        changedInARow = 0;
-        bypassUntil = performance.now() + BYPASS_MS;
-      }
+  const counted = (version: string) => {
+    if (++checks >= CHECK_WINDOW) {
+      if (hits * 2 < checks) bypassUntil = performance.now() + BYPASS_MS;
+      checks = 0;
+      hits = 0;
     }
     return version;
   };
@@ -65,12 +65,13 @@ function snapshotChecks(pool: pg.Pool): { check(): Promise<string>; bypassed(): 
       next ??= new Promise<string>((resolve, reject) => {
         setImmediate(() => {
           next = null;
-          pool.query<[string]>(SNAPSHOT).then((r) => resolve(seen(r.rows[0]![0])), reject);
+          pool.query<[string]>(SNAPSHOT).then((r) => resolve(counted(r.rows[0]![0])), reject);
         });
       });
       return next;
     },
     bypassed: () => performance.now() < bypassUntil,
+    hit: () => { hits++; },
   };
 }
 
@@ -115,7 +116,10 @@ export function createPostgresReader(pool: pg.Pool, opts: { cacheRows?: number }
       const version = await snapshots.check();
       const key = statementKey(sql, params);
       const cached = results.get(version, key);
-      if (cached) return cached;
+      if (cached) {
+        snapshots.hit();
+        return cached;
+      }
       const runKey = `${version}\u0000${key}`;
       let pending = running.get(runKey);
       if (!pending) {
