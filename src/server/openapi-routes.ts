@@ -180,7 +180,8 @@ function jsonRpcOperation(r: JsonRpcEndpoint, components: Json): Json {
   }
   const oneOrBatch = (item: Json) => ({ oneOf: [item, { type: 'array', items: item, minItems: 1 }] });
   return {
-    ...(r.accept?.length ? { parameters: [{ name: 'Accept', in: 'header', required: true, description: `must name ${r.accept.join(' and ')}`, schema: { type: 'string' } }] } : {}),
+    // OpenAPI ignores a header parameter named Accept: the requirement is said in words, and by the 406
+    ...(r.accept?.length ? { description: `JSON-RPC 2.0. The request's \`Accept\` must name ${r.accept.join(' and ')} (else 406).` } : { description: 'JSON-RPC 2.0.' }),
     requestBody: { required: true, content: { 'application/json': { schema: oneOrBatch(ref('JsonRpcMessage')) } } },
     responses: {
       200: json(oneOrBatch(ref('JsonRpcResponse')), 'The response (a batch of responses for a batch)'),
