@@ -12,14 +12,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { floors, sqliteFloor } from './floors/index.ts';
+import { dbFloor, floors } from './floors/index.ts';
 import type { Bench } from './lib/bench.ts';
 import { BENCH_DIR } from './lib/load.ts';
 import { pinning, stopAll } from './lib/proc.ts';
 import { renderTable, type Row } from './lib/report.ts';
 import { ok } from './lib/http.ts';
 import { login, seedOrganizations } from './lib/seed.ts';
-import { startFw, type FwServer, type RunContext } from './lib/server.ts';
+import { startFw, tenantDatabase, type FwServer, type RunContext } from './lib/server.ts';
 import { apiWorkloads, fixtureOf } from './workloads/api.ts';
 import { REST_LIST } from './workloads/queries.ts';
 import { loginWorkload } from './workloads/login.ts';
@@ -176,14 +176,15 @@ async function main(): Promise<void> {
             try {
               const coldToken = await login(cold.base, ctx);
               const coldIds = await seedOrganizations(cold.base, coldToken, 60);
-              // what reading the page per request allows at all, next to row 2c (SQLite only)
-              let floorSqlite: number | null = null;
-              if (only('2') && !ctx.pg) {
+              // what reading the page per request allows at all, next to row 2c
+              let floorDb: { engine: string; ratio: number } | null = null;
+              if (only('2')) {
                 const restFixture = path.join(ctx.tmp, 'fixture-rest.json');
                 fs.writeFileSync(restFixture, JSON.stringify(await ok(cold.base, 'GET', REST_LIST, { token: coldToken })));
-                floorSqlite = await sqliteFloor(b, path.join(cold.dataDir, 'tenants', 'default.db'), restFixture);
+                const ratio = await dbFloor(b, ctx.pg ? 'postgresql' : 'sqlite', tenantDatabase(ctx, cold, 'default'), restFixture);
+                floorDb = ratio === null ? null : { engine: ctx.pg ? 'PostgreSQL' : 'SQLite', ratio };
               }
-              await apiWorkloads(b, { server: cold, token: coldToken, orgIds: coldIds, countryId, sqliteFloor: floorSqlite }, only, 'off');
+              await apiWorkloads(b, { server: cold, token: coldToken, orgIds: coldIds, countryId, dbFloor: floorDb }, only, 'off');
             } finally {
               await cold.stop();
             }

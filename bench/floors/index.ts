@@ -2,9 +2,9 @@
  * The in-run floors: bare node:http and bare graphql-yoga, each a child process on the server
  * core. Both stay up for the main server's workloads, so a row can be measured in turns with its
  * floor (`bench/lib/paired.ts`) as well as against the one figure each floor gives at the start.
- * Two more read the database per request, each with the cache-off server whose data it reads:
- * node:http with workload 2's page from SQLite (`sqlite-floor.ts`), and graphql-yoga with
- * workload 16's reads and write from SQLite or PostgreSQL (`yoga-db-floor.ts`).
+ * Two more read the database per request (SQLite or PostgreSQL), each with the cache-off server
+ * whose data it reads: node:http with workload 2's page (`db-floor.ts`), and graphql-yoga with
+ * workload 16's reads and write (`yoga-db-floor.ts`).
  */
 import fs from 'node:fs';
 import { freePort, HOST, waitHealthy } from '../lib/http.ts';
@@ -15,7 +15,7 @@ import { paired, turnsNote } from '../lib/paired.ts';
 import type { LoadJob } from '../lib/load.ts';
 import { GQL_LIST_BODY } from '../workloads/queries.ts';
 
-export type FloorKind = 'http' | 'yoga' | 'sqlite';
+export type FloorKind = 'http' | 'yoga' | 'db';
 
 /** A running floor server: `measure` loads it with its one request for the given durations. */
 export interface FloorServer {
@@ -23,7 +23,7 @@ export interface FloorServer {
   measure(durations?: Pick<LoadJob, 'warmupS' | 'durationS'>): Promise<Measured>;
 }
 
-async function startFloor(b: Bench, kind: FloorKind, fixture: string, env: Record<string, string> = {}): Promise<{ server: FloorServer; child: Child; base: string }> {
+async function startFloor(b: Bench, kind: FloorKind, fixture: string, env: Record<string, string> = {}, label = `${kind === 'http' ? 'node:http' : kind} floor`): Promise<{ server: FloorServer; child: Child; base: string }> {
   const port = await freePort();
   const child = spawnScript(`${kind} floor`, `floors/${kind}-floor.ts`, [], pinning.serverCore, { ...process.env, NODE_ENV: 'production', PORT: String(port), FIXTURE: fixture, ...env });
   const base = `http://${HOST}:${port}`;
@@ -35,7 +35,7 @@ async function startFloor(b: Bench, kind: FloorKind, fixture: string, env: Recor
   }
   const load = kind === 'yoga'
     ? { name: 'yoga floor', base, method: 'POST' as const, paths: ['/graphql'], bodies: [GQL_LIST_BODY] }
-    : { name: `${kind === 'http' ? 'node:http' : 'SQLite'} floor`, base, method: 'GET' as const, paths: ['/'] };
+    : { name: label, base, method: 'GET' as const, paths: ['/'] };
   return {
     child,
     base,
@@ -80,25 +80,26 @@ export async function floors(b: Bench, fixture: string): Promise<() => Promise<v
 }
 
 /**
- * The SQLite floor on the cache-off server's tenant database, answering `restFixture` (fw's own
- * answer to workload 2, which the floor must repeat byte for byte). Measured in turns with the
- * node:http floor, as row 2c is, and shown as a floor row with that ratio: the most a server that
- * reads the page per request can reach. Answers that ratio, or null when the node:http floor is
- * not running.
+ * The node:http + database floor (`db-floor.ts`) on the cache-off server's default tenant
+ * (`database`: its SQLite file or PostgreSQL URL), answering `restFixture` (fw's own answer to
+ * workload 2, which the floor must repeat byte for byte). Measured in turns with the node:http
+ * floor, as row 2c is, and shown as a floor row with that ratio: the most a server that reads the
+ * page per request can reach. Answers that ratio, or null when the node:http floor is not running.
  */
-export async function sqliteFloor(b: Bench, dbFile: string, restFixture: string): Promise<number | null> {
-  b.log('floor: node:http + SQLite');
-  const { server, child, base } = await startFloor(b, 'sqlite', restFixture, { DB: dbFile });
+export async function dbFloor(b: Bench, dialect: 'sqlite' | 'postgresql', database: string, restFixture: string): Promise<number | null> {
+  const engine = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  b.log(`floor: node:http + ${engine}`);
+  const { server, child, base } = await startFloor(b, 'db', restFixture, { DB: database, DIALECT: dialect }, `node:http + ${engine} floor`);
   try {
     const answer = await (await fetch(`${base}/`)).text();
-    if (answer !== fs.readFileSync(restFixture, 'utf8')) throw new Error(`the SQLite floor's answer differs from fw's: ${answer.slice(0, 300)}`);
+    if (answer !== fs.readFileSync(restFixture, 'utf8')) throw new Error(`the node:http + ${engine} floor's answer differs from fw's: ${answer.slice(0, 300)}`);
     const turns = await paired(b, 'http', (d) => server.measure(d), (r) => r.rps);
     const r = turns?.fw ?? (await server.measure());
     const vsHttp = turns?.ratio ?? (b.floors.http ? r.rps / b.floors.http : undefined);
-    b.raw['floor-sqlite'] = turns ? { ...r, turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : r;
+    b.raw[`floor-http-${dialect}`] = turns ? { ...r, turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : r;
     b.rows.push({
       id: 'floor',
-      workload: 'node:http + SQLite, REST list read per request',
+      workload: `node:http + ${engine}, REST list read per request`,
       rps: r.rps, p50: r.p50, p99: r.p99, peakRssMb: r.peakRssMb,
       xYoga: b.floors.yoga ? r.rps / b.floors.yoga : undefined,
       vsFloor: vsHttp === undefined ? undefined : { name: 'node:http', ratio: vsHttp },

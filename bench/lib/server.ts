@@ -74,3 +74,15 @@ export async function startFw(ctx: RunContext, name: string, extraEnv: Record<st
   }
   return { child, pid: child.pid, base, dataDir, env, stop: () => stop(child, 10_000) };
 }
+
+/**
+ * A tenant's database as `server`'s settings name it (src/kernel/db/tenants.ts): its SQLite file,
+ * or, with `--pg`, the URL of its database `<PG_DATABASE_PREFIX><tenant, - as _>` on the run's
+ * PostgreSQL server. For the floors that read what fw reads.
+ */
+export function tenantDatabase(ctx: RunContext, server: FwServer, tenant: string): string {
+  if (!ctx.pg) return path.join(server.dataDir, 'tenants', `${tenant}.db`);
+  const url = new URL(ctx.pg.url);
+  url.pathname = `/${server.env.PG_DATABASE_PREFIX ?? 'fw_'}${tenant.replace(/-/g, '_')}`;
+  return url.toString();
+}

@@ -14,7 +14,7 @@ import { paired, turnsNote } from '../lib/paired.ts';
 import { spawnScript, type LoadJob } from '../lib/load.ts';
 import { waitExit } from '../lib/proc.ts';
 import { seedOrganizations } from '../lib/seed.ts';
-import { fwEnv, startFw, type FwServer } from '../lib/server.ts';
+import { fwEnv, startFw, tenantDatabase, type FwServer } from '../lib/server.ts';
 
 const TENANTS = 5;
 const USERS_PER_TENANT = 4;
@@ -94,7 +94,7 @@ async function measureMixed(b: Bench, server: FwServer, tokens: Record<string, s
   const xYoga = turns ? turns.ratio : b.floors.yoga ? rps / b.floors.yoga : undefined;
   b.raw[`w16${cache === 'off' ? 'c' : ''}`] = { rps, results, ...(turns ? { turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : {}) };
   // cache off: what a GraphQL server that runs the same statements per request reaches
-  const floor = cache === 'off' && !bad ? await yogaDbFloor(b, b.ctx.pg ? 'postgresql' : 'sqlite', tenantDatabases(b, server, tokens), jobs, server.base) : null;
+  const floor = cache === 'off' && !bad ? await yogaDbFloor(b, b.ctx.pg ? 'postgresql' : 'sqlite', Object.fromEntries(Object.entries(tokens).map(([tenant, token]) => [token, tenantDatabase(b.ctx, server, tenant)])), jobs, server.base) : null;
   b.rows.push({
     id: cache === 'off' ? '16c' : '16', workload: `mixed: 20 users, 5 tenants, 10 % writes${cache === 'off' ? ', cache off' : ''}`, rps, p50: weighted('p50'), p99: Math.max(...results.map((r) => r.p99)),
     peakRssMb: results[0]?.peakRssMb, xYoga,
@@ -103,15 +103,4 @@ async function measureMixed(b: Bench, server: FwServer, tokens: Record<string, s
     target: '≥ 1.0× yoga', met: xYoga === undefined ? null : !bad && xYoga >= 1.0,
     note: bad || [`p50 weighted by requests; p99 the worst tenant's`, turns ? turnsNote(turns, 'yoga') : ''].filter(Boolean).join('; '),
   });
-}
-
-/** Each tenant's database as the server's settings name it: its SQLite file, or its PostgreSQL database's URL. */
-function tenantDatabases(b: Bench, server: FwServer, tokens: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(tokens).map(([tenant, token]) => {
-    if (!b.ctx.pg) return [token, path.join(server.dataDir, 'tenants', `${tenant}.db`)];
-    // src/kernel/db/tenants.ts: `<PG_DATABASE_PREFIX><tenant, - as _>` on DATABASE_URL's server
-    const url = new URL(b.ctx.pg.url);
-    url.pathname = `/${server.env.PG_DATABASE_PREFIX ?? 'fw_'}${tenant.replace(/-/g, '_')}`;
-    return [token, url.toString()];
-  }));
 }
