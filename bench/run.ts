@@ -12,8 +12,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { dbFloor, floors } from './floors/index.ts';
-import type { Bench } from './lib/bench.ts';
+import { dbFloor, floors, yogaDbFloor } from './floors/index.ts';
+import { job, type Bench } from './lib/bench.ts';
 import { BENCH_DIR } from './lib/load.ts';
 import { pinning, stopAll } from './lib/proc.ts';
 import { renderTable, type Row } from './lib/report.ts';
@@ -21,7 +21,7 @@ import { ok } from './lib/http.ts';
 import { login, seedOrganizations } from './lib/seed.ts';
 import { startFw, tenantDatabase, type FwServer, type RunContext } from './lib/server.ts';
 import { apiWorkloads, fixtureOf } from './workloads/api.ts';
-import { REST_LIST } from './workloads/queries.ts';
+import { GQL_LIST_BODY, REST_LIST } from './workloads/queries.ts';
 import { loginWorkload } from './workloads/login.ts';
 import { sqlWorkload } from './workloads/sql.ts';
 import { storageWorkload } from './workloads/storage.ts';
@@ -176,15 +176,24 @@ async function main(): Promise<void> {
             try {
               const coldToken = await login(cold.base, ctx);
               const coldIds = await seedOrganizations(cold.base, coldToken, 60);
-              // what reading the page per request allows at all, next to row 2c
+              // what reading the page per request allows at all, next to rows 1c and 2c
+              const dialect = ctx.pg ? 'postgresql' : 'sqlite';
+              const engine = ctx.pg ? 'PostgreSQL' : 'SQLite';
+              const database = tenantDatabase(ctx, cold, 'default');
               let floorDb: { engine: string; ratio: number } | null = null;
               if (only('2')) {
                 const restFixture = path.join(ctx.tmp, 'fixture-rest.json');
                 fs.writeFileSync(restFixture, JSON.stringify(await ok(cold.base, 'GET', REST_LIST, { token: coldToken })));
-                const ratio = await dbFloor(b, ctx.pg ? 'postgresql' : 'sqlite', tenantDatabase(ctx, cold, 'default'), restFixture);
-                floorDb = ratio === null ? null : { engine: ctx.pg ? 'PostgreSQL' : 'SQLite', ratio };
+                const ratio = await dbFloor(b, dialect, database, restFixture);
+                floorDb = ratio === null ? null : { engine, ratio };
               }
-              await apiWorkloads(b, { server: cold, token: coldToken, orgIds: coldIds, countryId, dbFloor: floorDb }, only, 'off');
+              let floorYogaDb: { engine: string; ratio: number } | null = null;
+              if (only('1')) {
+                const list = job(b, { name: 'w1c', base: cold.base, method: 'POST', paths: ['/graphql'], headers: { authorization: `Bearer ${coldToken}` }, bodies: [GQL_LIST_BODY] });
+                const ratio = await yogaDbFloor(b, dialect, { [coldToken]: database }, [list], cold.base, '1');
+                floorYogaDb = ratio === null ? null : { engine, ratio };
+              }
+              await apiWorkloads(b, { server: cold, token: coldToken, orgIds: coldIds, countryId, dbFloor: floorDb, yogaDbFloor: floorYogaDb }, only, 'off');
             } finally {
               await cold.stop();
             }

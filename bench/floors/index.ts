@@ -112,16 +112,16 @@ export async function dbFloor(b: Bench, dialect: 'sqlite' | 'postgresql', databa
 }
 
 /**
- * The yoga + database floor (`yoga-db-floor.ts`) on the cache-off mixed server's tenant databases
- * (`databases`: token → SQLite file or PostgreSQL URL), loaded with workload 16's own jobs
- * (`jobs`, aimed at fw at `fwBase`) and checked first: every read must answer fw's bytes for that
- * tenant. Measured in turns with the yoga floor, as row 16c is, and shown as a floor row with that
- * ratio: the most a GraphQL server that reads per request can reach. Answers that ratio, or null
- * when the yoga floor is not running.
+ * The yoga + database floor (`yoga-db-floor.ts`) on a cache-off server's tenant databases
+ * (`databases`: token → SQLite file or PostgreSQL URL), loaded with the jobs of `workload` (1's
+ * list or 16's reads and write, aimed at fw at `fwBase`) and checked first: every read must answer
+ * fw's bytes for that tenant. Measured in turns with the yoga floor, as rows 1c and 16c are, and
+ * shown as a floor row with that ratio: the most a GraphQL server that reads per request can
+ * reach. Answers that ratio, or null when the yoga floor is not running.
  */
-export async function yogaDbFloor(b: Bench, dialect: 'sqlite' | 'postgresql', databases: Record<string, string>, jobs: LoadJob[], fwBase: string): Promise<number | null> {
+export async function yogaDbFloor(b: Bench, dialect: 'sqlite' | 'postgresql', databases: Record<string, string>, jobs: LoadJob[], fwBase: string, workload: '1' | '16'): Promise<number | null> {
   const engine = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
-  b.log(`floor: graphql-yoga + ${engine} (workload 16)`);
+  b.log(`floor: graphql-yoga + ${engine} (workload ${workload})`);
   const port = await freePort();
   const tenantsFile = `${b.ctx.tmp}/yoga-db-tenants.json`;
   fs.writeFileSync(tenantsFile, JSON.stringify(databases));
@@ -151,10 +151,10 @@ export async function yogaDbFloor(b: Bench, dialect: 'sqlite' | 'postgresql', da
     const rps = total(results);
     const xYoga = turns?.ratio ?? (b.floors.yoga ? rps / b.floors.yoga : undefined);
     const bad = results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
-    b.raw[`floor-yoga-${dialect}`] = { rps, results, ...(turns ? { turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : {}) };
+    b.raw[`floor-yoga-${dialect}-w${workload}`] = { rps, results, ...(turns ? { turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : {}) };
     b.rows.push({
       id: 'floor',
-      workload: `graphql-yoga + ${engine}, workload 16 read per request`,
+      workload: `graphql-yoga + ${engine}, workload ${workload} read per request`,
       rps, p50: results.reduce((n, r) => n + r.p50 * r.rps, 0) / Math.max(rps, 1), p99: Math.max(...results.map((r) => r.p99)), peakRssMb: results[0]?.peakRssMb,
       xYoga,
       note: bad ? `${bad} failed requests` : turns ? turnsNote(turns, 'yoga') : undefined,

@@ -10,6 +10,8 @@ export interface ApiTarget {
   server: FwServer; token: string; orgIds: string[]; countryId: string;
   /** The node:http + database floor's ratio to node:http (row 2c's note compares with it), when it ran. */
   dbFloor?: { engine: string; ratio: number } | null;
+  /** The yoga + database floor's ratio to yoga on workload 1 (row 1c's note compares with it), when it ran. */
+  yogaDbFloor?: { engine: string; ratio: number } | null;
 }
 
 /** One request of the job, checked before it is measured: a broken workload is not a figure. */
@@ -42,7 +44,7 @@ async function run(b: Bench, t: ApiTarget, id: string, label: string, j: LoadJob
   b.rows.push({
     id, workload: label, rps: r.rps, p50: r.p50, p99: r.p99, peakRssMb: r.peakRssMb, xYoga,
     vsFloor: vsHttp !== undefined && /^[12]c?$/.test(id) ? { name: 'node:http', ratio: vsHttp } : undefined,
-    target: targetText, met: bad && met ? false : met, note: bad || [turns && kind ? turnsNote(turns, kind === 'yoga' ? 'yoga' : 'node:http') : '', id === '2c' && t.dbFloor && vsHttp !== undefined ? `${(vsHttp / t.dbFloor.ratio).toFixed(2)}× the node:http + ${t.dbFloor.engine} floor` : ''].filter(Boolean).join('; ') || undefined,
+    target: targetText, met: bad && met ? false : met, note: bad || [turns && kind ? turnsNote(turns, kind === 'yoga' ? 'yoga' : 'node:http') : '', id === '2c' && t.dbFloor && vsHttp !== undefined ? `${(vsHttp / t.dbFloor.ratio).toFixed(2)}× the node:http + ${t.dbFloor.engine} floor` : '', id === '1c' && t.yogaDbFloor && xYoga !== undefined ? `${(xYoga / t.yogaDbFloor.ratio).toFixed(2)}× the yoga + ${t.yogaDbFloor.engine} floor` : ''].filter(Boolean).join('; ') || undefined,
   });
 }
 

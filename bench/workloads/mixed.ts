@@ -94,7 +94,7 @@ async function measureMixed(b: Bench, server: FwServer, tokens: Record<string, s
   const xYoga = turns ? turns.ratio : b.floors.yoga ? rps / b.floors.yoga : undefined;
   b.raw[`w16${cache === 'off' ? 'c' : ''}`] = { rps, results, ...(turns ? { turns: { ratios: turns.ratios, floorRps: turns.floorRps } } : {}) };
   // cache off: what a GraphQL server that runs the same statements per request reaches
-  const floor = cache === 'off' && !bad ? await yogaDbFloor(b, b.ctx.pg ? 'postgresql' : 'sqlite', Object.fromEntries(Object.entries(tokens).map(([tenant, token]) => [token, tenantDatabase(b.ctx, server, tenant)])), jobs, server.base) : null;
+  const floor = cache === 'off' && !bad ? await yogaDbFloor(b, b.ctx.pg ? 'postgresql' : 'sqlite', Object.fromEntries(Object.entries(tokens).map(([tenant, token]) => [token, tenantDatabase(b.ctx, server, tenant)])), jobs, server.base, '16') : null;
   b.rows.push({
     id: cache === 'off' ? '16c' : '16', workload: `mixed: 20 users, 5 tenants, 10 % writes${cache === 'off' ? ', cache off' : ''}`, rps, p50: weighted('p50'), p99: Math.max(...results.map((r) => r.p99)),
     peakRssMb: results[0]?.peakRssMb, xYoga,
