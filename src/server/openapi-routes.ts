@@ -109,12 +109,15 @@ function recordsOperation(registry: Registry, d: Extract<RouteDescription, { rec
   return op;
 }
 
+/** The query parameters a download or an event stream names, with their JSON types. */
+const queryParameters = (query: Readonly<Record<string, 'string' | 'integer'>> = {}): Json[] => Object.entries(query).map(([name, type]) => ({ name, in: 'query', schema: { type } }));
+
 /** A download: the file's bytes in each of its types, and with `ranges` the partial and revalidated answers. */
 function fileOperation(f: FileAnswer): Json {
   const bytes = { schema: { type: 'string', format: 'binary' } };
   const content = Object.fromEntries((f.types?.length ? f.types : ['*/*']).map((t) => [t, bytes]));
   const disposition = { 'Content-Disposition': { schema: { type: 'string' }, description: 'attachment, with the file\'s name' } };
-  const parameters = Object.entries(f.query ?? {}).map(([name, type]) => ({ name, in: 'query', schema: { type } }));
+  const parameters = queryParameters(f.query);
   if (!f.ranges) return { ...(parameters.length ? { parameters } : {}), responses: { 200: { description: 'The file', headers: disposition, content } } };
   const etag = { ETag: { schema: { type: 'string' } }, 'Accept-Ranges': { schema: { const: 'bytes' } } };
   return {
@@ -135,7 +138,7 @@ function fileOperation(f: FileAnswer): Json {
 /** An event stream: `text/event-stream` (OpenAPI 3.1 has no schema for its events: they are named in the description). */
 function eventsOperation(e: EventStream): Json {
   const parameters = [
-    ...Object.entries(e.query ?? {}).map(([name, type]) => ({ name, in: 'query', schema: { type } })),
+    ...queryParameters(e.query),
     ...(e.replay ? [{ name: 'Last-Event-ID', in: 'header', description: 'the id of the last event received: the events sent since then come first (those the server still keeps)', schema: { type: 'string' } }] : []),
   ];
   const names = e.events.map((n) => `\`${n}\``).join(', ');

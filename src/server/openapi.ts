@@ -61,7 +61,7 @@ function describeRemaining(registry: Registry, limits: { defaultLimit: number; m
       ...rest,
       ...(parameters.length ? { parameters } : {}),
       // the route's own answers win: a JSON-RPC endpoint's 400 is a JSON-RPC error
-      responses: { ...errors, ...responses },
+      ...withErrors({ responses }),
     };
   }
 }
@@ -128,7 +128,9 @@ export function buildOpenApi(registry: Registry, limits: { defaultLimit: number;
   return {
     openapi: '3.1.0',
     info: { title: 'fw REST API', version: '1.0.0', description: 'Generated from the model registry. Conventions: docs/api.md.' },
-    components: { schemas, securitySchemes: {
+    components: {
+      schemas,
+      securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'The access token as a query parameter, on the routes that say so: those a browser opens without headers (an EventSource)' },
       },

@@ -24,6 +24,9 @@ export function currencyOf(kernel: KernelHandle): string {
 
 interface Buffered { id: string; name: string; data: unknown }
 
+/** The one event the stream sends (the presentation app's declared event). */
+const RELOAD = 'web.client.reload';
+
 /**
  * GET /api/presentation/events: the tenant's web.client.reload events as server-sent events
  * (`event: <name>`, JSON `data`, `id`). Browsers' EventSource cannot send headers, so the token
@@ -40,7 +43,7 @@ export function eventStreamRoute(server: FastifyInstance, kernel: KernelHandle):
     if (!listening.has(tenant)) {
       listening.set(tenant, kernel.subscribe(tenant, 'client.reload', (raw) => {
         const msg = raw as { event_id?: string; name?: string; payload?: unknown };
-        const e: Buffered = { id: msg.event_id ?? crypto.randomUUID(), name: msg.name ?? 'web.client.reload', data: msg.payload ?? msg };
+        const e: Buffered = { id: msg.event_id ?? crypto.randomUUID(), name: msg.name ?? RELOAD, data: msg.payload ?? msg };
         const buf = buffers.get(tenant) ?? [];
         buf.push(e);
         if (buf.length > s.SSE_REPLAY_BUFFER) buf.shift();
@@ -61,7 +64,7 @@ export function eventStreamRoute(server: FastifyInstance, kernel: KernelHandle):
   });
 
   // public to the route table: it checks the token itself, which may come as a parameter
-  const described = sendsEvents({ events: ['web.client.reload'], replay: true, tokenInQuery: true, query: { organization: 'string' } });
+  const described = sendsEvents({ events: [RELOAD], replay: true, tokenInQuery: true, query: { organization: 'string' } });
   server.get('/api/presentation/events', { config: { auth: 'public', ...described.config } }, async (req, reply) => {
     const token = bearerToken(req) ?? (req.query as { access_token?: string }).access_token;
     const auth = authenticatorOf(kernel);
@@ -86,7 +89,7 @@ export function eventStreamRoute(server: FastifyInstance, kernel: KernelHandle):
       for (const e of at >= 0 ? buf.slice(at + 1) : []) send(e);
       // under fw dev a stream that knew another server (an id this process never gave) comes
       // back after a restart: the tab reloads into the new code
-      if (devInstance && at < 0 && last !== devInstance) send({ id: devInstance, name: 'web.client.reload', data: { reason: 'fw_dev_restart' } });
+      if (devInstance && at < 0 && last !== devInstance) send({ id: devInstance, name: RELOAD, data: { reason: 'fw_dev_restart' } });
     }
     // an id without data: the browser's Last-Event-ID from now on, naming this server
     if (devInstance) res.write(`id: ${devInstance}\n\n`);
