@@ -9,21 +9,19 @@
  * stringifies a document held in memory), is the most any design that reads the page per request
  * can reach on this machine.
  *
- * `DIALECT` is `sqlite` (`DB` the cache-off server's tenant file, opened read-only, statements
- * prepared once) or `postgresql` (`DB` the tenant database's URL: a pool of 5, statements sent
- * as fw's reader sends them, unnamed with rows as arrays and timestamps kept as text).
+ * `DIALECT` is `sqlite` (`DB` the cache-off server's tenant file) or `postgresql` (`DB` the
+ * tenant database's URL), opened as `tenant-db.ts` opens a tenant's database.
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import { registerSortKey } from '../../src/kernel/data/collation.ts';
 import { isoFromPostgres } from '../../src/kernel/data/sql/values.ts';
 import { serveFloor } from './serve.ts';
+import { openTenantDb, placeholders, type Dialect } from './tenant-db.ts';
 
 interface ListAnswer { items: Array<Record<string, unknown>>; limit: number; offset: number }
 
-const postgres = process.env.DIALECT === 'postgresql';
+const dialect: Dialect = process.env.DIALECT === 'postgresql' ? 'postgresql' : 'sqlite';
+const postgres = dialect === 'postgresql';
 const fixture = JSON.parse(fs.readFileSync(process.env.FIXTURE!, 'utf8')) as ListAnswer;
 const sample = fixture.items[0];
 if (!sample) throw new Error('database floor: the fixture has no items');
@@ -43,25 +41,12 @@ const decode = keys.map((k): ((v: unknown) => unknown) | null => {
 
 const quoted = (c: string) => `"t0"."${c}"`;
 const order = postgres ? '"t0"."name" collate "und-x-icu" asc' : 'fw_sortkey("t0"."name") asc';
-const PAGE = `select ${keys.map((k) => quoted(column(k))).join(', ')} from "res_organization" as "t0" order by ${order}, "t0"."dbid" asc limit ${postgres ? '$1' : '?'}`;
+const PAGE = placeholders(dialect, `select ${keys.map((k) => quoted(column(k))).join(', ')} from "res_organization" as "t0" order by ${order}, "t0"."dbid" asc limit ?`);
 const TOTAL = 'select count(*) as "n" from "res_organization" as "t0"';
 
-/** The page's rows and the total, from one database or the other. */
-let read: () => Promise<{ rows: unknown[][]; total: number }>;
-if (postgres) {
-  const keepText = new Set([pg.types.builtins.TIMESTAMPTZ]);
-  const types = { getTypeParser: ((oid: number, format: 'text') => (keepText.has(oid) ? (t: string) => t : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
-  // as many connections as fw's pool per tenant (PG_POOL_MAX): one would queue every request's
-  // round trips behind each other, which fw does not
-  const pool = new pg.Pool({ connectionString: process.env.DB!, max: 5 });
-  const rows = async (text: string, values: unknown[]) => (await pool.query({ text, values, rowMode: 'array', types })).rows as unknown[][];
-  read = async () => ({ rows: await rows(PAGE, [fixture.limit]), total: Number((await rows(TOTAL, []))[0]![0]) });
-} else {
-  const db = registerSortKey(new Database(process.env.DB!, { readonly: true }));
-  const page = db.prepare(PAGE).raw(true);
-  const total = db.prepare(TOTAL).raw(true);
-  read = () => Promise.resolve({ rows: page.all(fixture.limit) as unknown[][], total: (total.all() as number[][])[0]![0]! });
-}
+const db = openTenantDb(dialect, process.env.DB!);
+/** The page's rows and the total. */
+const read = async () => ({ rows: await db.rows(PAGE, [fixture.limit]), total: Number((await db.rows(TOTAL, []))[0]![0]) });
 
 const server = http.createServer((req, res) => {
   req.resume();

@@ -1,14 +1,13 @@
 /**
- * Floor: a bare graphql-yoga server that answers workload 16's requests from the tenants'
- * databases, as a GraphQL server with no read cache must (issue 30's row 16c). Nothing else: no
+ * Floor: a bare graphql-yoga server that answers workload 16's requests (and workload 1's list)
+ * from the tenants' databases, as a GraphQL server with no read cache must (issue 30's rows 16c
+ * and 1c). Nothing else: no
  * token check (the bearer token only picks the tenant's database), no session, no access check,
  * no record rule, no command bus, no outbox. Each read runs the one statement fw runs for it (the
  * same columns, the same joined country, the same text order — `fw_sortkey` through the sort
  * index on SQLite, `COLLATE "und-x-icu"` on PostgreSQL —, the page subquery for offsets and
- * unindexed orders); the write is one `UPDATE … RETURNING`. SQLite: a read-only and a writable
- * connection per tenant file, statements prepared once. PostgreSQL: a pool per tenant database
- * (as many connections as fw's `PG_POOL_MAX` default), statements sent as fw's reader sends them
- * (unnamed, rows as arrays). The bench checks that every read answers fw's bytes before it is
+ * unindexed orders); the write is one `UPDATE … RETURNING`, on each tenant's database as
+ * `tenant-db.ts` opens it. The bench checks that every read answers fw's bytes before it is
  * measured. What this floor reaches, against the yoga floor (which slices 50 objects held in
  * memory), is the most a GraphQL server that reads per request can reach on this machine.
  *
@@ -17,11 +16,9 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import Database from 'better-sqlite3';
 import { createSchema, createYoga } from 'graphql-yoga';
-import pg from 'pg';
-import { registerSortKey } from '../../src/kernel/data/collation.ts';
 import { serveFloor } from './serve.ts';
+import { openTenantDb, placeholders, type Dialect, type TenantDb } from './tenant-db.ts';
 
 type Dir = 'asc' | 'desc';
 interface ListArgs {
@@ -31,49 +28,17 @@ interface ListArgs {
   orderBy?: Array<Partial<Record<'name' | 'code' | 'created_at_utc', Dir>>> | null;
 }
 
-/** A tenant's database as the floor uses it: rows of a read, the row a write returns. */
-interface Tenant {
-  rows(sql: string, params: unknown[]): unknown[][] | Promise<unknown[][]>;
-  write(sql: string, params: unknown[]): unknown[] | undefined | Promise<unknown[] | undefined>;
-}
+const dialect: Dialect = process.env.DIALECT === 'postgresql' ? 'postgresql' : 'sqlite';
+const postgres = dialect === 'postgresql';
 
-const postgres = process.env.DIALECT === 'postgresql';
-
-function sqliteTenant(file: string): Tenant {
-  const read = registerSortKey(new Database(file, { readonly: true }));
-  const write = registerSortKey(new Database(file));
-  const prepared = new Map<string, Database.Statement<unknown[], unknown[]>>();
-  const statement = (db: Database.Database, sql: string) => {
-    let st = prepared.get(sql);
-    if (!st) prepared.set(sql, (st = db.prepare<unknown[], unknown[]>(sql).raw(true)));
-    return st;
-  };
-  return {
-    rows: (sql, params) => statement(read, sql).all(...params) as unknown[][],
-    write: (sql, params) => statement(write, sql).get(...params) as unknown[] | undefined,
-  };
-}
-
-function postgresTenant(url: string): Tenant {
-  const pool = new pg.Pool({ connectionString: url, max: 5 });
-  const rows = async (sql: string, params: unknown[]) => (await pool.query({ text: sql, values: params, rowMode: 'array' })).rows as unknown[][];
-  return { rows, write: async (sql, params) => (await rows(sql, params))[0] };
-}
-
-const tenants = new Map<string, Tenant>();
+const tenants = new Map<string, TenantDb>();
 for (const [token, where] of Object.entries(JSON.parse(fs.readFileSync(process.env.TENANTS!, 'utf8')) as Record<string, string>)) {
-  tenants.set(`Bearer ${token}`, postgres ? postgresTenant(where) : sqliteTenant(where));
+  tenants.set(`Bearer ${token}`, openTenantDb(dialect, where));
 }
 
 const COLUMNS = '"t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country", "j1"."record_uuid", "j1"."name", "j1"."code"';
 const JOIN = 'left join "res_country" as "j1" on "j1"."record_uuid" = "t0"."country"';
 const TEXT_FIELDS = new Set(['name', 'code']);
-
-/** `?` placeholders as the dialect writes them (`$1`, `$2`, … on PostgreSQL). */
-const placeholders = (sql: string) => {
-  let n = 0;
-  return postgres ? sql.replace(/\?/g, () => `$${++n}`) : sql;
-};
 
 /**
  * fw's statement for a read of workload 16 (src/kernel/data/sql/reads.ts and compile.ts at the
@@ -100,7 +65,7 @@ function statementOf(a: ListArgs): { sql: string; params: unknown[] } {
   const text = TEXT_FIELDS.has(field);
   const ordered = text ? (postgres ? `"t0"."${field}" collate "und-x-icu"` : `fw_sortkey("t0"."${field}")`) : `"t0"."${field}"`;
   if (field === 'name' && !a.offset) {
-    return { sql: placeholders(`select ${COLUMNS} from "res_organization" as "t0" ${JOIN}${filter} order by ${ordered} ${dir}, "t0"."dbid" asc limit ?`), params: [...params, limit] };
+    return { sql: placeholders(dialect, `select ${COLUMNS} from "res_organization" as "t0" ${JOIN}${filter} order by ${ordered} ${dir}, "t0"."dbid" asc limit ?`), params: [...params, limit] };
   }
   const base = '"t0"."record_uuid", "t0"."name", "t0"."code", "t0"."country"';
   let inner: string;
@@ -116,12 +81,12 @@ function statementOf(a: ListArgs): { sql: string; params: unknown[] } {
     outerOrder = ordered;
   }
   const sql = `select ${COLUMNS} from (select ${inner} from "res_organization" as "t0"${filter} order by ${innerOrder} ${dir}, "t0"."dbid" asc limit ?${a.offset ? ' offset ?' : ''}) as "t0" ${JOIN} order by ${outerOrder} ${dir}, "t0"."dbid" asc`;
-  return { sql: placeholders(sql), params: [...params, limit, ...(a.offset ? [a.offset] : [])] };
+  return { sql: placeholders(dialect, sql), params: [...params, limit, ...(a.offset ? [a.offset] : [])] };
 }
 
-const UPDATE = placeholders('update "res_organization" set "name" = ?, "updated_at_utc" = ?, "revision" = "revision" + 1 where "record_uuid" = ? returning "record_uuid", "revision"');
+const UPDATE = placeholders(dialect, 'update "res_organization" set "name" = ?, "updated_at_utc" = ?, "revision" = "revision" + 1 where "record_uuid" = ? returning "record_uuid", "revision"');
 
-const tenantOf = (req: Request): Tenant => {
+const tenantOf = (req: Request): TenantDb => {
   const t = tenants.get(req.headers.get('authorization') ?? '');
   if (!t) throw new Error('unknown tenant');
   return t;
