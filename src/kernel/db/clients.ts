@@ -201,7 +201,7 @@ export async function createConnection(provider: DbProvider, location: string, s
   // Without a listener the event would crash the process (Prisma's adapter listens on the
   // shared client's routing pool, not on this one).
   pool.on('error', () => {});
-  const pgReader = createPostgresReader(pool, { cacheRows: settings.READ_CACHE_ROWS });
+  const pgReader = createPostgresReader(pool, { cacheRows: settings.READ_CACHE_ROWS, statementsPerConnection: settings.PG_STATEMENT_CACHE });
   const reader: Reader = {
     rows: (sql, params) => pgReader.rows(sql, params),
     stats: () => pgReader.stats(),

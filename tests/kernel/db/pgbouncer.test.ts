@@ -2,9 +2,12 @@
  * fw behind PgBouncer in transaction pooling mode, as docs/configuration.md ("PgBouncer")
  * prescribes: one wildcard database entry (a database per tenant, created on the fly), a
  * non-superuser role in DATABASE_URL, `max_db_connections` capping each tenant's database and
- * `max_user_connections` the role's total on the server. node-postgres and Prisma's pg adapter
- * send unnamed statements only, which transaction pooling supports without PgBouncer's
- * prepared-statement support (1.21+); the kernel's advisory locks are transaction-scoped.
+ * `max_user_connections` the role's total on the server. Prisma's pg adapter sends unnamed
+ * statements only, which transaction pooling supports without PgBouncer's prepared-statement
+ * support (1.21+); the kernel's advisory locks are transaction-scoped. fw's reader names its
+ * statements unless PG_STATEMENT_CACHE=0, as operations.md prescribes behind PgBouncer 1.18; the
+ * server here keeps the default, so it also shows the reader turning to unnamed statements by
+ * itself when the pooler refuses a named one.
  *
  * Runs Debian's `pgbouncer` (apt `pgbouncer`) on a free loopback port in front of the machine's
  * PostgreSQL; skipped where the binary is not installed.
@@ -14,7 +17,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import pg from 'pg';
+import { createPostgresReader } from '../../../src/kernel/db/readers/postgresql/index.ts';
 import { PG_URL, tempDir, waitFor, withPgClient } from '../../helpers/kernel.ts';
 import { freePort } from '../../helpers/team-project.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -32,12 +37,14 @@ describe.skipIf(!BINARY)('fw behind PgBouncer (transaction pooling)', () => {
   let bouncer: ChildProcess | undefined;
   let ts: TestServer;
   let token: string;
+  let bouncerPort: number;
   const MAX_USER = 4;
 
   beforeAll(async () => {
     await withPgClient(PG_URL, (c) => c.query(`CREATE ROLE ${role} LOGIN CREATEDB`));
     const server = new URL(PG_URL);
     const port = await freePort();
+    bouncerPort = port;
     fs.writeFileSync(path.join(dir, 'userlist.txt'), `"${role}" ""\n`);
     fs.writeFileSync(path.join(dir, 'pgbouncer.ini'), [
       '[databases]',
@@ -121,5 +128,26 @@ describe.skipIf(!BINARY)('fw behind PgBouncer (transaction pooling)', () => {
     expect(results.map((r) => r.status).filter((s) => s !== 200 && s !== 201)).toEqual([]);
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThanOrEqual(MAX_USER);
+  });
+  it('a reader that names its statements turns to unnamed ones when the pooler refuses a name, warns once, and every read answers right', async () => {
+    const database = `${ts.kernel.settings.PG_DATABASE_PREFIX}default`;
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    // three connections of the client, two server connections behind them: at least two clients
+    // prepare the same name on one server connection (42P05), or bind it on the other (26000)
+    const pool = new pg.Pool({ connectionString: `postgresql://${role}@127.0.0.1:${bouncerPort}/${database}`, max: 3 });
+    const reader = createPostgresReader(pool, { statementsPerConnection: 100 });
+    try {
+      const sql = 'SELECT count(*)::int FROM res_user WHERE email <> $1';
+      const expected = (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM res_user WHERE email <> $1', ['nobody'])).rows[0]!.n;
+      for (let round = 0; round < 5; round++) {
+        const all = await Promise.all(Array.from({ length: 6 }, () => reader.rows(sql, ['nobody'])));
+        expect(all).toEqual(Array.from({ length: 6 }, () => [[expected]]));
+      }
+      const unnamed = warn.mock.calls.filter(([, o]) => (o as { code?: string } | undefined)?.code === 'FW_PG_STATEMENTS_UNNAMED');
+      expect(unnamed).toHaveLength(1);
+    } finally {
+      warn.mockRestore();
+      await reader.close();
+    }
   });
 });

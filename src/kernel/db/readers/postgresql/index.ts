@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { createResultCache, statementKey } from '../result-cache.js';
 import type { Reader } from '../types.js';
+import { pooledStatements } from './statements.js';
 
 /**
  * timestamptz values stay text (the column decoder turns them into ISO strings): pg's default
@@ -24,8 +25,7 @@ const types = {
  * What it does not see, and the compiled reads therefore never use: changes outside
  * transactions (`nextval`), and the clock (`now()`). On a hot standby the text leaves out most
  * in-progress ids, so this reader must only ever read from the primary (it shares Prisma's
- * pool, which writes there). Unnamed, like every statement here: a named one breaks behind a
- * transaction-mode pooler and after `DISCARD ALL`.
+ * pool, which writes there). Unnamed: it is one short statement, not worth a name per connection.
  */
 const SNAPSHOT: pg.QueryArrayConfig = { text: 'SELECT pg_current_snapshot()::text', rowMode: 'array' };
 
@@ -75,8 +75,8 @@ function snapshotChecks(pool: pg.Pool): { check(): Promise<string>; bypassed(): 
   };
 }
 
-/** A statement's rows as arrays, its values parsed by `types`: the pool reader's and a transaction connection's alike. */
-async function arrayRows(on: pg.Pool | pg.ClientBase, sql: string, params: readonly unknown[]): Promise<unknown[][]> {
+/** A statement's rows as arrays, its values parsed by `types` as the pool reader parses them. */
+async function arrayRows(on: pg.ClientBase, sql: string, params: readonly unknown[]): Promise<unknown[][]> {
   return (await on.query({ text: sql, values: params as unknown[], rowMode: 'array', types })).rows as unknown[][];
 }
 
@@ -95,15 +95,19 @@ export function createConnectionReader(connection: pg.ClientBase): Reader {
 
 /**
  * Reads on the same pool the Prisma adapter uses (one pool per tenant database), with rows as
- * arrays. Unnamed statements: the server plans each one, and no per-connection statement
- * bookkeeping can go stale when a migration changes a table.
+ * arrays. With `statementsPerConnection` > 0 (PG_STATEMENT_CACHE) the reads are named statements,
+ * parsed and planned once per connection (./statements.ts); with 0, unnamed: the server parses
+ * and plans each one, as a transaction-mode pooler without prepared-statement support needs.
  *
  * With `cacheRows` > 0, results are kept like SQLite's reader keeps them, and checked against the
  * batched snapshot above instead of `PRAGMA data_version`: a hit costs a share of one small round
  * trip instead of a statement and its rows.
  */
-export function createPostgresReader(pool: pg.Pool, opts: { cacheRows?: number } = {}): Reader {
-  const query = (sql: string, params: readonly unknown[]) => arrayRows(pool, sql, params);
+export function createPostgresReader(pool: pg.Pool, opts: { cacheRows?: number; statementsPerConnection?: number } = {}): Reader {
+  const query = pooledStatements(pool, {
+    perConnection: opts.statementsPerConnection ?? 0, types,
+    onPooler: () => process.emitWarning('a connection pooler refused a named statement (PgBouncer < 1.21 in transaction mode?): this pool\'s reads are sent unnamed from now on; set PG_STATEMENT_CACHE=0 to start that way', { code: 'FW_PG_STATEMENTS_UNNAMED' }),
+  });
   const results = (opts.cacheRows ?? 0) > 0 ? createResultCache(opts.cacheRows!) : null;
   const snapshots = snapshotChecks(pool);
   // concurrent misses of one statement at one snapshot run it once (a batch of requests that
