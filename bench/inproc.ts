@@ -18,8 +18,11 @@
  *   --only 0,6,9   the requests to time (default: all)
  *   --n 2000       requests per request kind and round      --rounds 3   rounds (the best is what counts)
  *   --cycle        send the chosen requests in turn, as workload 16's users do, and print one figure
- *   --pg           PostgreSQL (DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/postgres)
+ *   --pg           PostgreSQL (DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/postgres); each
+ *                  figure then also gives the CPU the tenant database's server processes spent
+ *                  per request (`+ N µs PostgreSQL`, from /proc: they run outside this process)
  *   --cache N      READ_CACHE_ROWS (default 0)
+ *   --pg-statements N   PG_STATEMENT_CACHE (default: the setting's default)
  *   --sql-time     time every SQLite statement (better-sqlite3's `all`), printed at the end
  *   --profile F    write a CPU profile of the timed requests only (not boot or seeding) to F
  *
@@ -32,6 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
+import pgLib from 'pg';
 import { Kernel } from '../src/kernel/kernel.ts';
 import { loadSettings } from '../src/kernel/settings.ts';
 import { buildServer } from '../src/server/index.ts';
@@ -73,7 +77,7 @@ const settings = loadSettings({
   DATA_DIR: dataDir, ACTIVE_MODULES: 'base,auth', LOG_LEVEL: 'silent', BCRYPT_COST: '4',
   ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: password,
   JWT_SECRET_KEY: crypto.randomBytes(32).toString('base64url'), CONNECTOR_SECRET_KEY: crypto.randomBytes(32).toString('base64url'),
-  READ_CACHE_ROWS: opt('cache') ?? '0', EVENT_WORKER: 'false',
+  READ_CACHE_ROWS: opt('cache') ?? '0', EVENT_WORKER: 'false', PG_STATEMENT_CACHE: opt('pg-statements'),
   ...(pg ? { DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres', PG_DATABASE_PREFIX: pgPrefix } : {}),
 });
 const kernel = await Kernel.boot({ settings, worker: false, log: () => {} });
@@ -86,6 +90,32 @@ try {
   if (pg) for (const tenant of await kernel.tenants.list()) await kernel.tenants.drop(tenant);
   await (server ? server.close() : kernel.close());
   fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * CPU time (µs) the PostgreSQL server processes of the default tenant's database have used so far,
+ * read from /proc (the server runs on this machine): the reads' parse, plan and execution happen
+ * there, outside `process.cpuUsage`. Backends are listed at each call; pooled ones live across a
+ * round (PG_IDLE_TIMEOUT_MS 10 s).
+ */
+async function pgBackendMicros(): Promise<number> {
+  const database = `${pgPrefix}${settings.DEFAULT_TENANT.replace(/-/g, '_')}`;
+  const client = new pgLib.Client({ connectionString: settings.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database]);
+    const tick = 1e6 / 100; // USER_HZ: 100 on Linux
+    let total = 0;
+    for (const { pid } of rows) {
+      try {
+        const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        total += (Number(fields[11]) + Number(fields[12])) * tick; // utime, stime
+      } catch { /* ended meanwhile */ }
+    }
+    return total;
+  } finally {
+    await client.end();
+  }
 }
 
 async function measure(app: FastifyInstance): Promise<void> {
@@ -125,18 +155,24 @@ async function measure(app: FastifyInstance): Promise<void> {
     const d = process.cpuUsage(since);
     return Math.round((d.user + d.system) / count);
   };
+  const pgSince = async () => (pg ? await pgBackendMicros() : 0);
+  const pgPerRequest = async (since: number, count: number) => (pg ? ` (+ ${Math.round((await pgBackendMicros() - since) / count)} µs PostgreSQL)` : '');
   for (let round = 0; round < ROUNDS; round++) {
     if (flag('cycle')) {
+      const pgStart = await pgSince();
       const since = process.cpuUsage();
       for (let k = 0; k < N; k++) for (const i of only) await requests[i]!();
-      console.log(`cycle of ${only.length}: ${perRequest(since, N * only.length)} µs per request`);
+      const own = perRequest(since, N * only.length);
+      console.log(`cycle of ${only.length}: ${own} µs per request${await pgPerRequest(pgStart, N * only.length)}`);
       continue;
     }
     const line: string[] = [];
     for (const i of only) {
+      const pgStart = await pgSince();
       const since = process.cpuUsage();
       for (let k = 0; k < N; k++) await requests[i]!();
-      line.push(`${i}:${perRequest(since, N)}`);
+      const own = perRequest(since, N);
+      line.push(`${i}:${own}${(await pgPerRequest(pgStart, N)).replace(/ µs PostgreSQL/, ' pg')}`);
     }
     console.log(line.join(' '));
   }

@@ -4,9 +4,12 @@
  * - SQLite: the file read-only for reads and writable for writes, both with `fw_sortkey`,
  *   statements prepared once, rows as arrays.
  * - PostgreSQL: a pool of 5 (fw's `PG_POOL_MAX` default: one connection would queue round trips
- *   fw runs side by side), statements unnamed, rows as arrays, timestamps kept as text (fw's
+ *   fw runs side by side), statements named (prepared once per connection, as fw's reader
+ *   prepares them with its default PG_STATEMENT_CACHE; `FLOOR_PG_UNNAMED=1` sends them unnamed,
+ *   for a server run with PG_STATEMENT_CACHE=0), rows as arrays, timestamps kept as text (fw's
  *   reader decodes them itself).
  */
+import crypto from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { registerSortKey } from '../../src/kernel/data/collation.ts';
@@ -54,6 +57,14 @@ const types = { getTypeParser: ((oid: number, format: 'text') => (KEEP_TEXT.has(
 
 function postgresDb(url: string): TenantDb {
   const pool = new pg.Pool({ connectionString: url, max: 5 });
-  const rows = async (text: string, values: unknown[]) => (await pool.query({ text, values, rowMode: 'array', types })).rows as unknown[][];
+  const unnamed = process.env.FLOOR_PG_UNNAMED === '1';
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `floor_${crypto.createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
+    return name;
+  };
+  const rows = async (text: string, values: unknown[]) =>
+    (await pool.query({ text, values, rowMode: 'array', types, ...(unnamed ? {} : { name: nameOf(text) }) })).rows as unknown[][];
   return { rows, write: async (sql, params) => (await rows(sql, params))[0] };
 }
