@@ -37,6 +37,13 @@ const rand = (bytes = 4) => crypto.randomBytes(bytes).toString('hex');
 /** `fwt_<random>_`: every PostgreSQL database a test creates starts with it, so afterAll can drop them. */
 export const uniquePgPrefix = (): string => `fwt_${rand()}_`;
 
+/** The URL of `database` on the test PostgreSQL server (PG_URL with another path). */
+export function pgDatabaseUrl(database: string): string {
+  const u = new URL(PG_URL);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
 /** A fresh temp folder (removed by the caller, or by a TestKernel's cleanup). */
 export const tempDir = (label = 'kernel'): string => fs.mkdtempSync(path.join(os.tmpdir(), `fw-${label}-`));
 

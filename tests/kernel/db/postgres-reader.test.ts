@@ -7,15 +7,11 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresReader } from '../../../src/kernel/db/readers/postgresql/index.ts';
 import type { Reader } from '../../../src/kernel/db/readers/types.ts';
-import { PG_URL, uniquePgPrefix, waitFor, withPgClient } from '../../helpers/kernel.ts';
+import { PG_URL, pgDatabaseUrl, uniquePgPrefix, waitFor, withPgClient } from '../../helpers/kernel.ts';
 
 const SELECT = 'select name from item order by id';
 const database = `${uniquePgPrefix()}reader`;
-const url = (() => {
-  const u = new URL(PG_URL);
-  u.pathname = `/${database}`;
-  return u.toString();
-})();
+const url = pgDatabaseUrl(database);
 
 /** A statement run by another connection (another process, as far as the reader knows). */
 const elsewhere = (sql: string) => withPgClient(url, (c) => c.query(sql));

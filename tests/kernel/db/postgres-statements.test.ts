@@ -9,14 +9,10 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresReader } from '../../../src/kernel/db/readers/postgresql/index.ts';
 import type { Reader } from '../../../src/kernel/db/readers/types.ts';
-import { PG_URL, uniquePgPrefix, withPgClient } from '../../helpers/kernel.ts';
+import { PG_URL, pgDatabaseUrl, uniquePgPrefix, withPgClient } from '../../helpers/kernel.ts';
 
 const database = `${uniquePgPrefix()}statements`;
-const url = (() => {
-  const u = new URL(PG_URL);
-  u.pathname = `/${database}`;
-  return u.toString();
-})();
+const url = pgDatabaseUrl(database);
 const elsewhere = (sql: string) => withPgClient(url, (c) => c.query(sql));
 
 describe('the PostgreSQL reader names its statements', () => {
