@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL reader's named statements (src/kernel/db/readers/postgresql/statements.ts): a
  * read is prepared once per connection under a name derived from its text, at most
- * PG_STATEMENT_CACHE of them per connection, none with 0; a migration that changes a selected
- * column's type, a failed read and a connection lost mid-read all leave the reader answering.
+ * PG_STATEMENT_CACHE of them per connection, none with 0; a migration that changes a selected or
+ * compared column's type, someone's DEALLOCATE ALL, a failed read and a connection lost mid-read
+ * all leave the reader answering.
  * (Behind PgBouncer in transaction mode: tests/kernel/db/pgbouncer.test.ts.)
  */
 import pg from 'pg';
@@ -63,15 +64,45 @@ describe('the PostgreSQL reader names its statements', () => {
     expect(await prepared()).toEqual([]);
   });
 
-  it('a migration that changes a selected column\'s type does not break the read prepared before it', async () => {
-    open(100);
+  it('after a migration changes a selected column\'s type, no read fails on any connection that prepared the statement before', async () => {
+    open(100, 3);
     const sql = 'select code from item order by id';
-    expect(await reader.rows(sql, [])).toEqual([['10'], ['20']]);
+    // three reads at once: each of the three connections prepares the statement
+    const before = await Promise.all([1, 2, 3].map(() => reader.rows(sql, [])));
+    expect(before).toEqual([1, 2, 3].map(() => [['10'], ['20']]));
+    expect(pool.totalCount).toBe(3);
     await elsewhere('alter table item alter column code type int using code::int');
-    // the prepared statement's result type is now wrong: the server refuses it ("cached plan must
-    // not change result type"); the reader closes that connection and reads on a new one
-    expect(await reader.rows(sql, [])).toEqual([[10], [20]]);
-    expect(await reader.rows(sql, [])).toEqual([[10], [20]]);
+    // each stale connection is refused once ("cached plan must not change result type"): the
+    // read runs again unnamed and that connection is closed
+    for (let i = 0; i < 6; i++) expect(await reader.rows(sql, [])).toEqual([[10], [20]]);
+    expect(await Promise.all([1, 2, 3].map(() => reader.rows(sql, [])))).toEqual([1, 2, 3].map(() => [[10], [20]]));
+  });
+
+  it('after a migration changes a compared column\'s type, the statement prepared with the old parameter type does not fail the read', async () => {
+    open(100);
+    const sql = 'select id from item where code = $1';
+    expect(await reader.rows(sql, ['10'])).toEqual([[1]]);
+    await elsewhere('alter table item alter column code type int using code::int');
+    // prepared as text = text; now int = text, which the server refuses (42883)
+    expect(await reader.rows(sql, ['20'])).toEqual([[2]]);
+    expect(await reader.rows(sql, ['10'])).toEqual([[1]]);
+    expect(await prepared()).toEqual([sql]);
+  });
+
+  it('one "prepared statement does not exist" (someone ran DEALLOCATE ALL) repeats that read and keeps naming on', async () => {
+    open(100);
+    const sql = 'select name from item where id = $1';
+    expect(await reader.rows(sql, [1])).toEqual([['one']]);
+    await pool.query('deallocate all');
+    expect(await reader.rows(sql, [2])).toEqual([['two']]);
+    expect(await reader.rows(sql, [1])).toEqual([['one']]);
+    expect(await prepared()).toEqual([sql]);
+  });
+
+  it('a read whose prepared statement is really wrong fails with its own error, not a repeat\'s', async () => {
+    open(100);
+    await expect(reader.rows('select no_such_column from item where id = $1', [1])).rejects.toMatchObject({ code: '42703' });
+    expect(await prepared()).toEqual([]);
   });
 
   it('a read that fails gives its error and returns no connection to the pool that is still checked out', async () => {
@@ -82,7 +113,22 @@ describe('the PostgreSQL reader names its statements', () => {
     expect(await reader.rows('select name from item where id = $1', [2])).toEqual([['two']]);
   });
 
-  it('a connection the server ends during a read fails that read, and the process and the next read go on', async () => {
+  it('a connection lost during a read (the socket reset) fails that read, and the process and the next read go on', async () => {
+    open(100);
+    let cut = false;
+    pool.on('connect', (client) => {
+      if (cut) return;
+      cut = true;
+      // pg's own socket, reset while the read waits on the server: the client emits 'error'
+      const stream = (client as unknown as { connection: { stream: { destroy(e: Error): void } } }).connection.stream;
+      setTimeout(() => stream.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })), 100);
+    });
+    const outcome = await reader.rows('select pg_sleep(1), name from item where id = $1', [1]).then(() => null, (e: unknown) => e);
+    expect(outcome).toMatchObject({ code: 'ECONNRESET' });
+    expect(await reader.rows('select name from item where id = $1', [1])).toEqual([['one']]);
+  });
+
+  it('a connection the server ends during a read fails that read, and the next read goes on', async () => {
     open(100);
     const sleeping = reader.rows('select pg_sleep(5), name from item where id = $1', [1]).then(() => null, (e: unknown) => e);
     await withPgClient(url, async (c) => {

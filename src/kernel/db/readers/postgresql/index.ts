@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createResultCache, statementKey } from '../result-cache.js';
 import type { Reader } from '../types.js';
-import { pooledStatements } from './statements.js';
+import { POOLER_REFUSALS, pooledStatements } from './statements.js';
 
 /**
  * timestamptz values stay text (the column decoder turns them into ISO strings): pg's default
@@ -106,7 +106,7 @@ export function createConnectionReader(connection: pg.ClientBase): Reader {
 export function createPostgresReader(pool: pg.Pool, opts: { cacheRows?: number; statementsPerConnection?: number } = {}): Reader {
   const query = pooledStatements(pool, {
     perConnection: opts.statementsPerConnection ?? 0, types,
-    onPooler: () => process.emitWarning('a connection pooler refused a named statement (PgBouncer < 1.21 in transaction mode?): this pool\'s reads are sent unnamed from now on; set PG_STATEMENT_CACHE=0 to start that way', { code: 'FW_PG_STATEMENTS_UNNAMED' }),
+    onPooler: () => process.emitWarning(`a connection pooler refused named statements ${POOLER_REFUSALS} times (PgBouncer < 1.21 in transaction mode?): this pool's reads are sent unnamed from now on; set PG_STATEMENT_CACHE=0 to start that way`, { code: 'FW_PG_STATEMENTS_UNNAMED' }),
   });
   const results = (opts.cacheRows ?? 0) > 0 ? createResultCache(opts.cacheRows!) : null;
   const snapshots = snapshotChecks(pool);

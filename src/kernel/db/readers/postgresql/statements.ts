@@ -10,30 +10,40 @@ import type pg from 'pg';
  * - Each connection keeps at most `perConnection` of them; a text first seen on a connection that
  *   is full is sent unnamed there, so the server's memory per connection stays bounded however
  *   many different reads arrive.
+ * - A prepared statement keeps the types it was prepared with. After a migration changes a
+ *   column's type, running it again can fail where the same text unnamed would not: a selected
+ *   column ("cached plan must not change result type", 0A000) or a compared one ("operator does
+ *   not exist: integer = text", 42883, and the rest of class 42). So a read that *reused* a
+ *   statement and fails with 0A000 or a class-42 error runs again unnamed, once; its connection
+ *   is closed (a failed read always closes it), and with it every statement it held. Each other
+ *   connection holding the same statement costs one such repeat, never a failed read. A read
+ *   whose statement is really wrong fails again, unnamed, with its own error.
  * - A pooler in transaction mode without prepared-statement support (PgBouncer < 1.21) hands the
  *   next read of a connection to another server connection, which answers "prepared statement
- *   does not exist" (26000) or, for a name another client prepared, "already exists" (42P05).
- *   Either turns naming off for this pool for good (`onPooler`) and the read runs again
- *   unnamed: a read outside a transaction can always be repeated.
- * - A migration that changes a selected column's type leaves a prepared statement of the same
- *   text whose result type no longer matches ("cached plan must not change result type",
- *   0A000). The connection is closed (and with it its statements) and the read runs again on
- *   another.
+ *   does not exist" (26000) or, for a name another client prepared there, "already exists"
+ *   (42P05). Such a read runs again unnamed; after POOLER_REFUSALS of them naming is turned off
+ *   for this pool for good (`onPooler`). One refusal alone may be someone's `DEALLOCATE ALL`.
  *
- * A connection that fails a read is closed, as `pg.Pool.query` closes it.
+ * Every repeat is a read outside a transaction, refused at Parse or Bind, before it ran.
  */
 export interface StatementOptions {
   /** Statements kept per connection (PG_STATEMENT_CACHE); 0 = every read unnamed. */
   perConnection: number;
   types: pg.CustomTypesConfig;
-  /** Called once when a pooler refused a named statement and naming was turned off. */
+  /** Called once, when refusals of named statements turned naming off for this pool. */
   onPooler?: () => void;
 }
 
 /** SQLSTATEs a transaction-mode pooler answers to a statement named on another server connection. */
 const POOLER_CODES = new Set(['26000', '42P05']);
-const isStaleResultType = (e: unknown): boolean =>
-  (e as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test(String((e as Error).message));
+/** Refusals by a pooler after which a pool's reads are all sent unnamed. */
+export const POOLER_REFUSALS = 3;
+const codeOf = (e: unknown): string => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+};
+/** What a statement prepared before a migration can answer where the same text unnamed would not. */
+const isStale = (code: string): boolean => code === '0A000' || (code.startsWith('42') && !POOLER_CODES.has(code));
 
 const ignore = (): void => {};
 
@@ -51,27 +61,37 @@ function statementNames(max = 1000): (sql: string) => string {
   };
 }
 
+/** A read that failed, and whether it ran a statement its connection had prepared before. */
+class NamedReadError {
+  constructor(readonly error: unknown, readonly reused: boolean) {}
+}
+
 export function pooledStatements(pool: pg.Pool, opts: StatementOptions): (sql: string, params: readonly unknown[]) => Promise<unknown[][]> {
   let naming = opts.perConnection > 0;
+  let refusals = 0;
   const nameOf = statementNames();
   /** The names each connection holds (the server keeps them as long as the connection lives). */
   const held = new WeakMap<pg.PoolClient, Set<string>>();
 
-  const run = async (sql: string, params: readonly unknown[], named: boolean): Promise<unknown[][]> => {
-    const config: pg.QueryArrayConfig = { text: sql, values: params as unknown[], rowMode: 'array', types: opts.types };
-    if (!named) return (await pool.query(config)).rows as unknown[][];
+  const unnamed = async (sql: string, params: readonly unknown[]): Promise<unknown[][]> =>
+    (await pool.query({ text: sql, values: params as unknown[], rowMode: 'array', types: opts.types })).rows as unknown[][];
+
+  const named = async (sql: string, params: readonly unknown[]): Promise<unknown[][]> => {
     const client = await pool.connect();
-    let names = held.get(client);
-    if (!names) held.set(client, (names = new Set()));
-    const name = nameOf(sql);
-    if (names.has(name) || names.size < opts.perConnection) {
-      config.name = name;
-      names.add(name);
-    }
     // a connection lost during the read also fails the read, which closes it below; without a
     // listener the client's 'error' event would end the process (pg.Pool.query listens too)
     client.on('error', ignore);
+    let reused = false;
     try {
+      const config: pg.QueryArrayConfig = { text: sql, values: params as unknown[], rowMode: 'array', types: opts.types };
+      let names = held.get(client);
+      if (!names) held.set(client, (names = new Set()));
+      const name = nameOf(sql);
+      reused = names.has(name);
+      if (reused || names.size < opts.perConnection) {
+        config.name = name;
+        names.add(name);
+      }
       const rows = (await client.query(config)).rows as unknown[][];
       client.off('error', ignore);
       client.release();
@@ -79,24 +99,27 @@ export function pooledStatements(pool: pg.Pool, opts: StatementOptions): (sql: s
     } catch (e) {
       client.off('error', ignore);
       client.release(e instanceof Error ? e : true);
-      throw e;
+      throw new NamedReadError(e, reused);
     }
   };
 
   return async (sql, params) => {
-    if (!naming) return run(sql, params, false);
+    if (!naming) return unnamed(sql, params);
     try {
-      return await run(sql, params, true);
+      return await named(sql, params);
     } catch (e) {
-      const code = (e as { code?: unknown }).code;
-      if (typeof code === 'string' && POOLER_CODES.has(code)) {
-        // reads in flight together may all be refused: the first one says so
-        if (naming) opts.onPooler?.();
-        naming = false;
-        return run(sql, params, false);
+      if (!(e instanceof NamedReadError)) throw e;
+      const code = codeOf(e.error);
+      if (POOLER_CODES.has(code)) {
+        // reads in flight together may all be refused: the one that reaches the limit says so
+        if (++refusals === POOLER_REFUSALS) {
+          naming = false;
+          opts.onPooler?.();
+        }
+        return unnamed(sql, params);
       }
-      if (isStaleResultType(e)) return run(sql, params, true);
-      throw e;
+      if (e.reused && isStale(code)) return unnamed(sql, params);
+      throw e.error;
     }
   };
 }
