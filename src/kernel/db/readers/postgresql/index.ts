@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createResultCache, statementKey } from '../result-cache.js';
 import type { Reader } from '../types.js';
-import { POOLER_REFUSALS, pooledStatements } from './statements.js';
+import { arrayQuery, POOLER_REFUSALS, pooledStatements } from './statements.js';
 
 /**
  * timestamptz values stay text (the column decoder turns them into ISO strings): pg's default
@@ -11,7 +11,7 @@ import { POOLER_REFUSALS, pooledStatements } from './statements.js';
  * object in it would be one object shared by every caller, which one of them could change.
  */
 const TEXT_OIDS = new Set([pg.types.builtins.TIMESTAMPTZ, pg.types.builtins.JSON, pg.types.builtins.JSONB]);
-const types = {
+export const readerTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     (TEXT_OIDS.has(oid) ? (text: string) => text : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
 };
@@ -75,9 +75,9 @@ function snapshotChecks(pool: pg.Pool): { check(): Promise<string>; bypassed(): 
   };
 }
 
-/** A statement's rows as arrays, its values parsed by `types` as the pool reader parses them. */
+/** A statement's rows as arrays, its values parsed by `readerTypes` as the pool reader parses them. */
 async function arrayRows(on: pg.ClientBase, sql: string, params: readonly unknown[]): Promise<unknown[][]> {
-  return (await on.query({ text: sql, values: params as unknown[], rowMode: 'array', types })).rows as unknown[][];
+  return (await on.query(arrayQuery(sql, params, readerTypes))).rows as unknown[][];
 }
 
 /**
@@ -105,7 +105,7 @@ export function createConnectionReader(connection: pg.ClientBase): Reader {
  */
 export function createPostgresReader(pool: pg.Pool, opts: { cacheRows?: number; statementsPerConnection?: number } = {}): Reader {
   const query = pooledStatements(pool, {
-    perConnection: opts.statementsPerConnection ?? 0, types,
+    perConnection: opts.statementsPerConnection ?? 0, types: readerTypes,
     onPooler: () => process.emitWarning(`a connection pooler refused named statements ${POOLER_REFUSALS} times (PgBouncer < 1.21 in transaction mode?): this pool's reads are sent unnamed from now on; set PG_STATEMENT_CACHE=0 to start that way`, { code: 'FW_PG_STATEMENTS_UNNAMED' }),
   });
   const results = (opts.cacheRows ?? 0) > 0 ? createResultCache(opts.cacheRows!) : null;

@@ -47,8 +47,11 @@ const isStale = (code: string): boolean => code === '0A000' || (code.startsWith(
 
 const ignore = (): void => {};
 
-/** Names by text, bounded: a name costs a hash of the text, kept for the texts seen recently. */
-function statementNames(max = 1000): (sql: string) => string {
+/**
+ * Names by text, bounded: a name costs a hash of the text, kept for the texts seen recently. The
+ * bench's PostgreSQL floors name their statements with it too, as fw's reader does.
+ */
+export function statementNames(max = 1000): (sql: string) => string {
   const names = new Map<string, string>();
   return (sql) => {
     let name = names.get(sql);
@@ -61,9 +64,9 @@ function statementNames(max = 1000): (sql: string) => string {
   };
 }
 
-/** A read that failed, and whether it ran a statement its connection had prepared before. */
-class NamedReadError {
-  constructor(readonly error: unknown, readonly reused: boolean) {}
+/** A read with its rows as arrays and its values parsed by `types`; named when `name` is given. */
+export function arrayQuery(sql: string, params: readonly unknown[], types: pg.CustomTypesConfig, name?: string): pg.QueryArrayConfig {
+  return { text: sql, values: params as unknown[], rowMode: 'array', types, ...(name ? { name } : {}) };
 }
 
 export function pooledStatements(pool: pg.Pool, opts: StatementOptions): (sql: string, params: readonly unknown[]) => Promise<unknown[][]> {
@@ -74,42 +77,26 @@ export function pooledStatements(pool: pg.Pool, opts: StatementOptions): (sql: s
   const held = new WeakMap<pg.PoolClient, Set<string>>();
 
   const unnamed = async (sql: string, params: readonly unknown[]): Promise<unknown[][]> =>
-    (await pool.query({ text: sql, values: params as unknown[], rowMode: 'array', types: opts.types })).rows as unknown[][];
+    (await pool.query(arrayQuery(sql, params, opts.types))).rows as unknown[][];
 
   const named = async (sql: string, params: readonly unknown[]): Promise<unknown[][]> => {
+    const name = nameOf(sql);
     const client = await pool.connect();
+    let names = held.get(client);
+    if (!names) held.set(client, (names = new Set()));
+    const reused = names.has(name);
+    const keep = reused || names.size < opts.perConnection;
+    if (keep) names.add(name);
     // a connection lost during the read also fails the read, which closes it below; without a
     // listener the client's 'error' event would end the process (pg.Pool.query listens too)
     client.on('error', ignore);
-    let reused = false;
+    let rows: unknown[][];
     try {
-      const config: pg.QueryArrayConfig = { text: sql, values: params as unknown[], rowMode: 'array', types: opts.types };
-      let names = held.get(client);
-      if (!names) held.set(client, (names = new Set()));
-      const name = nameOf(sql);
-      reused = names.has(name);
-      if (reused || names.size < opts.perConnection) {
-        config.name = name;
-        names.add(name);
-      }
-      const rows = (await client.query(config)).rows as unknown[][];
-      client.off('error', ignore);
-      client.release();
-      return rows;
+      rows = (await client.query(arrayQuery(sql, params, opts.types, keep ? name : undefined))).rows as unknown[][];
     } catch (e) {
       client.off('error', ignore);
       client.release(e instanceof Error ? e : true);
-      throw new NamedReadError(e, reused);
-    }
-  };
-
-  return async (sql, params) => {
-    if (!naming) return unnamed(sql, params);
-    try {
-      return await named(sql, params);
-    } catch (e) {
-      if (!(e instanceof NamedReadError)) throw e;
-      const code = codeOf(e.error);
+      const code = codeOf(e);
       if (POOLER_CODES.has(code)) {
         // reads in flight together may all be refused: the one that reaches the limit says so
         if (++refusals === POOLER_REFUSALS) {
@@ -118,8 +105,13 @@ export function pooledStatements(pool: pg.Pool, opts: StatementOptions): (sql: s
         }
         return unnamed(sql, params);
       }
-      if (e.reused && isStale(code)) return unnamed(sql, params);
-      throw e.error;
+      if (reused && isStale(code)) return unnamed(sql, params);
+      throw e;
     }
+    client.off('error', ignore);
+    client.release();
+    return rows;
   };
+
+  return (sql, params) => (naming ? named(sql, params) : unnamed(sql, params));
 }
