@@ -156,14 +156,16 @@ async function measure(app: FastifyInstance): Promise<void> {
     return Math.round((d.user + d.system) / count);
   };
   const pgSince = async () => (pg ? await pgBackendMicros() : 0);
-  const pgPerRequest = async (since: number, count: number) => (pg ? ` (+ ${Math.round((await pgBackendMicros() - since) / count)} µs PostgreSQL)` : '');
+  /** The database server's CPU per request since `since`, or null on SQLite. */
+  const pgPerRequest = async (since: number, count: number) => (pg ? Math.round((await pgBackendMicros() - since) / count) : null);
   for (let round = 0; round < ROUNDS; round++) {
     if (flag('cycle')) {
       const pgStart = await pgSince();
       const since = process.cpuUsage();
       for (let k = 0; k < N; k++) for (const i of only) await requests[i]!();
       const own = perRequest(since, N * only.length);
-      console.log(`cycle of ${only.length}: ${own} µs per request${await pgPerRequest(pgStart, N * only.length)}`);
+      const server = await pgPerRequest(pgStart, N * only.length);
+      console.log(`cycle of ${only.length}: ${own} µs per request${server === null ? '' : ` (+ ${server} µs PostgreSQL)`}`);
       continue;
     }
     const line: string[] = [];
@@ -172,7 +174,8 @@ async function measure(app: FastifyInstance): Promise<void> {
       const since = process.cpuUsage();
       for (let k = 0; k < N; k++) await requests[i]!();
       const own = perRequest(since, N);
-      line.push(`${i}:${own}${(await pgPerRequest(pgStart, N)).replace(/ µs PostgreSQL/, ' pg')}`);
+      const server = await pgPerRequest(pgStart, N);
+      line.push(`${i}:${own}${server === null ? '' : ` (+ ${server} pg)`}`);
     }
     console.log(line.join(' '));
   }

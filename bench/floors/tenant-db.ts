@@ -6,13 +6,14 @@
  * - PostgreSQL: a pool of 5 (fw's `PG_POOL_MAX` default: one connection would queue round trips
  *   fw runs side by side), statements named (prepared once per connection, as fw's reader
  *   prepares them with its default PG_STATEMENT_CACHE; `FLOOR_PG_UNNAMED=1` sends them unnamed,
- *   for a server run with PG_STATEMENT_CACHE=0), rows as arrays, timestamps kept as text (fw's
- *   reader decodes them itself).
+ *   for a server run with PG_STATEMENT_CACHE=0), under fw's statement names, rows as arrays,
+ *   values parsed by fw's reader's own parsers (timestamps kept as text, decoded as fw decodes them).
  */
-import crypto from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { registerSortKey } from '../../src/kernel/data/collation.ts';
+import { readerTypes } from '../../src/kernel/db/readers/postgresql/index.ts';
+import { arrayQuery, statementNames } from '../../src/kernel/db/readers/postgresql/statements.ts';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -52,19 +53,9 @@ function sqliteDb(file: string): TenantDb {
   };
 }
 
-const KEEP_TEXT = new Set<number>([pg.types.builtins.TIMESTAMPTZ]);
-const types = { getTypeParser: ((oid: number, format: 'text') => (KEEP_TEXT.has(oid) ? (t: string) => t : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
-
 function postgresDb(url: string): TenantDb {
   const pool = new pg.Pool({ connectionString: url, max: 5 });
-  const unnamed = process.env.FLOOR_PG_UNNAMED === '1';
-  const names = new Map<string, string>();
-  const nameOf = (text: string) => {
-    let name = names.get(text);
-    if (!name) names.set(text, (name = `floor_${crypto.createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
-    return name;
-  };
-  const rows = async (text: string, values: unknown[]) =>
-    (await pool.query({ text, values, rowMode: 'array', types, ...(unnamed ? {} : { name: nameOf(text) }) })).rows as unknown[][];
+  const nameOf = process.env.FLOOR_PG_UNNAMED === '1' ? () => undefined : statementNames();
+  const rows = async (text: string, values: unknown[]) => (await pool.query(arrayQuery(text, values, readerTypes, nameOf(text)))).rows as unknown[][];
   return { rows, write: async (sql, params) => (await rows(sql, params))[0] };
 }

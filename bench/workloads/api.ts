@@ -14,6 +14,10 @@ export interface ApiTarget {
   yogaDbFloor?: { engine: string; ratio: number } | null;
 }
 
+/** A row's ratio to its floor that reads the database (`ratio`: that floor's own ratio to `base`), when both were measured. */
+const againstFloor = (ratio: number | undefined, floor: { engine: string; ratio: number } | null | undefined, base: string): string =>
+  (floor && ratio !== undefined ? `${(ratio / floor.ratio).toFixed(2)}× the ${base} + ${floor.engine} floor` : '');
+
 /** One request of the job, checked before it is measured: a broken workload is not a figure. */
 async function check(t: ApiTarget, j: LoadJob, expect: (body: any) => boolean): Promise<void> {
   const body = j.bodies?.[0] ?? j.bodyTemplate?.replaceAll('{{n}}', 'check');
@@ -44,7 +48,7 @@ async function run(b: Bench, t: ApiTarget, id: string, label: string, j: LoadJob
   b.rows.push({
     id, workload: label, rps: r.rps, p50: r.p50, p99: r.p99, peakRssMb: r.peakRssMb, xYoga,
     vsFloor: vsHttp !== undefined && /^[12]c?$/.test(id) ? { name: 'node:http', ratio: vsHttp } : undefined,
-    target: targetText, met: bad && met ? false : met, note: bad || [turns && kind ? turnsNote(turns, kind === 'yoga' ? 'yoga' : 'node:http') : '', id === '2c' && t.dbFloor && vsHttp !== undefined ? `${(vsHttp / t.dbFloor.ratio).toFixed(2)}× the node:http + ${t.dbFloor.engine} floor` : '', id === '1c' && t.yogaDbFloor && xYoga !== undefined ? `${(xYoga / t.yogaDbFloor.ratio).toFixed(2)}× the yoga + ${t.yogaDbFloor.engine} floor` : ''].filter(Boolean).join('; ') || undefined,
+    target: targetText, met: bad && met ? false : met, note: bad || [turns && kind ? turnsNote(turns, kind === 'yoga' ? 'yoga' : 'node:http') : '', id === '2c' ? againstFloor(vsHttp, t.dbFloor, 'node:http') : '', id === '1c' ? againstFloor(xYoga, t.yogaDbFloor, 'yoga') : ''].filter(Boolean).join('; ') || undefined,
   });
 }
 
