@@ -1770,7 +1770,23 @@ export interface Commands {
       error?: string | null;
       error_description?: string | null;
     };
-    result: unknown;
+    result: {
+      success: boolean;
+      connector_id: string;
+      status: string | null;
+      message: string | null;
+      message_id: string | null;
+      message_values: unknown;
+      stored_keys: Array<string>;
+      action: {
+        type: string;
+        target: string;
+        model_key: string;
+        record_id: string;
+        view_type: string;
+        action_id: string | null;
+      };
+    };
   };
   "crm.lead.mark_won": {
     payload: { id: string; [field: string]: unknown };
@@ -1841,7 +1857,10 @@ export interface Commands {
   };
   "ir.connector.get_config": {
     payload: { id: string; [field: string]: unknown };
-    result: unknown;
+    result: {
+      success: boolean;
+      config: unknown;
+    };
     model: "ir.connector";
   };
   "ir.connector.import_config": {
@@ -1852,12 +1871,21 @@ export interface Commands {
       file_name?: string | null;
       file_mime?: string | null;
     };
-    result: unknown;
+    result: {
+      success: boolean;
+      count: number;
+      keys: Array<string>;
+    };
     model: "ir.connector";
   };
   "ir.connector.oauth_start": {
     payload: { id: string; [field: string]: unknown };
-    result: unknown;
+    result: {
+      state: string;
+      expires_at: string;
+      redirect_uri: string;
+      authorize_url: string | null;
+    };
     model: "ir.connector";
   };
   "ir.connector.read_with_params": {
@@ -1879,7 +1907,10 @@ export interface Commands {
   };
   "ir.event.replay": {
     payload: { id: string; [field: string]: unknown };
-    result: unknown;
+    result: {
+      id: string;
+      status: string;
+    };
     model: "ir.event";
   };
   "ir.message.post": {
@@ -1898,7 +1929,9 @@ export interface Commands {
     payload: {
       user_id?: string | null;
     };
-    result: unknown;
+    result: {
+      revoked: number;
+    };
     model: "ir.session";
   };
   "presentation.bootstrap": {
@@ -1929,7 +1962,19 @@ export interface Commands {
       module: string;
       freshness_hours?: number | null;
     };
-    result: unknown;
+    result: {
+      verdict: string;
+      module: string;
+      freshness_hours: number;
+      usecases: Array<{
+        key: string;
+        status: string;
+        finished_at: string | null;
+        run_id: string | null;
+        reason: string | null;
+        stale: boolean;
+      }>;
+    };
   };
   "qa.recording.finalize": {
     payload: { id: string; [field: string]: unknown };
@@ -1983,17 +2028,30 @@ export interface Commands {
   };
   "qa.usecase.step.move_down": {
     payload: { id: string; [field: string]: unknown };
-    result: unknown;
+    result: {
+      id: string;
+      sequence: number;
+      version: number;
+    };
     model: "qa.usecase.step";
   };
   "qa.usecase.step.move_up": {
     payload: { id: string; [field: string]: unknown };
-    result: unknown;
+    result: {
+      id: string;
+      sequence: number;
+      version: number;
+    };
     model: "qa.usecase.step";
   };
   "qa.usecase.step.remove": {
     payload: { id: string; [field: string]: unknown };
-    result: unknown;
+    result: {
+      usecase_id: string;
+      removed: number;
+      step_count: number;
+      version: number;
+    };
     model: "qa.usecase.step";
   };
   "res.organization.change_country": {
@@ -2080,7 +2138,9 @@ export interface Commands {
   };
   "storage.document.read_text": {
     payload: { id: string; [field: string]: unknown };
-    result: unknown;
+    result: {
+      text: string;
+    };
     model: "storage.document";
   };
   "storage.document.unarchive": {

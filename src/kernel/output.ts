@@ -12,6 +12,10 @@
  * reads `parent[<field name>]`, or what its `from(parent)` computes: that is how GraphQL gets a
  * shape REST does not have (a flattened tree, a map turned into a list) from the same result
  * (a `from` on the command's output itself receives the whole result).
+ *
+ * `o.record('qa.usecase')` is a record of a model as fw.read_one returns it: GraphQL answers the
+ * model's own object type (its References resolved as everywhere else), OpenAPI refers to the
+ * model's schema, and no shape repeats the model's fields.
  */
 
 export type ScalarName = 'String' | 'Int' | 'Float' | 'Boolean' | 'ID' | 'JSON' | 'DateTime';
@@ -33,6 +37,8 @@ interface Use { nullable: boolean; description?: string; from?: (parent: Parent)
 export interface ScalarShape extends Use { kind: 'scalar'; scalar: ScalarName }
 export interface ListShape extends Use { kind: 'list'; of: OutputShape }
 export interface ObjectShape extends Use { kind: 'object'; name: string; fields: Readonly<Record<string, OutputShape>> }
+/** A record of the model `model` (its key), as the bus reads it. */
+export interface RecordShape extends Use { kind: 'record'; model: string }
 /**
  * Objects told apart by the value of their `discriminator` field (`type: "list"` → ListPlan). A
  * member under the key `*` (UNION_OTHERS) takes every value no other member names (the plans of
@@ -46,7 +52,7 @@ export interface UnionShape extends Use {
 }
 export const UNION_OTHERS = '*';
 export type NamedShape = ObjectShape | UnionShape;
-export type OutputShape = ScalarShape | ListShape | NamedShape;
+export type OutputShape = ScalarShape | ListShape | RecordShape | NamedShape;
 
 const use = (opts: ShapeOptions = {}): Use => ({ nullable: opts.nullable ?? false, description: opts.description, from: opts.from });
 const scalar = (name: ScalarName) => (opts?: ShapeOptions): ScalarShape => ({ kind: 'scalar', scalar: name, ...use(opts) });
@@ -60,6 +66,7 @@ export const o = {
   json: scalar('JSON'),
   datetime: scalar('DateTime'),
   list: (of: OutputShape, opts?: ShapeOptions): ListShape => ({ kind: 'list', of, ...use(opts) }),
+  record: (model: string, opts?: ShapeOptions): RecordShape => ({ kind: 'record', model, ...use(opts) }),
   object: (name: string, fields: Record<string, OutputShape>, opts?: ShapeOptions): ObjectShape =>
     ({ kind: 'object', name, fields, ...use(opts) }),
   union: (name: string, discriminator: string, members: Record<string, ObjectShape>, opts?: ShapeOptions): UnionShape =>
@@ -75,6 +82,7 @@ export function sameUse(a: OutputShape, b: OutputShape): boolean {
   if (a.kind !== b.kind || a.nullable !== b.nullable || a.from !== b.from) return false;
   if (a.kind === 'scalar') return a.scalar === (b as ScalarShape).scalar;
   if (a.kind === 'list') return sameUse(a.of, (b as ListShape).of);
+  if (a.kind === 'record') return a.model === (b as RecordShape).model;
   return a.name === (b as NamedShape).name;
 }
 
@@ -90,13 +98,17 @@ function sameType(a: NamedShape, b: NamedShape): boolean {
 /**
  * Every named type reachable from the given shapes, once per name. A name declared twice with
  * different fields (or member types) is an error naming both owners; so are names GraphQL refuses,
- * lists of lists (use `o.json()`), and unions whose members are not objects holding the
- * discriminator.
+ * lists of lists (use `o.json()`), unions whose members are not objects holding the
+ * discriminator, and records of a model `isModel` does not know.
  */
-export function collectOutputTypes(shapes: Iterable<{ owner: string; shape: OutputShape }>): Map<string, NamedShape> {
+export function collectOutputTypes(shapes: Iterable<{ owner: string; shape: OutputShape }>, isModel: (key: string) => boolean): Map<string, NamedShape> {
   const types = new Map<string, { shape: NamedShape; owner: string }>();
   const visit = (shape: OutputShape, owner: string): void => {
     if (shape.kind === 'scalar') return;
+    if (shape.kind === 'record') {
+      if (!isModel(shape.model)) throw new Error(`${owner}: o.record('${shape.model}') names no active model`);
+      return;
+    }
     if (shape.kind === 'list') {
       if (shape.of.kind === 'list') throw new Error(`${owner}: a list of lists cannot be typed; use o.json()`);
       return visit(shape.of, owner);

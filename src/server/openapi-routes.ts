@@ -92,9 +92,10 @@ export function describedOperation(registry: Registry, method: string, d: RouteD
  * declared output (or the field `pick` of it), else any JSON. Named output types go to `components`.
  */
 export function commandAnswer(registry: Registry, c: ResolvedCommand, components: Json, pick?: string): Json {
-  if (c.returns === 'record' && c.model) return ref(registry.model(c.model).names.typeName);
-  if (pick && c.output?.kind === 'object') return outputSchema(c.output.fields[pick]!, components);
-  return answerSchema(c.output, components) ?? {};
+  const typeName = (model: string) => registry.model(model).names.typeName;
+  if (c.returns === 'record' && c.model) return ref(typeName(c.model));
+  if (pick && c.output?.kind === 'object') return outputSchema(c.output.fields[pick]!, components, typeName);
+  return answerSchema(c.output, components, typeName) ?? {};
 }
 
 /** A model's records as `/api/data/{key}` serves them, less what the route does not take. */

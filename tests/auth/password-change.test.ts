@@ -5,6 +5,7 @@
  * stays valid. An admin resetting someone else's password ends all of that user's sessions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gql } from '../helpers/api.ts';
 import { expectError, rand, startTestServer, type TestServer, type TokenPair } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -81,6 +82,29 @@ describe('changing your own password', () => {
     expectError(res, 422, 'WEAK_PASSWORD');
     expect(res.body.error.message).toBe('password must have at least 10 characters');
     expect((await me(other.access_token)).status).toBe(200);
+  });
+});
+
+describe('over GraphQL', () => {
+  it('resUserSetPassword is typed Boolean: true once the password changed, null and the error when it did not', async () => {
+    const u = await newUser();
+    const mine = await t.login(u.email, 'first-pass-123');
+    const mutation = 'mutation($id: ID!, $p: String!, $c: String) { resUserSetPassword(id: $id, password: $p, current_password: $c) }';
+    const wrong = await gql(t, mutation, { id: u.id, p: 'third-pass-123', c: 'not-it-123' }, { token: mine.access_token });
+    expect(wrong.body.data).toEqual({ resUserSetPassword: null });
+    expect(wrong.body.errors?.[0]?.extensions?.code).toBe('CURRENT_PASSWORD_INVALID');
+    const done = await gql(t, mutation, { id: u.id, p: 'third-pass-123', c: 'first-pass-123' }, { token: mine.access_token });
+    expect(done.body, JSON.stringify(done.body)).toEqual({ data: { resUserSetPassword: true } });
+    expect((await t.tryLogin(u.email, 'third-pass-123')).status).toBe(200);
+  });
+
+  it('irSessionRevokeAll answers SessionsRevoked with the number of sessions ended', async () => {
+    const u = await newUser();
+    const a = await t.login(u.email, 'first-pass-123');
+    await t.login(u.email, 'first-pass-123');
+    const res = await gql(t, 'mutation { irSessionRevokeAll { revoked } }', {}, { token: a.access_token });
+    expect(res.body, JSON.stringify(res.body)).toEqual({ data: { irSessionRevokeAll: { revoked: 2 } } });
+    expectError(await me(a.access_token), 401, 'TOKEN_INVALID');
   });
 });
 

@@ -107,6 +107,23 @@ describe('connector secrets', () => {
     expect(imp.status, JSON.stringify(imp.body)).toBe(200);
   });
 
+  it('over GraphQL, import_config, read_with_params and get_config answer their typed objects, secrets masked', async () => {
+    const c = await create({ name: 'Typed hook', category: 'messaging', provider_type: 'webhook', organization_id: orgId });
+    const imported = await gqlOk(ts, 'mutation($id: ID!, $json: JSON) { irConnectorImportConfig(id: $id, json_data: $json) { success count keys } }',
+      { id: c.id, json: { url: hook.url, secret: HOOK_SECRET } }, { token: admin });
+    expect(imported.irConnectorImportConfig).toEqual({ success: true, count: 2, keys: ['url', 'secret'] });
+    const read = await gqlOk(ts, 'query($id: ID!) { irConnectorReadWithParams(id: $id) { connector { id name provider_type } params { key value } } }', { id: c.id }, { token: admin });
+    expect(read.irConnectorReadWithParams).toEqual({
+      connector: { id: c.id, name: 'Typed hook', provider_type: 'webhook' },
+      params: [{ key: 'url', value: hook.url }, { key: 'secret', value: MASK }],
+    });
+    // a user of the connector's organization reads the connector, not its params: null
+    const plain = await gqlOk(ts, 'query($id: ID!) { irConnectorReadWithParams(id: $id) { connector { id } params { key } } }', { id: c.id }, { token: user });
+    expect(plain.irConnectorReadWithParams).toEqual({ connector: { id: c.id }, params: null });
+    const cfg = await gqlOk(ts, 'query($id: ID!) { irConnectorGetConfig(id: $id) { success config } }', { id: c.id }, { token: admin });
+    expect(cfg.irConnectorGetConfig).toEqual({ success: true, config: { url: hook.url, secret: MASK } });
+  });
+
   it('are encrypted at rest (AES-GCM ciphertext in a private column; value holds only the mask)', async () => {
     const rows = await rawParams(hookConn.id);
     const secret = rows.find((r) => r.key === 'secret')!;
@@ -155,7 +172,8 @@ describe('connector secrets', () => {
     expect(data.irConnectorParams.length).toBeGreaterThan(0);
     expect(data.irConnectorParams.every((p: any) => p.value === MASK)).toBe(true);
     expect(JSON.stringify(data)).not.toContain(HOOK_SECRET);
-    const cfg = await gqlOk(ts, 'query($id: ID!) { irConnectorGetConfig(id: $id) }', { id: hookConn.id }, { token: admin });
+    const cfg = await gqlOk(ts, 'query($id: ID!) { irConnectorGetConfig(id: $id) { success config } }', { id: hookConn.id }, { token: admin });
+    expect(cfg.irConnectorGetConfig).toEqual({ success: true, config: { url: hook.url, secret: MASK } });
     expect(JSON.stringify(cfg)).not.toContain(HOOK_SECRET);
     const bad = await gql(ts, '{ irConnectorParams { key secret_value } }', undefined, { token: admin });
     expect(bad.body.errors?.[0].message).toMatch(/secret_value/);
@@ -353,6 +371,21 @@ describe('OAuth callback', () => {
     const keys = (await rawParams(conn.id)).map((r) => r.key);
     expect(keys.filter((k) => k === 'access_token').length).toBe(1);
     expect((await systemConfig(conn.id)).config.access_token).toBe('at-c0de2');
+  });
+
+  it('over GraphQL, oauth_start and the (anonymous) callback answer their typed objects', async () => {
+    const { irConnectorOauthStart: s } = await gqlOk(ts, 'mutation($id: ID!) { irConnectorOauthStart(id: $id) { state expires_at redirect_uri authorize_url } }', { id: conn.id }, { token: admin });
+    expect(s.state).toMatch(new RegExp(`^${conn.id}:default\\.`));
+    expect(Date.parse(s.expires_at)).toBeGreaterThan(Date.now());
+    expect(s.redirect_uri).toBe('https://fw.example.com/api/connectors/oauth/callback/oauth_test');
+    expect(s.authorize_url).toContain(encodeURIComponent(s.state));
+    const done = await gqlOk(ts, `mutation($state: String!) { connectorsOauthCallback(provider_type: "oauth_test", state: $state, code: "gql-code") {
+      success connector_id status message stored_keys action { type target model_key record_id view_type action_id }
+    } }`, { state: s.state });
+    expect(done.connectorsOauthCallback).toEqual({
+      success: true, connector_id: conn.id, status: 'connected', message: 'token accepted', stored_keys: ['access_token', 'refresh_token', 'token.expires_in'],
+      action: { type: 'navigate', target: `/connectors/${conn.id}`, model_key: 'ir.connector', record_id: conn.id, view_type: 'form', action_id: expect.any(String) },
+    });
   });
 
   it('a replayed state is refused (401 OAUTH_STATE_REPLAYED) and changes nothing', async () => {

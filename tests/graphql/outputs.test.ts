@@ -3,7 +3,8 @@
  * output shape gets GraphQL object types instead of `JSON`; a type used by several commands is
  * built once; a name declared twice with different shapes, or clashing with a model's names, stops
  * the boot; a union becomes an interface of its shared fields (or a plain union); fields may be
- * computed from their parent (`from`) while REST answers the handler's result unchanged.
+ * computed from their parent (`from`) while REST answers the handler's result unchanged. A record
+ * shape is the model's own object type; a command that returns nothing answers `Boolean` true.
  */
 import { printSchema, printType, type GraphQLNamedType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,7 +61,25 @@ const app = fixtureApp('fixture', {
       handler: async () => ({ first: { x: 1, y: 2 }, second: { x: 3, y: 4 } }),
     }),
     cmd('fixture.untyped'),
+    cmd('fixture.nothing', { returns: 'void', handler: async () => undefined }),
+    cmd('fixture.event', { output: o.object('FixtureEventHolder', { event: o.record('ir.event', { nullable: true }), count: o.int() }), handler: async () => ({ event: null, count: 0 }) }),
   ],
+});
+
+/** Records of a model of the base app, typed as that model's object type (its References resolved as anywhere). */
+const records = fixtureApp('fixture.records', {
+  commands: [cmd('fixture.records.organizations', {
+    output: o.object('FixtureOrganizations', {
+      first: o.record('res.organization', { nullable: true }),
+      all: o.list(o.record('res.organization')),
+      // a record that is the result itself, beside a count: how qaRecordingPromote answers
+      same: o.record('res.organization', { nullable: true, from: (r) => (r.all as unknown[])[0] ?? null }),
+    }),
+    handler: async (env) => {
+      const { items } = await env.dispatch<{ items: Array<Record<string, unknown>> }>('fw.search', { model: 'res.organization', order: 'name asc' });
+      return { first: items[0] ?? null, all: items };
+    },
+  })],
 });
 
 const typeOf = (schema: ReturnType<typeof buildGraphQLSchema>, name: string) => printType(schema.getType(name) as GraphQLNamedType);
@@ -75,6 +94,8 @@ describe('schema', () => {
     expect(sdl).toContain('fixturePoints: [FixturePoint!]\n');
     expect(sdl).toContain('fixturePair: [FixturePoint!]\n');
     expect(sdl).toContain('fixtureUntyped: JSON\n');
+    expect(sdl).toContain('fixtureNothing: Boolean\n');
+    expect(typeOf(schema, 'FixtureEventHolder')).toBe('type FixtureEventHolder {\n  count: Int!\n  event: IrEvent\n}');
     expect(typeOf(schema, 'FixtureDrawing')).toBe([
       '"""A drawing (test fixture)"""',
       'type FixtureDrawing {',
@@ -107,6 +128,11 @@ describe('boot checks', () => {
     expect(boot(cmd('fixture.a', { output: Point }), cmd('fixture.b', { output: nullable }))).toThrow(/FixturePoint is already declared with a different shape/);
   });
 
+  it('a record shape naming a model that is not active is a boot error naming the command', () => {
+    expect(boot(cmd('fixture.a', { output: o.list(o.record('fixture.nowhere')) })))
+      .toThrow(new BootError("app fixture: command fixture.a: o.record('fixture.nowhere') names no active model"));
+  });
+
   it('output with returns record, a clash with a model type, bad names and lists of lists are boot errors', () => {
     expect(boot(cmd('fixture.a', { output: Point, returns: 'record' }))).toThrow(/declares both output and returns: 'record'/);
     expect(boot(cmd('fixture.a', { output: o.object('IrEvent', { id: o.id() }) })))
@@ -122,7 +148,7 @@ describe('over HTTP', () => {
   let ts: ApiServer;
   let token: string;
   beforeAll(async () => {
-    ts = await startServerWithApps([app]);
+    ts = await startServerWithApps([app, records]);
     token = await ts.adminToken();
   });
   afterAll(async () => {
@@ -153,6 +179,17 @@ describe('over HTTP', () => {
       fixturePoints: [{ x: 1, y: 1, label: null }],
       fixturePair: [{ x: 1, y: 2 }, { x: 3, y: 4 }],
     });
+  });
+
+  it('a record shape answers the model\'s object type, its References resolved; a void command answers true', async () => {
+    const { resCountries: [country] } = await gqlOk(ts, '{ resCountries(limit: 1, where: { code: { eq: "FR" } }) { id code } }', {}, { token });
+    await gqlOk(ts, 'mutation($c: ID!) { resOrganizationCreate(input: { name: "Aardvark Ltd", country: $c }) { id } }', { c: country.id }, { token });
+    const data = await gqlOk(ts, '{ fixtureRecordsOrganizations { first { id name } all { id name country { code } } same { id } } fixtureNothing }', {}, { token });
+    const { first, all, same } = data.fixtureRecordsOrganizations;
+    expect(all).toContainEqual({ id: expect.any(String), name: 'Aardvark Ltd', country: { code: 'FR' } });
+    expect(first).toEqual({ id: all[0].id, name: all[0].name });
+    expect(same).toEqual({ id: all[0].id });
+    expect(data.fixtureNothing).toBe(true);
   });
 
   it('REST (POST /api/command) answers the handler results unchanged', async () => {

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen } from '../helpers/api.ts';
+import { gqlOk, listen } from '../helpers/api.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { filesUnder, sha256, startStorageServer, storageRoot } from '../storage/helpers.ts';
 
@@ -227,5 +227,15 @@ describe('the whole request: GRAPHQL_UPLOAD_MAX_BYTES', () => {
   it('the server still serves after refused uploads', async () => {
     const ok = await upload(requestSmaller, [crypto.randomBytes(1000)]);
     expect(ok.status, JSON.stringify(ok.json)).toBe(200);
+  });
+});
+
+describe('reading a stored file back', () => {
+  it('storageDocumentReadText answers DocumentText with the current version as UTF-8', async () => {
+    const text = 'Grüße aus fw\nzweite Zeile';
+    const created = await gqlOk(requestSmaller.ts, 'mutation($b: String!) { storageDocumentCreate(input: { filename: "note.txt", content_b64: $b }) { id } }',
+      { b: Buffer.from(text).toString('base64') }, { token: requestSmaller.token });
+    const read = await gqlOk(requestSmaller.ts, 'query($id: ID!) { storageDocumentReadText(id: $id) { text } }', { id: created.storageDocumentCreate.id }, { token: requestSmaller.token });
+    expect(read).toEqual({ storageDocumentReadText: { text } });
   });
 });

@@ -49,6 +49,7 @@ function fixtureRegistry() {
       { name: 'acme.desk.stats', mutates: false, output: o.object('DeskStats', { open: o.int(), names: o.list(o.string()), last: o.nullable(o.datetime()) }), handler: none },
       { name: 'acme.desk.flat', mutates: false, output: o.object('DeskFlat', { n: o.int({ from: () => 1 }) }), handler: none },
       { name: 'acme.desk.free', returns: 'json', input: { level: f.integer({ default: 2 }) }, handler: none },
+      { name: 'acme.desk.triage', mutates: false, output: o.object('DeskTriage', { next: o.record('acme.ticket', { nullable: true }), people: o.list(o.record('acme.person')) }), handler: none },
     ],
   })]);
 }

@@ -88,10 +88,11 @@ describe('QA read routes', () => {
     await gql(qa, 'mutation($id: ID!, $t: JSON) { qaRecordingAppendStep(recording_id: $id, kind: "click", target: $t) { sequence } }', { id, t: { candidates: [[{ by: 'testid', value: 'new-record' }]] } });
     await gql(qa, 'mutation($id: ID!) { qaRecordingFinalize(id: $id) { status } }', { id });
     const admin = (await t.loginAdmin()).access_token;
-    const refused = await gql(admin, 'mutation($id: ID!) { qaRecordingPromote(id: $id) }', { id });
+    const refused = await gql(admin, 'mutation($id: ID!) { qaRecordingPromote(id: $id) { step_count } }', { id });
     expect(refused.body.errors?.[0]?.extensions?.code, JSON.stringify(refused.body)).toBe('ACCESS_DENIED');
-    const promoted = await gql(qa, 'mutation($id: ID!) { qaRecordingPromote(id: $id) }', { id });
+    // typed: the use case as its model's type, the step count beside it
+    const promoted = await gql(qa, 'mutation($id: ID!) { qaRecordingPromote(id: $id) { usecase { key source version module } step_count } }', { id });
     expect(promoted.body.errors, JSON.stringify(promoted.body.errors)).toBeUndefined();
-    expect(promoted.body.data.qaRecordingPromote).toMatchObject({ key: 'gql.promote', source: 'recording', version: 1, step_count: 1 });
+    expect(promoted.body.data.qaRecordingPromote).toEqual({ usecase: { key: 'gql.promote', source: 'recording', version: 1, module: 'base' }, step_count: 1 });
   });
 });

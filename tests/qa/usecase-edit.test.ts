@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemPrincipal } from '../../src/kernel/env.ts';
+import { gqlOk } from '../helpers/api.ts';
 import { expectError, startTestServer, type TestServer } from '../helpers/server.ts';
 
 const QA = { ACTIVE_MODULES: 'base,auth,presentation,connectors,storage', ENABLE_QA_AUTOMATION: 'true' };
@@ -96,6 +97,22 @@ describe('editing a use case\'s steps', () => {
     await cmd('remove', check.id);
     expectError(await cmd('remove', click.id), 422, 'QA_USECASE_EMPTY');
     expect(summary(await usecase('org.reorder'))).toEqual(['1 click']);
+  });
+
+  it('over GraphQL the import, the moves, the removal and the gate answer their typed objects', async () => {
+    const imported = await gqlOk(t, 'mutation($steps: JSON!) { qaUsecaseImport(usecase_key: "org.typed", module: "base", steps: $steps) { usecase { id key version module } step_count } }', { steps: STEPS }, { token: qa });
+    expect(imported.qaUsecaseImport).toEqual({ usecase: { id: expect.any(String), key: 'org.typed', version: 1, module: 'base' }, step_count: 4 });
+    const [, fill, save] = (await usecase('org.typed')).steps;
+    const moved = await gqlOk(t, 'mutation($id: ID!) { qaUsecaseStepMoveDown(id: $id) { id sequence version } }', { id: fill.id }, { token: qa });
+    expect(moved.qaUsecaseStepMoveDown).toEqual({ id: fill.id, sequence: 3, version: 2 });
+    const back = await gqlOk(t, 'mutation($id: ID!) { qaUsecaseStepMoveUp(id: $id) { id sequence version } }', { id: fill.id }, { token: qa });
+    expect(back.qaUsecaseStepMoveUp).toEqual({ id: fill.id, sequence: 2, version: 3 });
+    const removed = await gqlOk(t, 'mutation($id: ID!) { qaUsecaseStepRemove(id: $id) { usecase_id removed step_count version } }', { id: save.id }, { token: qa });
+    expect(removed.qaUsecaseStepRemove).toEqual({ usecase_id: imported.qaUsecaseImport.usecase.id, removed: 3, step_count: 3, version: 4 });
+    const gate = await gqlOk(t, '{ qaGate(module: "base") { verdict module freshness_hours usecases { key status finished_at run_id reason stale } } }', {}, { token: qa });
+    expect(gate.qaGate).toMatchObject({ verdict: 'no_runs', module: 'base' });
+    expect(gate.qaGate.freshness_hours).toBeGreaterThan(0);
+    expect(gate.qaGate.usecases).toContainEqual({ key: 'org.typed', status: 'never_run', finished_at: null, run_id: null, reason: 'no run yet', stale: false });
   });
 
   it('qa users and admins edit steps; any other role is refused', async () => {

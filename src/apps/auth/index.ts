@@ -62,6 +62,7 @@ const AuthTokens = o.object('AuthTokens', {
   expires_in: o.int({ description: 'Seconds until the access token expires' }),
 }, { description: 'An access token and the refresh token of the same session' });
 const LogoutResult = o.object('LogoutResult', { revoked: o.boolean() });
+const SessionsRevoked = o.object('SessionsRevoked', { revoked: o.int({ description: 'How many of the user\'s sessions this ended' }) });
 const MeOrganization = o.object('MeOrganization', { id: o.id(), name: o.string(), code: o.nullable(o.string()) });
 const Me = o.object('Me', {
   id: o.id(),
@@ -234,6 +235,7 @@ const commands: CommandDecl[] = [
     op: 'read',
     transaction: false,
     returns: 'json',
+    output: SessionsRevoked,
     description: 'Revoke every session of a user (yourself, or anyone as an admin)',
     input: { user_id: f.uuid() },
     async handler(env, p) {

@@ -50,6 +50,47 @@ const ConnectorTestResult = o.object('ConnectorTestResult', {
   details: o.json({ nullable: true }),
 }, { nullable: true });
 
+const ConnectorWithParams = o.object('ConnectorWithParams', {
+  connector: o.record('ir.connector', { from: (result) => result }),
+  params: o.list(o.record('ir.connector.param'), { nullable: true, description: 'In sequence order, secrets masked; null for a role that may not read params' }),
+}, { description: 'REST answers the connector\'s record with `params` beside its fields' });
+
+const ConnectorConfigImported = o.object('ConnectorConfigImported', {
+  success: o.boolean(),
+  count: o.int({ description: 'How many params the configuration became' }),
+  keys: o.list(o.string(), { description: 'Their dotted keys, in order' }),
+});
+
+const ConnectorConfig = o.object('ConnectorConfig', {
+  success: o.boolean(),
+  config: o.json({ description: 'The params assembled into one object (its shape is the provider\'s)' }),
+});
+
+const ConnectorOAuthStart = o.object('ConnectorOAuthStart', {
+  state: o.string({ description: '{connector_uuid}:{nonce}, single use' }),
+  expires_at: o.datetime(),
+  redirect_uri: o.string({ description: 'Where the provider sends the browser back' }),
+  authorize_url: o.string({ nullable: true, description: 'The provider\'s consent screen, when the provider builds one' }),
+});
+
+const ConnectorOAuthResult = o.object('ConnectorOAuthResult', {
+  success: o.boolean(),
+  connector_id: o.id(),
+  status: o.string({ nullable: true, description: 'The connector status after the callback (connected or error)' }),
+  message: o.string({ nullable: true }),
+  message_id: o.string({ nullable: true }),
+  message_values: o.json({ nullable: true }),
+  stored_keys: o.list(o.string(), { description: 'The param keys the code exchange stored' }),
+  action: o.object('ConnectorFormAction', {
+    type: o.string({ description: 'Always "navigate"' }),
+    target: o.string({ description: 'The web client path of the connector\'s form' }),
+    model_key: o.string(),
+    record_id: o.id(),
+    view_type: o.string(),
+    action_id: o.id({ nullable: true }),
+  }, { description: 'Where the browser goes next: the connector\'s form' }),
+});
+
 const CONNECTOR = 'ir.connector';
 const PARAM = 'ir.connector.param';
 const MAX_IMPORT_PARAMS = 500;
@@ -153,6 +194,7 @@ export const commands: CommandDecl[] = [
     record: true,
     mutates: false,
     returns: 'json',
+    output: ConnectorWithParams,
     description: 'A connector with its params (secret values masked; params only for roles that may read them)',
     async handler(env, p) {
       const record = await env.dispatch<Row>('fw.read_one', { model: CONNECTOR, id: p.id });
@@ -204,6 +246,7 @@ export const commands: CommandDecl[] = [
     op: 'update',
     record: true,
     returns: 'json',
+    output: ConnectorConfigImported,
     description: 'Replace the params with a JSON configuration (json_data, or a base64 JSON file), flattened to dotted keys',
     input: {
       json_data: f.json({ description: 'Configuration object' }),
@@ -247,6 +290,7 @@ export const commands: CommandDecl[] = [
     roles: ['admin'],
     mutates: false,
     returns: 'json',
+    output: ConnectorConfig,
     description: 'The configuration assembled from the params (secrets masked; in clear only for the server itself)',
     async handler(env, p) {
       const row = await connectorRow(env, String(p.id));
@@ -258,6 +302,7 @@ export const commands: CommandDecl[] = [
     op: 'update',
     record: true,
     returns: 'json',
+    output: ConnectorOAuthStart,
     description: 'Issue a single-use OAuth state ({connector_uuid}:{nonce}) for the provider\'s consent screen',
     async handler(env, p) {
       const id = String(p.id).toLowerCase();
@@ -285,6 +330,7 @@ export const commands: CommandDecl[] = [
     public: true,
     transaction: false,
     returns: 'json',
+    output: ConnectorOAuthResult,
     description: 'OAuth redirect target: check the state, exchange the code, store the returned params, test the connection',
     // a state naming a tenant that does not exist is an unknown state, like any other
     async unknown_tenant() {

@@ -1,5 +1,6 @@
 import type { CommandDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
+import { o } from '../../kernel/output.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import { ValidationError } from '../../kernel/errors.js';
 
@@ -37,6 +38,19 @@ export const gateCommand: CommandDecl = {
   name: 'qa.gate',
   mutates: false,
   returns: 'json',
+  output: o.object('QaGateVerdict', {
+    verdict: o.string({ description: 'pass, fail (a use case failed, is stale or never ran while others did) or no_runs (no use case of the module ever ran)' }),
+    module: o.string(),
+    freshness_hours: o.float(),
+    usecases: o.list(o.object('QaGateUsecase', {
+      key: o.string(),
+      status: o.string({ description: 'passed, failed, error, stale (a pass older than the window) or never_run; a failed or errored latest run stays failed or error however old it is' }),
+      finished_at: o.datetime({ nullable: true, description: 'When the latest run of the use case finished' }),
+      run_id: o.id({ nullable: true }),
+      reason: o.string({ nullable: true }),
+      stale: o.boolean({ description: 'The latest run is older than the window, whatever its status' }),
+    })),
+  }),
   description: 'Whether every use case of a module passed its latest run within the freshness window',
   input: { module: f.char(100, { required: true }), freshness_hours: f.float() },
   handler: async (env, p): Promise<GateVerdict> => {

@@ -1,6 +1,7 @@
 import type { CommandDecl, HookDecl } from '../../kernel/app.js';
 import { delegateOf } from '../../kernel/data/delegate.js';
 import type { Env } from '../../kernel/env.js';
+import { o } from '../../kernel/output.js';
 import { NotFound, ValidationError } from '../../kernel/errors.js';
 import { maskSecrets } from './recordings.js';
 import { checkStep, refuseDocumentTarget, stepColumns, stepOf } from './steps.js';
@@ -65,22 +66,34 @@ async function move(env: Env, id: unknown, by: -1 | 1): Promise<Rec> {
   return { id: row.record_uuid, sequence: Number(other.sequence), version };
 }
 
+const StepMoved = o.object('QaStepMoved', {
+  id: o.id({ description: 'The step moved' }),
+  sequence: o.int({ description: 'Its new position (1 is the first)' }),
+  version: o.int({ description: 'The use case\'s new version' }),
+});
+
 export const usecaseEditCommands: CommandDecl[] = [
   {
     name: 'qa.usecase.step.move_up',
-    record: true, op: 'update', roles: ['qa', 'admin'], returns: 'json',
+    record: true, op: 'update', roles: ['qa', 'admin'], returns: 'json', output: StepMoved,
     description: 'Move a use case step one place earlier (a new version of the use case)',
     handler: (env, p) => move(env, p.id, -1),
   },
   {
     name: 'qa.usecase.step.move_down',
-    record: true, op: 'update', roles: ['qa', 'admin'], returns: 'json',
+    record: true, op: 'update', roles: ['qa', 'admin'], returns: 'json', output: StepMoved,
     description: 'Move a use case step one place later (a new version of the use case)',
     handler: (env, p) => move(env, p.id, 1),
   },
   {
     name: 'qa.usecase.step.remove',
     record: true, op: 'update', roles: ['qa', 'admin'], returns: 'json',
+    output: o.object('QaStepRemoved', {
+      usecase_id: o.id(),
+      removed: o.int({ description: 'The position the step had' }),
+      step_count: o.int({ description: 'Steps left in the use case' }),
+      version: o.int({ description: 'The use case\'s new version' }),
+    }),
     description: 'Remove a step from its use case; the steps after it move up (a new version of the use case)',
     handler: async (env, p) => {
       const row = await stepRow(env, p.id);

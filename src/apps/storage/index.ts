@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { defineApp, type CommandDecl, type HookDecl } from '../../kernel/app.js';
 import { f } from '../../kernel/declare.js';
+import { o } from '../../kernel/output.js';
 import type { Env } from '../../kernel/env.js';
 import type { KernelHandle } from '../../kernel/kernel-handle.js';
 import { BadRequest, ValidationError } from '../../kernel/errors.js';
@@ -140,6 +141,7 @@ const commands: CommandDecl[] = [
     record: true,
     mutates: false,
     returns: 'json',
+    output: o.object('DocumentText', { text: o.string({ description: 'The current version\'s content, decoded as UTF-8' }) }),
     description: 'Content of the current version as UTF-8 text (at most 1 MiB); used for connector file params',
     handler: async (env, p) => ({ text: await readText(env, String(p.id)) }),
   },

@@ -1,6 +1,7 @@
 import type { CommandDecl } from '../app.js';
 import { delegateOf } from '../data/delegate.js';
 import { Conflict } from '../errors.js';
+import { o } from '../output.js';
 
 /** Admin commands over the outbox; listing dead letters is a plain fw.search on ir.event. */
 export const eventCommands: CommandDecl[] = [
@@ -12,6 +13,10 @@ export const eventCommands: CommandDecl[] = [
     record: true,
     description: 'Queue a dead (or delivered) event delivery again, with a fresh attempt budget',
     returns: 'json',
+    output: o.object('EventReplay', {
+      id: o.id({ description: 'The delivery queued again' }),
+      status: o.string({ description: 'Always "pending": the worker picks it up after commit' }),
+    }),
     async handler(env, payload) {
       const outbox = delegateOf(env.db, env.registry.model('ir.event'));
       const row = await outbox.findUnique({ where: { record_uuid: payload.id } });

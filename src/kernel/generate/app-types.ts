@@ -77,19 +77,22 @@ const block = (name: string, lines: string[]): string[] =>
  * A declared output shape as the handler's result, when the shape describes it: a shape with a
  * `from` anywhere computes GraphQL's answer from the result, so it says nothing of the result itself.
  */
-function shapeType(s: OutputShape, indent: string): string | null {
+function shapeType(s: OutputShape, indent: string, models: Registry['models']): string | null {
   if (s.from) return null;
   let t: string | null;
   if (s.kind === 'scalar') {
     t = { String: 'string', ID: 'string', DateTime: 'string', Int: 'number', Float: 'number', Boolean: 'boolean', JSON: 'unknown' }[s.scalar];
   } else if (s.kind === 'list') {
-    const of = shapeType(s.of, indent);
+    const of = shapeType(s.of, indent, models);
     t = of === null ? null : `Array<${of}>`;
+  } else if (s.kind === 'record') {
+    const model = models.get(s.model);
+    t = model ? `${model.names.typeName}Record` : 'unknown';
   } else if (s.kind === 'object') {
     const inner = `${indent}  `;
     const fields: string[] = [];
     for (const [name, f] of Object.entries(s.fields)) {
-      const ft = shapeType(f, inner);
+      const ft = shapeType(f, inner, models);
       if (ft === null) return null;
       fields.push(`${inner}${name}: ${ft};`);
     }
@@ -97,7 +100,7 @@ function shapeType(s: OutputShape, indent: string): string | null {
   } else {
     const members: string[] = [];
     for (const m of Object.values(s.members)) {
-      const mt = shapeType(m, indent);
+      const mt = shapeType(m, indent, models);
       if (mt === null) return null;
       members.push(mt);
     }
@@ -121,7 +124,7 @@ function resultType(c: ResolvedCommand, registry: Registry): string {
     return `${registry.models.get(c.model)!.names.typeName}Record`;
   }
   if (c.returns === 'void') return 'void';
-  if (c.output) return shapeType(c.output, '    ') ?? 'unknown';
+  if (c.output) return shapeType(c.output, '    ', registry.models) ?? 'unknown';
   return 'unknown';
 }
 

@@ -228,7 +228,7 @@ function checkOutputs(commands: ReadonlyMap<string, ResolvedCommand>, models: Re
   }
   let types: Map<string, NamedShape>;
   try {
-    types = collectOutputTypes(outputs.map((c) => ({ owner: `app ${c.app}: command ${c.name}`, shape: c.output! })));
+    types = collectOutputTypes(outputs.map((c) => ({ owner: `app ${c.app}: command ${c.name}`, shape: c.output! })), (key) => models.has(key));
   } catch (err) {
     throw new BootError((err as Error).message);
   }

@@ -335,7 +335,7 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     }
   }
 
-  const outputs = outputTypes(b, registry.outputTypes);
+  const outputs = outputTypes(b, registry.outputTypes, objects);
   for (const cmd of registry.commands.values()) {
     if (cmd.kernel || cmd.internal) continue;
     commandField(b, registry, cmd, objects, outputs, (m, f) => scalarType(m, f));
@@ -356,6 +356,9 @@ function commandField(b: Builder, registry: Registry, cmd: ResolvedCommand, obje
   const name = cmd.graphql_name ?? commandFieldName(cmd.name);
   const model = cmd.model ? registry.model(cmd.model) : null;
   const returnsRecord = cmd.returns === 'record' && model;
+  // a command that returns nothing answers true once done (null with an error), as Directus's
+  // `auth_logout: Boolean` does: a field typed JSON would promise a value that never comes
+  const returnsNothing = cmd.returns === 'void' && !cmd.output;
   const field = (t: AnyRef) => {
     const args: Rec = {};
     if (cmd.record) args.id = t.arg.id({ required: true });
@@ -365,7 +368,7 @@ function commandField(b: Builder, registry: Registry, cmd: ResolvedCommand, obje
     }
     return t.field({
       // the field itself stays nullable whatever the shape says: a failed command answers null
-      type: returnsRecord ? objects.get(model.key) : cmd.output ? outputs.typeOf(cmd.output) : 'JSON',
+      type: returnsRecord ? objects.get(model.key) : cmd.output ? outputs.typeOf(cmd.output) : returnsNothing ? 'Boolean' : 'JSON',
       nullable: cmd.output?.kind === 'list' ? { list: true, items: cmd.output.of.nullable } : true,
       description: cmd.description,
       args,
@@ -375,6 +378,7 @@ function commandField(b: Builder, registry: Registry, cmd: ResolvedCommand, obje
         if (cmd.file_upload) Object.assign(payload, fileContent(file as File));
         const from = cmd.output?.from;
         const result = ctx.kernel.dispatch<Rec>(cmd.name, payload, ctx.principal);
+        if (returnsNothing) return result.then(() => true);
         return from ? result.then(from) : result;
       },
     });
@@ -390,8 +394,9 @@ interface OutputTypes { typeOf(shape: OutputShape): AnyRef }
  * Pothos types of the commands' output shapes (src/kernel/output.ts), one per type name (the
  * registry checked that a name has one shape). A union becomes an interface of the fields its
  * members share, or a plain union when they share none; the discriminator picks the member.
+ * A record shape is its model's own object type.
  */
-function outputTypes(b: Builder, shapes: ReadonlyMap<string, NamedShape>): OutputTypes {
+function outputTypes(b: Builder, shapes: ReadonlyMap<string, NamedShape>, objects: ReadonlyMap<string, AnyRef>): OutputTypes {
   const refs = new Map<string, AnyRef>();
   const nullability = (s: OutputShape) => (s.kind === 'list' ? { list: s.nullable, items: s.of.nullable } : s.nullable);
   const fieldsOf = (t: AnyRef, fields: Readonly<Record<string, OutputShape>>, names = Object.keys(fields)) =>
@@ -439,7 +444,7 @@ function outputTypes(b: Builder, shapes: ReadonlyMap<string, NamedShape>): Outpu
     return refs.get(name);
   };
   const typeOf = (s: OutputShape): AnyRef =>
-    (s.kind === 'scalar' ? s.scalar : s.kind === 'list' ? [typeOf(s.of)] : named(s.name));
+    (s.kind === 'scalar' ? s.scalar : s.kind === 'list' ? [typeOf(s.of)] : s.kind === 'record' ? objects.get(s.model) : named(s.name));
   return { typeOf };
 }
 

@@ -41,5 +41,5 @@ export const FinalizeDocument = graphql(`
 `);
 
 export const PromoteDocument = graphql(`
-  mutation QaRecordingPromote($id: ID!, $usecase_key: String, $name: String) { qaRecordingPromote(id: $id, usecase_key: $usecase_key, name: $name) }
+  mutation QaRecordingPromote($id: ID!, $usecase_key: String, $name: String) { qaRecordingPromote(id: $id, usecase_key: $usecase_key, name: $name) { usecase { key version } } }
 `);

@@ -290,8 +290,8 @@ export async function promote(o: { usecase_key: string; name: string }): Promise
   if (!state.recording) return;
   set({ busy: true, error: null });
   try {
-    const r = (await request(PromoteDocument, { id: state.recording.id, usecase_key: o.usecase_key || null, name: o.name || null })).qaRecordingPromote as { key?: string; version?: number } | null;
-    set({ busy: false, recording: { ...state.recording, status: 'promoted', promoted: { key: String(r?.key ?? o.usecase_key), version: Number(r?.version ?? 1) } } });
+    const r = (await request(PromoteDocument, { id: state.recording.id, usecase_key: o.usecase_key || null, name: o.name || null })).qaRecordingPromote?.usecase;
+    set({ busy: false, recording: { ...state.recording, status: 'promoted', promoted: { key: r?.key ?? o.usecase_key, version: r?.version ?? 1 } } });
     persist();
   } catch (err) {
     set({ busy: false, error: err });

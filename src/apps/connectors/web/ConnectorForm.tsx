@@ -16,7 +16,7 @@ const ParamsDocument = graphql(`
   }
 `);
 const SaveParamsDocument = graphql(`
-  mutation SaveConnectorParams($id: ID!, $json: JSON) { irConnectorImportConfig(id: $id, json_data: $json) }
+  mutation SaveConnectorParams($id: ID!, $json: JSON) { irConnectorImportConfig(id: $id, json_data: $json) { count } }
 `);
 const TestDocument = graphql(`
   mutation TestConnector($id: ID!) { irConnectorTestConnection(id: $id) { success message message_id message_values status } }

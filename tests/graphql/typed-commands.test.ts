@@ -1,0 +1,23 @@
+/**
+ * Every field the shipped apps put on Query and Mutation answers a type a schema explorer and
+ * codegen can use: a model's object type, a declared output (`CommandDecl.output`) or `Boolean`
+ * for a command that returns nothing. `JSON` is left only to `command(name, payload)`, whose
+ * result is whatever the named command returns, and to fields of a shape that is free by nature
+ * (a provider's configuration, a message's values), which are typed inside their object. A new
+ * command without `output` fails here instead of reaching clients as `JSON`.
+ */
+import { buildSchema, getNamedType, type GraphQLObjectType } from 'graphql';
+import { expect, it } from 'vitest';
+import { projectLayout } from '../../src/kernel/modules/loader.ts';
+import { printFeaturesSdl } from '../../src/server/graphql/sdl.ts';
+
+it('no Query or Mutation field of the shipped apps (every feature on) answers JSON, but the generic command', async () => {
+  const schema = buildSchema(await printFeaturesSdl(projectLayout()));
+  const untyped: string[] = [];
+  for (const root of [schema.getQueryType(), schema.getMutationType()] as GraphQLObjectType[]) {
+    for (const field of Object.values(root.getFields())) {
+      if (getNamedType(field.type).name === 'JSON') untyped.push(`${root.name}.${field.name}`);
+    }
+  }
+  expect(untyped).toEqual(['Mutation.command']);
+});
