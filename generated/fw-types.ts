@@ -1480,7 +1480,6 @@ export interface Commands {
       };
       pending_confirmations: Array<{
         proposal_id: string;
-        token: string;
         expires_at: string;
         tool: string;
         operation: string;
@@ -1494,6 +1493,7 @@ export interface Commands {
           requested: boolean | null;
         }>;
         summary: string;
+        token: string;
       }>;
       stopped: string;
     };
@@ -1562,7 +1562,6 @@ export interface Commands {
       };
       pending_confirmations: Array<{
         proposal_id: string;
-        token: string;
         expires_at: string;
         tool: string;
         operation: string;
@@ -1576,6 +1575,7 @@ export interface Commands {
           requested: boolean | null;
         }>;
         summary: string;
+        token: string;
       }>;
       stopped: string;
     };

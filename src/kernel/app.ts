@@ -314,6 +314,11 @@ export interface SubscriptionDecl {
   /** Arguments, all strings (an `ID` when `id` is true). */
   args?: Record<string, { required?: boolean; id?: boolean; description?: string }>;
   topic: (ctx: { kernel: KernelHandle; principal: Principal; args: Record<string, unknown> }) => Promise<string>;
+  /**
+   * Typed shape of each message (`o.*`, src/kernel/output.ts), as a command's `output`: GraphQL
+   * answers that type instead of `JSON`. The publisher must send messages of that shape.
+   */
+  output?: OutputShape;
 }
 
 /** What `src/apps/<app>/index.ts` exports as `app`. */

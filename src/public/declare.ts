@@ -8,4 +8,4 @@ export type {
   FloatField, IntegerField, JsonField, ModelDecl, OnDelete, One2ManyField, RecordRule, ReferenceField, TextField, UuidField,
 } from '../kernel/declare.js';
 export { o } from '../kernel/output.js';
-export type { ListShape, ObjectShape, OutputShape, ScalarShape, ShapeOptions, UnionShape } from '../kernel/output.js';
+export type { ListShape, ObjectShape, OutputShape, RecordShape, ScalarShape, ShapeOptions, UnionShape } from '../kernel/output.js';

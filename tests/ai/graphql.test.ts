@@ -89,7 +89,14 @@ describe('GraphQL', () => {
     const c = wsClient(base, u.token);
     clients.push(c);
     const ready = subs.next(`ai.conversation:${id}`);
-    const s = wsSubscribe(c, `subscription($id: ID!) { aiConversationEvents(id: $id) }`, { id });
+    const s = wsSubscribe(c, `subscription($id: ID!) { aiConversationEvents(id: $id) {
+      __typename type conversation_id
+      ... on AiTokenEvent { delta }
+      ... on AiToolCallEvent { tool call_id arguments }
+      ... on AiToolResultEvent { tool call_id ok code }
+      ... on AiMessageEvent { message { id role content } }
+      ... on AiDoneEvent { stopped usage { calls input_tokens output_tokens usd } pending_confirmations { proposal_id } }
+    } }`, { id });
     await ready;
     t.llm.push(toolCallsStep([{ name: 'count_records', arguments: JSON.stringify({ model: 'res.country' }) }]), textStep('There are many countries.', { pieces: 4 }));
     expect((await t.say(u.token, id, 'how many countries?')).status).toBe(200);
@@ -100,6 +107,12 @@ describe('GraphQL', () => {
     expect(events.filter((e: any) => e.type === 'token').map((e: any) => e.delta).join('')).toBe('There are many countries.');
     expect(events.filter((e: any) => e.type === 'message').map((e: any) => e.message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(done.data!.aiConversationEvents.usage.calls).toBe(2);
+    // typed: each event is its member type, and every one names the conversation
+    expect(new Set(events.map((e: any) => `${e.type}:${e.__typename}`))).toEqual(new Set(['token:AiTokenEvent', 'tool_call:AiToolCallEvent', 'tool_result:AiToolResultEvent', 'message:AiMessageEvent', 'done:AiDoneEvent']));
+    expect(events.every((e: any) => e.conversation_id === id)).toBe(true);
+    expect(events.find((e: any) => e.type === 'tool_call')).toMatchObject({ tool: 'count_records', call_id: expect.any(String), arguments: JSON.stringify({ model: 'res.country' }) });
+    expect(events.find((e: any) => e.type === 'tool_result')).toMatchObject({ tool: 'count_records', ok: true, code: null });
+    expect(done.data!.aiConversationEvents).toMatchObject({ stopped: 'answer', pending_confirmations: [] });
     s.stop();
   });
 
@@ -109,7 +122,7 @@ describe('GraphQL', () => {
     const id = await t.conversation(owner.token);
     const c = wsClient(base, other.token);
     clients.push(c);
-    const s = wsSubscribe(c, `subscription($id: ID!) { aiConversationEvents(id: $id) }`, { id });
+    const s = wsSubscribe(c, `subscription($id: ID!) { aiConversationEvents(id: $id) { type } }`, { id });
     const err = await s.inbox.ended();
     expect(JSON.stringify(err ?? s.inbox.items)).toContain('RECORD_NOT_FOUND');
   });

@@ -64,6 +64,10 @@ const app = fixtureApp('fixture', {
     cmd('fixture.nothing', { returns: 'void', handler: async () => undefined }),
     cmd('fixture.event', { output: o.object('FixtureEventHolder', { event: o.record('ir.event', { nullable: true }), count: o.int() }), handler: async () => ({ event: null, count: 0 }) }),
   ],
+  subscriptions: [
+    { name: 'fixturePoints', description: 'Points as they come', topic: async () => 'fixture.points', output: Point },
+    { name: 'fixtureAnything', description: 'Untyped messages', topic: async () => 'fixture.any' },
+  ],
 });
 
 /** Records of a model of the base app, typed as that model's object type (its References resolved as anywhere). */
@@ -95,6 +99,9 @@ describe('schema', () => {
     expect(sdl).toContain('fixturePair: [FixturePoint!]\n');
     expect(sdl).toContain('fixtureUntyped: JSON\n');
     expect(sdl).toContain('fixtureNothing: Boolean\n');
+    // a subscription's messages: its output type, else JSON; never null
+    expect(sdl).toContain('fixturePoints: FixturePoint!\n');
+    expect(sdl).toContain('fixtureAnything: JSON!\n');
     expect(typeOf(schema, 'FixtureEventHolder')).toBe('type FixtureEventHolder {\n  count: Int!\n  event: IrEvent\n}');
     expect(typeOf(schema, 'FixtureDrawing')).toBe([
       '"""A drawing (test fixture)"""',
@@ -131,6 +138,16 @@ describe('boot checks', () => {
   it('a record shape naming a model that is not active is a boot error naming the command', () => {
     expect(boot(cmd('fixture.a', { output: o.list(o.record('fixture.nowhere')) })))
       .toThrow(new BootError("app fixture: command fixture.a: o.record('fixture.nowhere') names no active model"));
+  });
+
+  it('a subscription\'s output is checked like a command\'s, against the commands\' types too', () => {
+    const subscribed = (output: ReturnType<typeof o.object>, ...commands: CommandDecl[]) => () => createRegistry([fixtureApp('fixture', {
+      commands, subscriptions: [{ name: 'fixtureTicks', description: 'ticks', topic: async () => 'ticks', output }],
+    })]);
+    expect(subscribed(o.object('FixtureTick', { at: o.record('fixture.nowhere') })))
+      .toThrow(new BootError("app fixture: subscription fixtureTicks: o.record('fixture.nowhere') names no active model"));
+    expect(subscribed(o.object('FixturePoint', { x: o.string() }), cmd('fixture.a', { output: Point })))
+      .toThrow(/subscription fixtureTicks: output type FixturePoint is already declared with a different shape by app fixture: command fixture.a/);
   });
 
   it('output with returns record, a clash with a model type, bad names and lists of lists are boot errors', () => {

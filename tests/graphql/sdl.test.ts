@@ -21,7 +21,7 @@ it('generated/schema.features.graphql (every feature on; the web client is typed
   const layout = projectLayout();
   const compiled = await printFeaturesSdl(layout);
   expect(compiled.split('\n')).toEqual(fs.readFileSync(featuresSdlPath(layout), 'utf8').split('\n'));
-  expect(compiled).toMatch(/aiConversationEvents\(\s+"""Conversation id"""\s+id: ID!\s+\): JSON!/);
+  expect(compiled).toMatch(/aiConversationEvents\(\s+"""Conversation id"""\s+id: ID!\s+\): AiConversationEvent!/);
   expect(await printDefaultSdl(layout)).not.toContain('aiConversation');
 });
 

@@ -1,5 +1,5 @@
 /**
- * Every field the shipped apps put on Query and Mutation answers a type a schema explorer and
+ * Every field the shipped apps put on Query, Mutation and Subscription answers a type a schema explorer and
  * codegen can use: a model's object type, a declared output (`CommandDecl.output`) or `Boolean`
  * for a command that returns nothing. `JSON` is left only to `command(name, payload)`, whose
  * result is whatever the named command returns, and to fields of a shape that is free by nature
@@ -20,4 +20,11 @@ it('no Query or Mutation field of the shipped apps (every feature on) answers JS
     }
   }
   expect(untyped).toEqual(['Mutation.command']);
+});
+
+it('subscriptions are typed too, but clientReload (its publishers send what the reload needs, free-form)', async () => {
+  const schema = buildSchema(await printFeaturesSdl(projectLayout()));
+  const fields = Object.values(schema.getSubscriptionType()!.getFields());
+  expect(fields.filter((f) => getNamedType(f.type).name === 'JSON').map((f) => f.name)).toEqual(['clientReload']);
+  expect(String(schema.getSubscriptionType()!.getFields().aiConversationEvents!.type)).toBe('AiConversationEvent!');
 });

@@ -4,6 +4,7 @@ import { aiCommands } from './commands.js';
 import { bindKernel } from './context.js';
 import { invocationHooks } from './invocation-hooks.js';
 import manifest from './manifest.js';
+import { AiConversationEvent } from './outputs.js';
 import { providerConfigHooks, resolveProviderCommand } from './providers.js';
 import { aiRoutes } from './routes.js';
 import { seedAi } from './seed.js';
@@ -30,7 +31,8 @@ export const app = defineApp({
   deriveCommands: carrierCommands,
   subscriptions: [{
     name: 'aiConversationEvents',
-    description: "A conversation's turn as it happens: {type: token | tool_call | tool_result | message | done, …}",
+    description: "A conversation's turn as it happens: tokens, tool calls and results, messages, then done",
+    output: AiConversationEvent,
     args: { id: { required: true, id: true, description: 'Conversation id' } },
     // only someone who may read the conversation (its owner, or an admin) listens to it
     topic: async ({ kernel, principal, args }) => {

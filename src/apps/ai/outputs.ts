@@ -17,9 +17,9 @@ export const AiTurnMessage = o.object('AiTurnMessage', {
   flags: n(o.json({ description: 'Guards that fired on this message' })),
 }, { description: 'A message a turn added to its conversation' });
 
-export const AiPendingConfirmation = o.object('AiPendingConfirmation', {
+/** A proposed write; with its token in a turn's answer, without it in the conversation's events. */
+const proposal = {
   proposal_id: o.id(),
-  token: o.string({ description: 'Post it to …/confirm (aiConversationConfirm) to run the write; shown once' }),
   expires_at: o.string(),
   tool: o.string(),
   operation: o.string({ description: 'create or update of a record, or other' }),
@@ -33,7 +33,16 @@ export const AiPendingConfirmation = o.object('AiPendingConfirmation', {
     requested: n(o.boolean({ description: 'false when your messages name neither the field nor the value (the model may have taken it from record text); absent outside conversations' })),
   }), { description: 'Every field the write sets, never cut' }),
   summary: o.string({ description: 'The same as text, one line per change, never cut' }),
+};
+
+export const AiPendingConfirmation = o.object('AiPendingConfirmation', {
+  ...proposal,
+  token: o.string({ description: 'Post it to …/confirm (aiConversationConfirm) to run the write; shown once' }),
 }, { description: 'A write a proposer tool asked for; nothing is written until it is confirmed' });
+
+const AiPendingProposal = o.object('AiPendingProposal', proposal, {
+  description: 'A write a proposer tool asked for, as the conversation\'s events tell it: the token to confirm it comes only in the turn\'s own answer',
+});
 
 const Usage = o.object('AiTurnUsage', { input_tokens: o.int(), output_tokens: o.int(), usd: o.float(), calls: o.int() });
 
@@ -45,6 +54,23 @@ export const AiTurn = o.object('AiTurn', {
   pending_confirmations: o.list(AiPendingConfirmation),
   stopped: o.string({ description: 'answer, or tool_limit when AI_MAX_TOOL_ITERATIONS was reached' }),
 }, { description: 'What one turn did' });
+
+/**
+ * What `aiConversationEvents` streams while a turn runs (src/apps/ai/turn.ts publishes them), one
+ * object per event told apart by `type`; every event names its conversation.
+ */
+const event = { type: o.string({ description: 'token, tool_call, tool_result, message or done' }), conversation_id: o.id() };
+export const AiConversationEvent = o.union('AiConversationEvent', 'type', {
+  token: o.object('AiTokenEvent', { ...event, delta: o.string({ description: 'The next piece of the assistant\'s answer' }) }),
+  tool_call: o.object('AiToolCallEvent', {
+    ...event, tool: o.string(), call_id: o.string(), arguments: o.string({ description: 'The arguments as the model wrote them (JSON text, not checked yet)' }),
+  }),
+  tool_result: o.object('AiToolResultEvent', {
+    ...event, tool: o.string(), call_id: o.string(), ok: o.boolean(), code: n(o.string({ description: 'The error code when the call failed' })),
+  }),
+  message: o.object('AiMessageEvent', { ...event, message: AiTurnMessage }),
+  done: o.object('AiDoneEvent', { ...event, usage: Usage, stopped: o.string({ description: 'answer, tool_limit, …' }), pending_confirmations: o.list(AiPendingProposal) }),
+}, { description: 'An event of a running turn' });
 
 export const AiWriteResult = o.object('AiWriteResult', {
   status: o.string({ description: 'executed' }),

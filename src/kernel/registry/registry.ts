@@ -105,7 +105,7 @@ export class Registry {
     this.commands = commands;
     this.groups = resolveGroups(apps, roleValues(models));
     checkAccessNames(this.groups, models, commands);
-    this.outputTypes = checkOutputs(commands, models);
+    this.outputTypes = checkOutputs(commands, apps, models);
     for (const m of models.values()) {
       if (m.createCommand && !commands.has(m.createCommand)) {
         throw new BootError(`model ${m.key}: create_command ${m.createCommand} is not a registered command`);
@@ -220,15 +220,19 @@ function resolveCommand(c: CommandDecl, app: string, kernel: boolean, models: Re
   };
 }
 
-/** Output shapes: one shape per type name, no clash with a model's GraphQL names. */
-function checkOutputs(commands: ReadonlyMap<string, ResolvedCommand>, models: ReadonlyMap<string, ResolvedModel>): Map<string, NamedShape> {
+/** Output shapes of commands and subscriptions: one shape per type name, no clash with a model's GraphQL names. */
+function checkOutputs(commands: ReadonlyMap<string, ResolvedCommand>, apps: readonly LoadedApp[], models: ReadonlyMap<string, ResolvedModel>): Map<string, NamedShape> {
   const outputs = [...commands.values()].filter((c) => c.output);
   for (const c of outputs) {
     if (c.returns === 'record') throw new BootError(`app ${c.app}: command ${c.name} declares both output and returns: 'record'`);
   }
+  const shapes = [
+    ...outputs.map((c) => ({ owner: `app ${c.app}: command ${c.name}`, shape: c.output! })),
+    ...apps.flatMap((a) => (a.module.subscriptions ?? []).filter((s) => s.output).map((s) => ({ owner: `app ${a.name}: subscription ${s.name}`, shape: s.output! }))),
+  ];
   let types: Map<string, NamedShape>;
   try {
-    types = collectOutputTypes(outputs.map((c) => ({ owner: `app ${c.app}: command ${c.name}`, shape: c.output! })), (key) => models.has(key));
+    types = collectOutputTypes(shapes, (key) => models.has(key));
   } catch (err) {
     throw new BootError((err as Error).message);
   }

@@ -320,10 +320,11 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     resolve: (m: unknown) => m,
   }));
 
+  const outputs = outputTypes(b, registry.outputTypes, objects);
   for (const app of registry.apps) {
     for (const sub of app.module.subscriptions ?? []) {
       b.subscriptionField(sub.name, (t: AnyRef) => t.field({
-        type: 'JSON', nullable: false, description: sub.description,
+        type: sub.output ? outputs.typeOf(sub.output) : 'JSON', nullable: false, description: sub.description,
         args: Object.fromEntries(Object.entries(sub.args ?? {}).map(([k, a]) => [k,
           a.id ? t.arg.id({ required: a.required ?? false, description: a.description }) : t.arg.string({ required: a.required ?? false, description: a.description })])),
         subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
@@ -335,7 +336,6 @@ export function buildGraphQLSchema(registry: Registry, limits: GqlLimits): Graph
     }
   }
 
-  const outputs = outputTypes(b, registry.outputTypes, objects);
   for (const cmd of registry.commands.values()) {
     if (cmd.kernel || cmd.internal) continue;
     commandField(b, registry, cmd, objects, outputs, (m, f) => scalarType(m, f));

@@ -1,6 +1,6 @@
 import { request } from '../api/client.ts';
 import { graphql } from '../gql/index.ts';
-import type { AiSendMessageMutation } from '../gql/graphql.ts';
+import type { AiConversationEventsSubscription, AiSendMessageMutation } from '../gql/graphql.ts';
 
 /**
  * The assistant's typed operations. They exist in the schema only with AI_ENABLED, so nothing
@@ -68,7 +68,14 @@ export const CloseDocument = graphql(`
 `);
 
 export const EventsDocument = graphql(`
-  subscription AiConversationEvents($id: ID!) { aiConversationEvents(id: $id) }
+  subscription AiConversationEvents($id: ID!) {
+    aiConversationEvents(id: $id) {
+      __typename type
+      ... on AiTokenEvent { delta }
+      ... on AiToolResultEvent { call_id ok code }
+      ... on AiMessageEvent { message { id sequence role content tool_calls tool_call_id tool_name flags } }
+    }
+  }
 `);
 
 export type AiTurn = NonNullable<AiSendMessageMutation['aiConversationSendMessage']>;
@@ -89,10 +96,5 @@ export const messagesQuery = (id: string) => ({
   staleTime: 60_000,
 });
 
-/** What a conversation event of `aiConversationEvents` carries (the server's JSON). */
-export type AiEvent =
-  | { type: 'token'; delta: string }
-  | { type: 'tool_call'; tool: string; call_id: string; arguments: string }
-  | { type: 'tool_result'; tool: string; call_id: string; ok: boolean; code?: string }
-  | { type: 'message'; message: AiMessage }
-  | { type: 'done'; stopped: string };
+/** An event of `aiConversationEvents`, told apart by `__typename` (the schema's member types). */
+export type AiEvent = AiConversationEventsSubscription['aiConversationEvents'];

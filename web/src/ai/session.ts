@@ -93,12 +93,12 @@ function onEvent(id: string, e: AiEvent): void {
   const turn = state.turns[id];
   if (!turn) {
     // a turn of this conversation run elsewhere (another tab): show its result
-    if (e.type === 'done') void qc?.invalidateQueries({ queryKey: aiKeys.messages(id) });
+    if (e.__typename === 'AiDoneEvent') void qc?.invalidateQueries({ queryKey: aiKeys.messages(id) });
     return;
   }
-  if (e.type === 'token') patch('turns', id, { ...turn, streaming: turn.streaming + e.delta });
-  else if (e.type === 'tool_result') patch('turns', id, { ...turn, tools: { ...turn.tools, [e.call_id]: { ok: e.ok, code: e.code } } });
-  else if (e.type === 'message' && !turn.messages.some((m) => m.id === e.message.id)) {
+  if (e.__typename === 'AiTokenEvent') patch('turns', id, { ...turn, streaming: turn.streaming + e.delta });
+  else if (e.__typename === 'AiToolResultEvent') patch('turns', id, { ...turn, tools: { ...turn.tools, [e.call_id]: { ok: e.ok, code: e.code ?? undefined } } });
+  else if (e.__typename === 'AiMessageEvent' && !turn.messages.some((m) => m.id === e.message.id)) {
     patch('turns', id, { ...turn, messages: [...turn.messages, e.message], streaming: e.message.role === 'assistant' ? '' : turn.streaming });
   }
 }
