@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { registerSortKey } from '../../src/kernel/data/collation.ts';
 import { readerTypes } from '../../src/kernel/db/readers/postgresql/index.ts';
-import { arrayQuery, statementNames } from '../../src/kernel/db/readers/postgresql/statements.ts';
+import { arrayRows, statementNames } from '../../src/kernel/db/readers/postgresql/statements.ts';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -56,6 +56,6 @@ function sqliteDb(file: string): TenantDb {
 function postgresDb(url: string): TenantDb {
   const pool = new pg.Pool({ connectionString: url, max: 5 });
   const nameOf = process.env.FLOOR_PG_UNNAMED === '1' ? () => undefined : statementNames();
-  const rows = async (text: string, values: unknown[]) => (await pool.query(arrayQuery(text, values, readerTypes, nameOf(text)))).rows as unknown[][];
+  const rows = (text: string, values: unknown[]) => arrayRows(pool, text, values, readerTypes, nameOf(text));
   return { rows, write: async (sql, params) => (await rows(sql, params))[0] };
 }

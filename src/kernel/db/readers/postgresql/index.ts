@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createResultCache, statementKey } from '../result-cache.js';
 import type { Reader } from '../types.js';
-import { arrayQuery, POOLER_REFUSALS, pooledStatements } from './statements.js';
+import { arrayRows, POOLER_REFUSALS, pooledStatements } from './statements.js';
 
 /**
  * timestamptz values stay text (the column decoder turns them into ISO strings): pg's default
@@ -75,11 +75,6 @@ function snapshotChecks(pool: pg.Pool): { check(): Promise<string>; bypassed(): 
   };
 }
 
-/** A statement's rows as arrays, its values parsed by `readerTypes` as the pool reader parses them. */
-async function arrayRows(on: pg.ClientBase, sql: string, params: readonly unknown[]): Promise<unknown[][]> {
-  return (await on.query(arrayQuery(sql, params, readerTypes))).rows as unknown[][];
-}
-
 /**
  * Statements on a connection someone else holds (the one Prisma's adapter runs a transaction on:
  * src/kernel/db/transaction-sql.ts): rows as arrays, values parsed as the pool reader parses them,
@@ -87,7 +82,7 @@ async function arrayRows(on: pg.ClientBase, sql: string, params: readonly unknow
  */
 export function createConnectionReader(connection: pg.ClientBase): Reader {
   return {
-    rows: (sql, params) => arrayRows(connection, sql, params),
+    rows: (sql, params) => arrayRows(connection, sql, params, readerTypes),
     stats: () => ({ hits: 0, misses: 0 }),
     close: () => Promise.resolve(),
   };

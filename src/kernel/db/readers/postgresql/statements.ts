@@ -64,9 +64,10 @@ export function statementNames(max = 1000): (sql: string) => string {
   };
 }
 
-/** A read with its rows as arrays and its values parsed by `types`; named when `name` is given. */
-export function arrayQuery(sql: string, params: readonly unknown[], types: pg.CustomTypesConfig, name?: string): pg.QueryArrayConfig {
-  return { text: sql, values: params as unknown[], rowMode: 'array', types, ...(name ? { name } : {}) };
+/** A read's rows as arrays, its values parsed by `types`; a named statement when `name` is given. */
+export async function arrayRows(on: pg.Pool | pg.ClientBase, sql: string, params: readonly unknown[], types: pg.CustomTypesConfig, name?: string): Promise<unknown[][]> {
+  const config: pg.QueryArrayConfig = { text: sql, values: params as unknown[], rowMode: 'array', types, ...(name ? { name } : {}) };
+  return (await on.query<unknown[]>(config)).rows;
 }
 
 export function pooledStatements(pool: pg.Pool, opts: StatementOptions): (sql: string, params: readonly unknown[]) => Promise<unknown[][]> {
@@ -76,8 +77,7 @@ export function pooledStatements(pool: pg.Pool, opts: StatementOptions): (sql: s
   /** The names each connection holds (the server keeps them as long as the connection lives). */
   const held = new WeakMap<pg.PoolClient, Set<string>>();
 
-  const unnamed = async (sql: string, params: readonly unknown[]): Promise<unknown[][]> =>
-    (await pool.query(arrayQuery(sql, params, opts.types))).rows as unknown[][];
+  const unnamed = (sql: string, params: readonly unknown[]): Promise<unknown[][]> => arrayRows(pool, sql, params, opts.types);
 
   const named = async (sql: string, params: readonly unknown[]): Promise<unknown[][]> => {
     const name = nameOf(sql);
@@ -92,7 +92,7 @@ export function pooledStatements(pool: pg.Pool, opts: StatementOptions): (sql: s
     client.on('error', ignore);
     let rows: unknown[][];
     try {
-      rows = (await client.query(arrayQuery(sql, params, opts.types, keep ? name : undefined))).rows as unknown[][];
+      rows = await arrayRows(client, sql, params, opts.types, keep ? name : undefined);
     } catch (e) {
       client.off('error', ignore);
       client.release(e instanceof Error ? e : true);
