@@ -242,11 +242,19 @@ describe('several fw processes on one PostgreSQL and one Redis', () => {
           await C.request('PATCH', `/api/data/res.organization/${org.body.id}`, { token, body: { code: `moving-${i}` } }).catch(() => undefined);
         }
       });
-      // kill C as soon as it holds claimed deliveries (and has committed some more)
+      // kill C as soon as it holds claimed deliveries (and has committed some more). Deliveries
+      // are quick, so C is frozen first (SIGSTOP takes effect at once) and the rows read again:
+      // only a C still holding claims while frozen is killed, else it resumes and we look again
+      const holds = (mine: Row[]) => mine.some((r) => r.status === 'processing') && mine.some((r) => r.status === 'pending');
       const deadline = Date.now() + 20_000;
       for (;;) {
         const mine = (await rows()).filter((r) => !known.has(r.dbid));
-        if (mine.some((r) => r.status === 'processing') && mine.some((r) => r.status === 'pending') && n > 20) break;
+        if (holds(mine) && n > 20) {
+          C.child.kill('SIGSTOP');
+          await sleep(100); // what C had already sent reaches PostgreSQL
+          if (holds((await rows()).filter((r) => !known.has(r.dbid)))) break;
+          C.child.kill('SIGCONT');
+        }
         if (Date.now() > deadline) throw new Error(`C never held claimed and pending deliveries at once: ${JSON.stringify(mine.map((r) => r.status))}`);
         await sleep(5);
       }
