@@ -9,6 +9,7 @@ import { dropAppSchema, upgradeSchema, type SchemaTarget, type UpgradePlan } fro
 import type { Settings } from '../settings.js';
 import { ConnectionBudget } from './budget.js';
 import { closeConnection, createConnection, sharedPrismaClients, type TenantConnection } from './clients.js';
+import { ensureOptionalKeys, type OptionalKey } from './optional-keys.js';
 import type { Reader } from './readers/types.js';
 import type { SharedPrismaClients } from './shared-prisma.js';
 import { ensureSortIndexes, type SortIndex } from './sort-indexes.js';
@@ -37,6 +38,11 @@ export interface TenantDatabasesOptions {
    * manifests alone) a tenant's sort indexes are left as they are, never taken for unwanted.
    */
   sortIndexes?: () => readonly SortIndex[];
+  /**
+   * The keys of the loaded models' `if_loaded` References (./optional-keys.ts), brought to each
+   * tenant's tables after its migrations; without (`fw migrate upgrade`) they are left as they are.
+   */
+  optionalKeys?: () => readonly OptionalKey[];
 }
 
 /**
@@ -51,6 +57,7 @@ export class TenantDatabases {
   private readonly clientsDir: string;
   private readonly onOpen?: TenantDatabasesOptions['onOpen'];
   private readonly sortIndexes: (() => readonly SortIndex[]) | null;
+  private readonly optionalKeys: (() => readonly OptionalKey[]) | null;
   private readonly opening = new Map<string, Promise<RootDbClient>>();
   private readonly clients: LRUCache<string, TenantConnection>;
   private readonly conns = new WeakMap<RootDbClient, TenantConnection>();
@@ -86,6 +93,7 @@ export class TenantDatabases {
     let indexes: readonly SortIndex[] | null = null;
     // computed on the first open: on SQLite the key version ranks ICU's weights once
     this.sortIndexes = wanted ? () => (indexes ??= wanted()) : null;
+    this.optionalKeys = opts.optionalKeys ?? null;
     const idleMs = opts.settings.TENANT_IDLE_SECONDS * 1000;
     this.clients = new LRUCache<string, TenantConnection>({
       max: opts.settings.TENANT_CACHE_MAX,
@@ -273,11 +281,12 @@ export class TenantDatabases {
   }
 
   /**
-   * Pending migrations, then the sort indexes (a migration may have rebuilt a table without its
-   * index); returns the migrations applied now.
+   * Pending migrations, then the keys of `if_loaded` References and the sort indexes (a migration
+   * may have rebuilt a table without them); returns the migrations applied now.
    */
   private async bringUp(target: SchemaTarget): Promise<string[]> {
     const applied = await upgradeSchema(target, this.plan);
+    if (this.optionalKeys) await ensureOptionalKeys(target, this.optionalKeys());
     if (this.sortIndexes) await ensureSortIndexes(target, this.sortIndexes());
     return applied;
   }
@@ -286,8 +295,11 @@ export class TenantDatabases {
    * Runs an app's removal SQL in an existing tenant and forgets its migrations (`fw app
    * uninstall`); the caller has checked that nothing installed depends on it.
    */
-  async dropApp(tenant: string, app: string, sql: string): Promise<void> {
+  async dropApp(tenant: string, app: string, sql: string, drop: { tables: readonly string[]; keys: readonly OptionalKey[] }): Promise<void> {
     await this.assertExists(tenant);
+    // the keys of other apps' if_loaded References to its tables go first: PostgreSQL refuses to
+    // drop a table another one's key references, and SQLite would keep a key to nothing
+    await ensureOptionalKeys(this.target(tenant), drop.keys, new Set(drop.tables));
     await dropAppSchema(this.target(tenant), app, sql);
   }
 

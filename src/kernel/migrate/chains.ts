@@ -4,7 +4,7 @@ import type { ModelDecl } from '../declare.js';
 import { BadRequest } from '../errors.js';
 import { printPrismaSchema, type DbProvider } from '../generate/prisma-schema.js';
 import type { LoadedApp } from '../registry/registry.js';
-import { checkModelGraph, resolveModel, type ResolvedModel } from '../registry/model.js';
+import { checkModelGraph, degradeReference, resolveModel, type ResolvedModel } from '../registry/model.js';
 import { DATA_FILE, DATA_MARKER_LINE, DATA_STUB, migrationChecksum, readDataStep } from './data-migration.js';
 import { applyRenames, renameSql } from './renames.js';
 import type { StoredMigration } from './runner.js';
@@ -58,8 +58,36 @@ export function readChain(app: Pick<ChainApp, 'name' | 'root'>, provider: DbProv
     if (!fs.existsSync(file)) throw new Error(`migration ${app.name}/${folder} has no ${provider}.sql`);
     const sql = fs.readFileSync(file, 'utf8');
     const data = readDataStep(path.join(dir, folder));
-    return { app: app.name, folder, name: `${app.name}/${folder}`, sql, checksum: migrationChecksum(sql, data), ...(data ? { data } : {}) };
+    const earlier = readEarlier(path.join(dir, folder))[provider] ?? [];
+    return {
+      app: app.name, folder, name: `${app.name}/${folder}`, sql, checksum: migrationChecksum(sql, data),
+      ...(data ? { data } : {}), ...(earlier.length ? { earlier } : {}),
+    };
   });
+}
+
+/**
+ * `earlier-checksums.json` of a migration folder: per engine, the checksums of texts this
+ * migration had before fw rewrote it. Only a shipped migration whose new text leaves a tenant
+ * that ran an earlier one where the new one would is rewritten so (docs/decisions.md); a
+ * tenant's record of having applied it then stays valid.
+ */
+export const EARLIER_CHECKSUMS = 'earlier-checksums.json';
+
+function readEarlier(dir: string): Partial<Record<DbProvider, string[]>> {
+  const file = path.join(dir, EARLIER_CHECKSUMS);
+  if (!fs.existsSync(file)) return {};
+  const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const out: Partial<Record<DbProvider, string[]>> = {};
+  for (const provider of PROVIDERS) {
+    const list = parsed[provider];
+    if (list === undefined) continue;
+    if (!Array.isArray(list) || !list.every((c) => typeof c === 'string' && /^[0-9a-f]{64}$/.test(c))) {
+      throw new Error(`${file}: "${provider}" must be a list of sha256 checksums`);
+    }
+    out[provider] = list as string[];
+  }
+  return out;
 }
 
 /** Every chain of `apps` (in load order: dependencies first), each in its own order. */
@@ -191,10 +219,19 @@ function dependencyClosure(apps: readonly ChainApp[], app: ChainApp): ChainApp[]
   return apps.filter((a) => seen.has(a.name));
 }
 
+/**
+ * The models a migration is diffed over. An `if_loaded` Reference is a plain uuid column here even
+ * when its target is present: its foreign key belongs to no chain but to the tenant's open
+ * (src/kernel/db/optional-keys.ts), which adds it when the target's table is there and takes it
+ * back when it goes. Written by the target app's migration instead, the key was rebuilt on SQLite
+ * from the declaring app's columns as of when that migration was written (a column added since
+ * was dropped), and lost again by the declaring app's next rebuild, whose diff lacks the target.
+ */
 function resolveAll(parts: ReadonlyArray<{ app: string; models: readonly ModelDecl[] }>): Map<string, ResolvedModel> {
   const models = new Map<string, ResolvedModel>();
   for (const p of parts) for (const d of p.models) models.set(d.key, resolveModel(d, p.app));
   checkModelGraph(models);
+  for (const m of models.values()) for (const f of [...m.fields.values()]) if (f.type === 'reference' && f.ifLoaded) degradeReference(m, f);
   return models;
 }
 
@@ -237,8 +274,8 @@ export async function diffApp(apps: readonly ChainApp[], app: ChainApp): Promise
 
 /**
  * The SQL removing `app` from a tenant: from its last snapshot with its dependencies to its
- * dependencies alone. Besides dropping its tables this takes back what its migrations did to a
- * dependency's table (an `if_loaded` Reference that became a foreign key once the app was there).
+ * dependencies alone. The `if_loaded` foreign keys to its tables are not in it: the tenant
+ * drops them first (`ensureOptionalKeys` with the app's tables gone).
  */
 export async function uninstallSql(apps: readonly ChainApp[], app: ChainApp, provider: DbProvider): Promise<string> {
   return snapshotDiff(apps, app, lastSnapshot(app) ?? [], null, provider);

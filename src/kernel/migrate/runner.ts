@@ -26,7 +26,16 @@ export interface StoredMigration {
   forget?: string;
   /** A rewind of fw dev's drafts (drafts.ts): instead of being recorded, the run forgets these recorded migrations. */
   forgetNames?: readonly string[];
+  /**
+   * Checksums of earlier texts of this migration that a tenant may have applied: a shipped
+   * migration rewritten so that new tenants run something else, while tenants that ran the
+   * earlier text are where the new one would bring them (chains.ts, `earlier-checksums.json`).
+   */
+  earlier?: readonly string[];
 }
+
+/** Whether a recorded checksum is this migration's, or one of its earlier texts'. */
+const isChecksumOf = (m: StoredMigration, recorded: string): boolean => recorded === m.checksum || (m.earlier?.includes(recorded) ?? false);
 
 export const MIGRATIONS_TABLE = '_fw_migrations';
 
@@ -82,7 +91,7 @@ function checksumMismatch(name: string, applied: string, stored: string): Error 
 function assertAppliedChecksums(ordered: StoredMigration[], applied: Map<string, string>): void {
   for (const m of ordered) {
     const recorded = applied.get(m.name);
-    if (recorded !== undefined && recorded !== m.checksum) throw checksumMismatch(m.name, recorded, m.checksum);
+    if (recorded !== undefined && !isChecksumOf(m, recorded)) throw checksumMismatch(m.name, recorded, m.checksum);
   }
 }
 
@@ -155,7 +164,7 @@ async function applyInSqliteTransaction(
     | { checksum: string }
     | undefined;
   if (row) {
-    if (row.checksum !== m.checksum) throw checksumMismatch(m.name, row.checksum, m.checksum);
+    if (!isChecksumOf(m, row.checksum)) throw checksumMismatch(m.name, row.checksum, m.checksum);
     return false;
   }
   try {
@@ -289,7 +298,7 @@ export async function applyPostgresMigrations(connectionString: string, migratio
         );
         const recorded = current.rows[0]?.checksum;
         if (recorded !== undefined) {
-          if (recorded !== m.checksum) throw checksumMismatch(m.name, recorded, m.checksum);
+          if (!isChecksumOf(m, recorded)) throw checksumMismatch(m.name, recorded, m.checksum);
           return false;
         }
         try {

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import { delegateOf } from '../data/delegate.js';
+import { optionalKeysOf } from '../db/optional-keys.js';
 import { systemPrincipal } from '../env.js';
 import { Conflict, NotFound } from '../errors.js';
 import { kernelApp } from '../kernel-app.js';
 import type { Kernel } from '../kernel.js';
 import { tablesOf, uninstallSql } from '../migrate/chains.js';
+import { resolveModel } from '../registry/model.js';
 import type { LoadedApp } from '../registry/registry.js';
 import { loadAllApps } from './loader.js';
 
@@ -80,6 +82,8 @@ export async function uninstallApp(kernel: Kernel, tenant: string, name: string)
     }
     await delegateOf(env.db, env.registry.model('ir.module')).deleteMany({ where: { name } });
   }, true, `uninstall:${name}`);
-  await kernel.tenants.dropApp(tenant, name, sql);
+  // every app's if_loaded References, active or not: a key to its tables must go whoever declared it
+  const keys = optionalKeysOf(all.flatMap((a) => a.models.map((d) => resolveModel(d, a.name))));
+  await kernel.tenants.dropApp(tenant, name, sql, { tables: plan.tables, keys });
   return plan;
 }

@@ -33,7 +33,12 @@ export interface ResolvedField {
   target?: string;
   onDelete?: OnDelete;
   inverse?: string;
-  ifLoaded?: boolean;
+  /**
+   * Declared `if_loaded`: what the Reference points to when its target's app is there. Kept when
+   * it degrades to a uuid (`degradeReference`), so the key can be managed whichever way
+   * (src/kernel/db/optional-keys.ts).
+   */
+  ifLoaded?: { target: string; onDelete: OnDelete };
   /** Reference filled on create from the caller when left out (ReferenceField.default_principal). */
   defaultPrincipal?: 'organization_id' | 'user_id';
   default?: unknown;
@@ -186,7 +191,7 @@ export function resolveField(model: string, name: string, decl: FieldDecl): Reso
         throw new BootError(`${where}: on_delete "set null" needs an optional field`);
       }
       field.onDelete = onDelete;
-      field.ifLoaded = decl.if_loaded ?? false;
+      if (decl.if_loaded) field.ifLoaded = { target: decl.target, onDelete };
       if (decl.default_principal) field.defaultPrincipal = decl.default_principal;
       field.index = true;
       break;
@@ -274,6 +279,11 @@ export function resolveModel(decl: ModelDecl, app: string): ResolvedModel {
   };
 }
 
+/** An `if_loaded` Reference as a plain uuid column (its `ifLoaded` kept): no relation, no foreign key. */
+export function degradeReference(m: ResolvedModel, f: ResolvedField): void {
+  (m.fields as Map<string, ResolvedField>).set(f.name, { ...f, type: 'uuid', target: undefined, onDelete: undefined });
+}
+
 /**
  * Checks that need every model: reference targets, one2many inverses, name clashes. A reference
  * declared `if_loaded` whose target app is inactive degrades to a plain uuid field.
@@ -281,9 +291,7 @@ export function resolveModel(decl: ModelDecl, app: string): ResolvedModel {
 export function checkModelGraph(models: ReadonlyMap<string, ResolvedModel>): void {
   for (const m of models.values()) {
     for (const f of m.fields.values()) {
-      if (f.type === 'reference' && f.ifLoaded && !models.has(f.target!)) {
-        (m.fields as Map<string, ResolvedField>).set(f.name, { ...f, type: 'uuid', target: undefined, onDelete: undefined });
-      }
+      if (f.type === 'reference' && f.ifLoaded && !models.has(f.target!)) degradeReference(m, f);
     }
   }
   const typeNames = new Map<string, string>();

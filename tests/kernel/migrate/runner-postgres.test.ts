@@ -95,6 +95,15 @@ describe('applyPostgresMigrations', () => {
     expect(await tableNames(url)).not.toContain('sneaky');
   });
 
+  it('a migration rewritten with its earlier checksum listed (earlier-checksums.json) stays applied where the earlier text ran: not run again, the rest applied', async () => {
+    const { url } = await freshDatabase();
+    await applyPostgresMigrations(url, migrations.slice(0, 1));
+    const rewritten = { ...migration('0001_init', `${migrations[0].sql}\nCREATE TABLE "sneaky" ("id" INTEGER);\n`), earlier: [migrations[0].checksum] };
+    expect(await applyPostgresMigrations(url, [rewritten, ...migrations.slice(1)])).toEqual(['0002_author_bio', '0003_author_name_required']);
+    expect(await tableNames(url)).not.toContain('sneaky');
+    expect(await recordedNames(url)).toEqual(['0001_init', '0002_author_bio', '0003_author_name_required']);
+  });
+
   it('a failing migration rolls back its DDL and is not recorded', async () => {
     const { url } = await freshDatabase();
     const bad = migration('0002_bad', 'CREATE TABLE "half" ("id" INTEGER);\nINSERT INTO "nope" VALUES (1);\n');

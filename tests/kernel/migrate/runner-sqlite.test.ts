@@ -113,6 +113,15 @@ describe('applySqliteMigrations', () => {
     expect(tableNames(file)).not.toContain('sneaky');
   });
 
+  it('a migration rewritten with its earlier checksum listed (earlier-checksums.json) stays applied where the earlier text ran: not run again, the rest applied', async () => {
+    const file = freshDbFile();
+    await applySqliteMigrations(file, migrations.slice(0, 1));
+    const rewritten = { ...migration('0001_init', `${migrations[0].sql}\nCREATE TABLE "sneaky" ("id" INTEGER);\n`), earlier: [migrations[0].checksum] };
+    expect(await applySqliteMigrations(file, [rewritten, ...migrations.slice(1)])).toEqual(['0002_author_bio', '0003_author_name_required']);
+    expect(tableNames(file)).not.toContain('sneaky');
+    expect(recorded(file).map((r) => r.name)).toEqual(['0001_init', '0002_author_bio', '0003_author_name_required']);
+  });
+
   it('a stored migration whose checksum does not match its SQL is refused before touching the database', async () => {
     const file = path.join(tmp, 'never-created', 'tenant.db');
     const corrupt = { ...migrations[0], checksum: '0'.repeat(64) };

@@ -37,6 +37,19 @@ describe.each(PROVIDERS)('uninstalling an app from a tenant on %s', (provider) =
     return withPgClient(tk.kernel.tenants.pgUrl(tk.kernel.tenants.pgDatabase(tenant)), async (c) =>
       (await c.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()')).rows.map((r) => r.name));
   };
+  /** The tables ir_connector_param's keys reference (the if_loaded file_id's among them while storage is there). */
+  const paramKeys = async (): Promise<string[]> => {
+    if (provider === 'sqlite') {
+      const db = new Database(tk.kernel.tenants.sqliteFile(tenant), { readonly: true });
+      try {
+        return (db.prepare("SELECT \"table\" AS ref FROM pragma_foreign_key_list('ir_connector_param')").all() as Array<{ ref: string }>).map((r) => r.ref).sort();
+      } finally {
+        db.close();
+      }
+    }
+    return withPgClient(tk.kernel.tenants.pgUrl(tk.kernel.tenants.pgDatabase(tenant)), async (c) =>
+      (await c.query<{ ref: string }>("SELECT confrelid::regclass::text AS ref FROM pg_constraint WHERE contype = 'f' AND conrelid = 'ir_connector_param'::regclass")).rows.map((r) => r.ref).sort());
+  };
   const menus = async () => (await tk.kernel.dispatch<{ items: Array<{ xml_id: string }> }>('fw.search', { model: 'ir.menu', limit: 500 }, sys)).items.map((m) => m.xml_id);
   const modules = async () => (await tk.kernel.dispatch<{ items: Array<{ name: string }> }>('fw.search', { model: 'ir.module', limit: 100 }, sys)).items.map((m) => m.name);
 
@@ -78,7 +91,11 @@ describe.each(PROVIDERS)('uninstalling an app from a tenant on %s', (provider) =
     const err = await expectFwError(uninstallApp(tk.kernel, tenant, 'connectors'), 409, 'APP_REQUIRED');
     expect(err.message).toContain('required by storage');
     expect(await modules()).toContain('connectors');
+    // storage's tables are there (inactive, not uninstalled): connectors' if_loaded key to them stays
+    expect(await paramKeys()).toEqual(['ir_connector', 'storage_document']);
     await uninstallApp(tk.kernel, tenant, 'storage');
+    // taken back before storage's tables went (PostgreSQL refuses to drop a table a key references)
+    expect(await paramKeys()).toEqual(['ir_connector']);
     const done = await uninstallApp(tk.kernel, tenant, 'connectors');
     expect(done.tables).toEqual(['ir_connector_param', 'ir_connector']);
     expect(await tables()).not.toContain('ir_connector');

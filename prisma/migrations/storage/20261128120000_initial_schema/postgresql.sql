@@ -114,9 +114,6 @@ CREATE INDEX "storage_folder_parent_idx" ON "storage_folder"("parent");
 CREATE INDEX "storage_folder_organization_idx" ON "storage_folder"("organization");
 
 -- AddForeignKey
-ALTER TABLE "ir_connector_param" ADD CONSTRAINT "ir_connector_param_file_id_fkey" FOREIGN KEY ("file_id") REFERENCES "storage_document"("record_uuid") ON DELETE SET NULL ON UPDATE CASCADE;
-
--- AddForeignKey
 ALTER TABLE "storage_document" ADD CONSTRAINT "storage_document_connector_id_fkey" FOREIGN KEY ("connector_id") REFERENCES "ir_connector"("record_uuid") ON DELETE RESTRICT ON UPDATE CASCADE;
 
 -- AddForeignKey

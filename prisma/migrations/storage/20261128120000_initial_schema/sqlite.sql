@@ -71,34 +71,6 @@ CREATE TABLE "storage_folder" (
     CONSTRAINT "storage_folder_organization_fkey" FOREIGN KEY ("organization") REFERENCES "res_organization" ("record_uuid") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
--- RedefineTables
-PRAGMA defer_foreign_keys=ON;
-PRAGMA foreign_keys=OFF;
-CREATE TABLE "new_ir_connector_param" (
-    "dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
-    "record_uuid" TEXT NOT NULL,
-    "created_at_utc" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updated_at_utc" DATETIME NOT NULL,
-    "revision" INTEGER NOT NULL DEFAULT 1,
-    "connector_id" TEXT NOT NULL,
-    "key" TEXT NOT NULL,
-    "value" TEXT,
-    "file_id" TEXT,
-    "value_type" TEXT NOT NULL DEFAULT 'text',
-    "sequence" INTEGER NOT NULL DEFAULT 10,
-    "secret_value" TEXT,
-    CONSTRAINT "ir_connector_param_connector_id_fkey" FOREIGN KEY ("connector_id") REFERENCES "ir_connector" ("record_uuid") ON DELETE CASCADE ON UPDATE CASCADE,
-    CONSTRAINT "ir_connector_param_file_id_fkey" FOREIGN KEY ("file_id") REFERENCES "storage_document" ("record_uuid") ON DELETE SET NULL ON UPDATE CASCADE
-);
-INSERT INTO "new_ir_connector_param" ("connector_id", "created_at_utc", "dbid", "file_id", "key", "record_uuid", "revision", "secret_value", "sequence", "updated_at_utc", "value", "value_type") SELECT "connector_id", "created_at_utc", "dbid", "file_id", "key", "record_uuid", "revision", "secret_value", "sequence", "updated_at_utc", "value", "value_type" FROM "ir_connector_param";
-DROP TABLE "ir_connector_param";
-ALTER TABLE "new_ir_connector_param" RENAME TO "ir_connector_param";
-CREATE UNIQUE INDEX "ir_connector_param_record_uuid_key" ON "ir_connector_param"("record_uuid");
-CREATE INDEX "ir_connector_param_connector_id_idx" ON "ir_connector_param"("connector_id");
-CREATE INDEX "ir_connector_param_file_id_idx" ON "ir_connector_param"("file_id");
-PRAGMA foreign_keys=ON;
-PRAGMA defer_foreign_keys=OFF;
-
 -- CreateIndex
 CREATE UNIQUE INDEX "storage_document_record_uuid_key" ON "storage_document"("record_uuid");
 

@@ -128,6 +128,45 @@ export const compileSortIndex = {
   drop: (name: string, dialect: Dialect): string => builders[dialect].schema.dropIndex(name).ifExists().compile().sql,
 };
 
+/** What a Reference's foreign key does when its target row goes (the schema engine's words for each). */
+const ON_DELETE_SQL = { cascade: 'cascade', 'set null': 'set null', restrict: 'restrict' } as const;
+
+/**
+ * The statements of an `if_loaded` Reference's foreign key (src/kernel/db/optional-keys.ts),
+ * shaped as the schema engine writes a Reference's (`ON UPDATE CASCADE`, onto `record_uuid`).
+ */
+export const compileOptionalKey = {
+  /** PostgreSQL: the key added to its table. */
+  add: (k: OptionalKeyShape): string => builders.postgresql.schema.alterTable(k.table)
+    .addForeignKeyConstraint(k.name, [k.column], k.refTable, ['record_uuid'], (c) => c.onDelete(ON_DELETE_SQL[k.onDelete]).onUpdate('cascade'))
+    .compile().sql,
+  drop: (k: Pick<OptionalKeyShape, 'table' | 'name'>): string => builders.postgresql.schema.alterTable(k.table).dropConstraint(k.name).compile().sql,
+  /** SQLite: the clause that goes into the table's CREATE TABLE (SQLite cannot add a key to a table). */
+  clause: (k: OptionalKeyShape): string => sql`CONSTRAINT ${sql.id(k.name)} FOREIGN KEY (${sql.id(k.column)}) REFERENCES ${sql.id(k.refTable)} (${sql.id('record_uuid')}) ON DELETE ${sql.raw(ON_DELETE_SQL[k.onDelete].toUpperCase())} ON UPDATE CASCADE`
+    .compile(builders.sqlite).sql,
+  /** The column's values that point at no row of the target (all of them with `everywhere`) set to NULL. */
+  nullDangling: (k: Pick<OptionalKeyShape, 'table' | 'column' | 'refTable'>, dialect: Dialect, everywhere = false): CompiledSql => {
+    const q = builders[dialect].updateTable(k.table).set(k.column, null).where(k.column, 'is not', null);
+    return compiled(everywhere ? q : q.where(k.column, 'not in', builders[dialect].selectFrom(k.refTable).select('record_uuid')));
+  },
+  /**
+   * SQLite's rebuild of a table whose CREATE TABLE changed (written into `temp` first): the rows
+   * copied column for column (same order), the old table dropped, the new one renamed.
+   */
+  rebuild: (table: string, temp: string): string[] => [
+    builders.sqlite.insertInto(temp).expression(builders.sqlite.selectFrom(table).selectAll()).compile().sql,
+    builders.sqlite.schema.dropTable(table).compile().sql,
+    builders.sqlite.schema.alterTable(temp).renameTo(table).compile().sql,
+  ],
+  /** How many of the column's values point at no row of the target. */
+  countDangling: (k: Pick<OptionalKeyShape, 'table' | 'column' | 'refTable'>, dialect: Dialect): CompiledSql => compiled(builders[dialect]
+    .selectFrom(k.table).select((eb) => eb.fn.countAll().as('n')).where(k.column, 'is not', null)
+    .where(k.column, 'not in', builders[dialect].selectFrom(k.refTable).select('record_uuid'))),
+};
+
+/** The parts of a foreign key compileOptionalKey writes. */
+export interface OptionalKeyShape { name: string; table: string; column: string; refTable: string; onDelete: keyof typeof ON_DELETE_SQL }
+
 /** The statement's text and parameters. */
 function compiled(q: { compile(): { sql: string; parameters: readonly unknown[] } }): CompiledSql {
   const c = q.compile();

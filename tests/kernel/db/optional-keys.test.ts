@@ -1,0 +1,172 @@
+/**
+ * The foreign keys of `if_loaded` References (src/kernel/db/optional-keys.ts): no migration chain
+ * writes them; each open of a tenant adds the key where the target's table is there and takes it
+ * back where it is not, keeping every row, column and index of the table; values pointing nowhere
+ * get what the key would do to them (set null) or stop it with 409 DANGLING_REFERENCES. Real
+ * SQLite files and real PostgreSQL databases.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureOptionalKeys, optionalKeysOf, type OptionalKey } from '../../../src/kernel/db/optional-keys.ts';
+import { ensurePostgresDatabase } from '../../../src/kernel/migrate/runner.ts';
+import { snapshotDiff } from '../../../src/kernel/migrate/chains.ts';
+import { kernelApp } from '../../../src/kernel/kernel-app.ts';
+import type { SchemaTarget } from '../../../src/kernel/migrate/upgrade.ts';
+import { loadAllApps, projectLayout } from '../../../src/kernel/modules/loader.ts';
+import {
+  bootTestKernel, dropPgDatabases, expectFwError, PG_URL, pgDatabaseUrl, PROVIDERS, tempDir, uniquePgPrefix, withPgClient,
+} from '../../helpers/kernel.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const DOC_A = '00000000-0000-4000-8000-00000000000a';
+const NOWHERE = '00000000-0000-4000-8000-0000000000ff';
+const KEY: OptionalKey = { name: 'item_doc_id_fkey', table: 'item', column: 'doc_id', refTable: 'doc', onDelete: 'set null' };
+
+/** A declaring table as the schema engine writes one: a key of its own, a unique and a plain index. */
+const SCHEMA: Record<'sqlite' | 'postgresql', string[]> = {
+  sqlite: [
+    'CREATE TABLE "owner" ("dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "record_uuid" TEXT NOT NULL)',
+    'CREATE UNIQUE INDEX "owner_record_uuid_key" ON "owner"("record_uuid")',
+    `CREATE TABLE "item" (
+    "dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "record_uuid" TEXT NOT NULL,
+    "name" TEXT NOT NULL DEFAULT 'x',
+    "owner_id" TEXT NOT NULL,
+    "doc_id" TEXT,
+    CONSTRAINT "item_owner_id_fkey" FOREIGN KEY ("owner_id") REFERENCES "owner" ("record_uuid") ON DELETE CASCADE ON UPDATE CASCADE
+)`,
+    'CREATE UNIQUE INDEX "item_record_uuid_key" ON "item"("record_uuid")',
+    'CREATE INDEX "item_doc_id_idx" ON "item"("doc_id")',
+    'CREATE TABLE "doc" ("dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "record_uuid" TEXT NOT NULL)',
+    'CREATE UNIQUE INDEX "doc_record_uuid_key" ON "doc"("record_uuid")',
+  ],
+  postgresql: [
+    'CREATE TABLE "owner" ("dbid" SERIAL PRIMARY KEY, "record_uuid" UUID NOT NULL UNIQUE)',
+    `CREATE TABLE "item" ("dbid" SERIAL PRIMARY KEY, "record_uuid" UUID NOT NULL UNIQUE, "name" TEXT NOT NULL DEFAULT 'x',
+      "owner_id" UUID NOT NULL REFERENCES "owner" ("record_uuid") ON DELETE CASCADE ON UPDATE CASCADE, "doc_id" UUID)`,
+    'CREATE INDEX "item_doc_id_idx" ON "item"("doc_id")',
+    'CREATE TABLE "doc" ("dbid" SERIAL PRIMARY KEY, "record_uuid" UUID NOT NULL UNIQUE)',
+  ],
+};
+
+describe('which keys are optional, and who writes them', () => {
+  it('every stored if_loaded Reference has a key to its target\'s table, whether that app is loaded or not', async () => {
+    for (const modules of ['base,auth,presentation,connectors,storage', 'base,auth,presentation,connectors']) {
+      const tk = await bootTestKernel({ settings: { ACTIVE_MODULES: modules, ACTIVE_DOMAINS: '' } });
+      try {
+        expect(optionalKeysOf(tk.kernel.registry.models.values()), modules).toEqual([
+          { name: 'ir_connector_param_file_id_fkey', table: 'ir_connector_param', column: 'file_id', refTable: 'storage_document', onDelete: 'set null' },
+        ]);
+      } finally {
+        await tk.cleanup();
+      }
+    }
+  });
+
+  it("no migration writes an if_loaded Reference's key: storage's diff never touches connectors' table, on either engine", async () => {
+    const all = [kernelApp(), ...(await loadAllApps(projectLayout(ROOT)))];
+    const storage = all.find((a) => a.name === 'storage')!;
+    for (const provider of PROVIDERS) {
+      const sql = await snapshotDiff(all, storage, [], storage.models, provider);
+      expect(sql, provider).toContain('CREATE TABLE "storage_document"');
+      expect(sql, provider).not.toContain('ir_connector_param');
+    }
+  });
+});
+
+describe.each(PROVIDERS)('keys of if_loaded References on %s', (provider) => {
+  let dir: string;
+  let prefix: string;
+  let target: SchemaTarget;
+  const run = async (sqlText: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> => {
+    if (target.provider === 'postgresql') return withPgClient(target.url, async (c) => (await c.query(sqlText, params)).rows);
+    const db = new Database(target.file);
+    try {
+      db.pragma('foreign_keys = ON');
+      const st = db.prepare(sqlText);
+      return (st.reader ? st.all(...params) : (st.run(...params), [])) as Array<Record<string, unknown>>;
+    } finally {
+      db.close();
+    }
+  };
+  /** The item table's keys as `column>table`. */
+  const keys = async (): Promise<string[]> => (provider === 'sqlite'
+    ? await run(`SELECT "from" || '>' || "table" AS k FROM pragma_foreign_key_list('item')`)
+    : await run(`SELECT a.attname || '>' || r.relname AS k FROM pg_constraint c JOIN pg_class r ON r.oid = c.confrelid
+        JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] WHERE c.contype = 'f' AND c.conrelid = 'item'::regclass`))
+    .map((r) => String(r.k)).sort();
+  const indexes = async (): Promise<string[]> => (provider === 'sqlite'
+    ? await run("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'item' AND sql IS NOT NULL")
+    : await run("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'item'"))
+    .map((r) => String(r.name)).sort();
+  const items = async () => (await run('SELECT record_uuid, name, owner_id, doc_id FROM item ORDER BY dbid'))
+    .map((r) => ({ ...r, record_uuid: String(r.record_uuid), owner_id: String(r.owner_id), doc_id: r.doc_id === null ? null : String(r.doc_id) }));
+  const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+  beforeAll(async () => {
+    dir = tempDir('optional-keys');
+    prefix = uniquePgPrefix();
+    if (provider === 'sqlite') {
+      target = { provider, file: path.join(dir, 'keys.db') };
+    } else {
+      await ensurePostgresDatabase(PG_URL, `${prefix}keys`);
+      target = { provider, url: pgDatabaseUrl(`${prefix}keys`) };
+    }
+    for (const statement of SCHEMA[provider]) await run(statement);
+    await run(provider === 'sqlite' ? 'INSERT INTO owner (record_uuid) VALUES (?)' : 'INSERT INTO owner (record_uuid) VALUES ($1)', [uuid(1)]);
+    await run(provider === 'sqlite' ? 'INSERT INTO doc (record_uuid) VALUES (?)' : 'INSERT INTO doc (record_uuid) VALUES ($1)', [DOC_A]);
+    for (const [i, doc] of [[2, DOC_A], [3, NOWHERE], [4, null]] as const) {
+      await run(provider === 'sqlite' ? 'INSERT INTO item (record_uuid, owner_id, doc_id) VALUES (?, ?, ?)' : 'INSERT INTO item (record_uuid, owner_id, doc_id) VALUES ($1, $2, $3)', [uuid(i), uuid(1), doc]);
+    }
+  });
+  afterAll(async () => {
+    if (provider === 'postgresql') await dropPgDatabases(prefix);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a key whose values point nowhere and cannot be set to NULL (cascade) is refused with the count: 409 DANGLING_REFERENCES, nothing changed', async () => {
+    const err = await expectFwError(ensureOptionalKeys(target, [{ ...KEY, onDelete: 'cascade' }]), 409, 'DANGLING_REFERENCES');
+    expect(err.message).toContain('item.doc_id: 1 row point at no doc row');
+    expect(err.details).toEqual({ table: 'item', column: 'doc_id', references: 'doc', rows: 1 });
+    expect(await keys()).toEqual(['owner_id>owner']);
+    expect((await items()).map((r) => r.doc_id)).toEqual([DOC_A, NOWHERE, null]);
+  });
+
+  it('the key is added where the target table is there: values pointing nowhere set to NULL, every row, column and index kept', async () => {
+    const before = await items();
+    const idx = await indexes();
+    const changes = await ensureOptionalKeys(target, [KEY]);
+    expect(changes).toEqual({ added: ['item_doc_id_fkey'], dropped: [], nulled: { 'item.doc_id': 1 } });
+    expect(await keys()).toEqual(['doc_id>doc', 'owner_id>owner']);
+    expect(await items()).toEqual(before.map((r) => (r.doc_id === NOWHERE ? { ...r, doc_id: null } : r)));
+    expect(await indexes()).toEqual(idx);
+    // a second open finds nothing to do
+    expect(await ensureOptionalKeys(target, [KEY])).toEqual({ added: [], dropped: [], nulled: {} });
+  });
+
+  it('the key then does what it declares: a value pointing nowhere is refused, deleting the target sets it to NULL', async () => {
+    const insert = provider === 'sqlite' ? 'INSERT INTO item (record_uuid, owner_id, doc_id) VALUES (?, ?, ?)' : 'INSERT INTO item (record_uuid, owner_id, doc_id) VALUES ($1, $2, $3)';
+    await expect(run(insert, [uuid(9), uuid(1), NOWHERE])).rejects.toThrow(/foreign key/i);
+    await run(provider === 'sqlite' ? 'DELETE FROM doc WHERE record_uuid = ?' : 'DELETE FROM doc WHERE record_uuid = $1', [DOC_A]);
+    expect((await items()).map((r) => r.doc_id)).toEqual([null, null, null]);
+    await run(provider === 'sqlite' ? 'INSERT INTO doc (record_uuid) VALUES (?)' : 'INSERT INTO doc (record_uuid) VALUES ($1)', [DOC_A]);
+    await run(provider === 'sqlite' ? 'UPDATE item SET doc_id = ? WHERE record_uuid = ?' : 'UPDATE item SET doc_id = $1 WHERE record_uuid = $2', [DOC_A, uuid(2)]);
+  });
+
+  it("the target's table about to go (an uninstall): the key is taken back and its values set to NULL; the table's own key stays", async () => {
+    const changes = await ensureOptionalKeys(target, [KEY], new Set(['doc']));
+    expect(changes).toEqual({ added: [], dropped: ['item_doc_id_fkey'], nulled: { 'item.doc_id': 1 } });
+    expect(await keys()).toEqual(['owner_id>owner']);
+    expect((await items()).map((r) => r.doc_id)).toEqual([null, null, null]);
+    expect(await indexes()).toContain('item_doc_id_idx');
+  });
+
+  it('a key on the column to another table is not ours and stays; a table or column the tenant lacks is left alone', async () => {
+    const other: OptionalKey = { ...KEY, column: 'owner_id', refTable: 'nowhere_table' };
+    const absent: OptionalKey = { ...KEY, name: 'ghost_doc_id_fkey', table: 'ghost' };
+    expect(await ensureOptionalKeys(target, [other, absent])).toEqual({ added: [], dropped: [], nulled: {} });
+    expect(await keys()).toEqual(['owner_id>owner']);
+  });
+});
