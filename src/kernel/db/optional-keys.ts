@@ -51,24 +51,30 @@ interface PresentKey { name?: string; refTable: string }
 /** The tenant's tables with their columns, and its one-column foreign keys by `<table>.<column>`. */
 interface Present { columns: ReadonlyMap<string, ReadonlySet<string>>; keys: ReadonlyMap<string, PresentKey> }
 
-interface Plan { add: OptionalKey[]; drop: Array<{ key: OptionalKey; present: PresentKey }> }
+interface Plan {
+  add: OptionalKey[];
+  drop: Array<{ key: OptionalKey; present: PresentKey }>;
+  /** `set null` columns whose target table is going: every value of theirs becomes NULL, key or no key. */
+  clear: OptionalKey[];
+}
 
 /**
  * A key is wanted where its table has the column and the target's table is there (and not
  * `gone`). A key on the column to another table is not ours and stays.
  */
 function planFor(present: Present, wanted: readonly OptionalKey[], gone: ReadonlySet<string>): Plan {
-  const plan: Plan = { add: [], drop: [] };
+  const plan: Plan = { add: [], drop: [], clear: [] };
   for (const k of wanted) {
     if (!present.columns.get(k.table)?.has(k.column)) continue;
     const there = present.columns.has(k.refTable) && !gone.has(k.refTable);
     const key = present.keys.get(`${k.table}.${k.column}`);
     if (there && !key) plan.add.push(k);
     if (!there && key?.refTable === k.refTable) plan.drop.push({ key: k, present: key });
+    if (gone.has(k.refTable) && k.onDelete === 'set null') plan.clear.push(k);
   }
   return plan;
 }
-const nothingToDo = (p: Plan): boolean => !p.add.length && !p.drop.length;
+const nothingToDo = (p: Plan): boolean => !p.add.length && !p.drop.length && !p.clear.length;
 
 /** Values pointing nowhere under a key that cannot set them to NULL. */
 export class OptionalKeyRefused extends Conflict {
@@ -158,8 +164,7 @@ function ensureSqlite(file: string, wanted: readonly OptionalKey[], gone: Readon
           const q = compileOptionalKey.nullDangling(k, 'sqlite');
           nulled[`${k.table}.${k.column}`] = db.prepare(q.sql).run(...q.params).changes;
         }
-        for (const { key: k } of plan.drop) {
-          if (k.onDelete !== 'set null') continue;
+        for (const k of plan.clear) {
           const q = compileOptionalKey.nullDangling(k, 'sqlite', true);
           nulled[`${k.table}.${k.column}`] = db.prepare(q.sql).run(...q.params).changes;
         }
@@ -213,9 +218,8 @@ async function ensurePostgres(url: string, wanted: readonly OptionalKey[], gone:
         }
         await client.query(compileOptionalKey.add(k));
       }
-      for (const { key: k, present } of plan.drop) {
-        await client.query(compileOptionalKey.drop({ table: k.table, name: present.name! }));
-        if (k.onDelete !== 'set null') continue;
+      for (const { key: k, present } of plan.drop) await client.query(compileOptionalKey.drop({ table: k.table, name: present.name! }));
+      for (const k of plan.clear) {
         const q = compileOptionalKey.nullDangling(k, 'postgresql', true);
         nulled[`${k.table}.${k.column}`] = (await client.query(q.sql, [...q.params])).rowCount ?? 0;
       }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { delegateOf } from '../data/delegate.js';
-import { optionalKeysOf } from '../db/optional-keys.js';
+import { optionalKeysOf, type OptionalKey } from '../db/optional-keys.js';
 import { systemPrincipal } from '../env.js';
 import { Conflict, NotFound } from '../errors.js';
 import { kernelApp } from '../kernel-app.js';
@@ -17,6 +17,8 @@ export interface UninstallPlan {
   tables: string[];
   /** Records its data files put into other apps' models (menus, actions), by model → xml_ids. */
   records: Array<{ model: string; xml_id: string }>;
+  /** Other apps' `if_loaded` References to its tables declared `set null` (`<table>.<column>`): emptied. */
+  cleared: string[];
 }
 
 interface DataBlock { model: string; records: Array<{ xml_id: string }> }
@@ -56,7 +58,14 @@ export async function planUninstall(kernel: Kernel, tenant: string, name: string
   if (dependents.length) {
     throw new Conflict(`${name} is required by ${dependents.join(', ')}, installed in tenant ${tenant}: uninstall ${dependents.length > 1 ? 'them' : 'it'} first`, { app: name, dependents }, 'APP_REQUIRED');
   }
-  return { app: name, tables: tablesOf(app), records: seededElsewhere(app).filter((r) => kernel.registry.models.has(r.model)) };
+  const tables = tablesOf(app);
+  const cleared = optionalKeysTo(all, tables).filter((k) => k.onDelete === 'set null').map((k) => `${k.table}.${k.column}`);
+  return { app: name, tables, records: seededElsewhere(app).filter((r) => kernel.registry.models.has(r.model)), cleared };
+}
+
+/** The keys of every app's `if_loaded` References (active or not: whoever declared one) to `tables`. */
+function optionalKeysTo(apps: readonly LoadedApp[], tables: readonly string[]): OptionalKey[] {
+  return optionalKeysOf([kernelApp(), ...apps].flatMap((a) => a.models.map((d) => resolveModel(d, a.name)))).filter((k) => tables.includes(k.refTable));
 }
 
 /** Apps with an `ir.module` row in the tenant (installed there at some point and not removed). */
@@ -72,7 +81,8 @@ async function installedApps(kernel: Kernel, tenant: string): Promise<Set<string
  */
 export async function uninstallApp(kernel: Kernel, tenant: string, name: string): Promise<UninstallPlan> {
   const plan = await planUninstall(kernel, tenant, name);
-  const all = [kernelApp(), ...(await loadAllApps(kernel.layout))];
+  const apps = await loadAllApps(kernel.layout);
+  const all = [kernelApp(), ...apps];
   const sql = await uninstallSql(all, all.find((a) => a.name === name)!, kernel.provider);
   const client = await kernel.tenants.get(tenant);
   await kernel.execute(client, systemPrincipal(tenant), async (env) => {
@@ -82,8 +92,6 @@ export async function uninstallApp(kernel: Kernel, tenant: string, name: string)
     }
     await delegateOf(env.db, env.registry.model('ir.module')).deleteMany({ where: { name } });
   }, true, `uninstall:${name}`);
-  // every app's if_loaded References, active or not: a key to its tables must go whoever declared it
-  const keys = optionalKeysOf(all.flatMap((a) => a.models.map((d) => resolveModel(d, a.name))));
-  await kernel.tenants.dropApp(tenant, name, sql, { tables: plan.tables, keys });
+  await kernel.tenants.dropApp(tenant, name, sql, { tables: plan.tables, keys: optionalKeysTo(apps, plan.tables) });
   return plan;
 }

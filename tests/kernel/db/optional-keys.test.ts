@@ -163,6 +163,13 @@ describe.each(PROVIDERS)('keys of if_loaded References on %s', (provider) => {
     expect(await indexes()).toContain('item_doc_id_idx');
   });
 
+  it('a set-null column whose target table is going is emptied even where it has no key', async () => {
+    await run(provider === 'sqlite' ? 'UPDATE item SET doc_id = ? WHERE record_uuid = ?' : 'UPDATE item SET doc_id = $1 WHERE record_uuid = $2', [DOC_A, uuid(2)]);
+    expect(await ensureOptionalKeys(target, [KEY], new Set(['doc']))).toEqual({ added: [], dropped: [], nulled: { 'item.doc_id': 1 } });
+    expect((await items()).map((r) => r.doc_id)).toEqual([null, null, null]);
+    expect(await keys()).toEqual(['owner_id>owner']);
+  });
+
   it('a key on the column to another table is not ours and stays; a table or column the tenant lacks is left alone', async () => {
     const other: OptionalKey = { ...KEY, column: 'owner_id', refTable: 'nowhere_table' };
     const absent: OptionalKey = { ...KEY, name: 'ghost_doc_id_fkey', table: 'ghost' };

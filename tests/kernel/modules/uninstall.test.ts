@@ -73,6 +73,7 @@ describe.each(PROVIDERS)('uninstalling an app from a tenant on %s', (provider) =
   it('the plan names the tables and the records its data files seeded into other models', async () => {
     const plan = await planUninstall(tk.kernel, tenant, 'crm.sales');
     expect(plan.tables).toEqual(['crm_lead']);
+    expect(plan.cleared).toEqual([]);
     expect(plan.records).toEqual([
       { model: 'ir.action', xml_id: 'crm.action_leads' },
       { model: 'ir.menu', xml_id: 'crm.menu_root' },
@@ -93,6 +94,8 @@ describe.each(PROVIDERS)('uninstalling an app from a tenant on %s', (provider) =
     expect(await modules()).toContain('connectors');
     // storage's tables are there (inactive, not uninstalled): connectors' if_loaded key to them stays
     expect(await paramKeys()).toEqual(['ir_connector', 'storage_document']);
+    // the plan says which other app's values it empties
+    expect((await planUninstall(tk.kernel, tenant, 'storage')).cleared).toEqual(['ir_connector_param.file_id']);
     await uninstallApp(tk.kernel, tenant, 'storage');
     // taken back before storage's tables went (PostgreSQL refuses to drop a table a key references)
     expect(await paramKeys()).toEqual(['ir_connector']);
