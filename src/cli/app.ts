@@ -15,7 +15,7 @@ export function registerApp(program: Command): void {
         const tenant = await existingTenant(kernel, opts.tenant ?? s.DEFAULT_TENANT);
         const { planUninstall, uninstallApp } = await import('../kernel/modules/uninstall.js');
         const plan = opts.yes ? await uninstallApp(kernel, tenant, name) : await planUninstall(kernel, tenant, name);
-        const cleared = plan.cleared.length ? `; every value of ${plan.cleared.join(', ')} set to NULL` : '';
+        const cleared = `${plan.cleared.length ? `; every value of ${plan.cleared.join(', ')} set to NULL` : ''}${plan.deleted.length ? `; the rows with a value in ${plan.deleted.join(', ')} deleted` : ''}`;
         const what = `${plan.tables.length ? `tables ${plan.tables.join(', ')}` : 'no tables'}; ${plan.records.length} menu/action record(s)${cleared}`;
         if (!opts.yes) {
           console.log(`would drop from ${tenant}: ${what}`);

@@ -79,6 +79,7 @@ export class Kernel implements EnvCore, KernelHandle {
       clientsDir: path.join(layout.root, 'generated', 'prisma'),
       sortIndexes: () => sortIndexesOf(registry.models.values(), provider),
       optionalKeys: () => optionalKeysOf(registry.models.values()),
+      log: (level, msg, extra) => this.log(level, msg, extra),
       onOpen: async (tenant, client) => {
         await this.initialiseTenant(tenant, client);
         // deliveries left behind by a process that stopped before handing them over; looked

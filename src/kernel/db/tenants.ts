@@ -9,7 +9,7 @@ import { dropAppSchema, upgradeSchema, type SchemaTarget, type UpgradePlan } fro
 import type { Settings } from '../settings.js';
 import { ConnectionBudget } from './budget.js';
 import { closeConnection, createConnection, sharedPrismaClients, type TenantConnection } from './clients.js';
-import { ensureOptionalKeys, type OptionalKey } from './optional-keys.js';
+import { ensureOptionalKeys, type OptionalKey, type OptionalKeyChanges } from './optional-keys.js';
 import type { Reader } from './readers/types.js';
 import type { SharedPrismaClients } from './shared-prisma.js';
 import { ensureSortIndexes, type SortIndex } from './sort-indexes.js';
@@ -43,6 +43,8 @@ export interface TenantDatabasesOptions {
    * tenant's tables after its migrations; without (`fw migrate upgrade`) they are left as they are.
    */
   optionalKeys?: () => readonly OptionalKey[];
+  /** Where the tenant's open says what it changed beyond migrations (rows an optional key emptied, keys it could not add). */
+  log?: (level: 'info' | 'warn', msg: string, extra?: Record<string, unknown>) => void;
 }
 
 /**
@@ -58,6 +60,7 @@ export class TenantDatabases {
   private readonly onOpen?: TenantDatabasesOptions['onOpen'];
   private readonly sortIndexes: (() => readonly SortIndex[]) | null;
   private readonly optionalKeys: (() => readonly OptionalKey[]) | null;
+  private readonly log: NonNullable<TenantDatabasesOptions['log']>;
   private readonly opening = new Map<string, Promise<RootDbClient>>();
   private readonly clients: LRUCache<string, TenantConnection>;
   private readonly conns = new WeakMap<RootDbClient, TenantConnection>();
@@ -94,6 +97,7 @@ export class TenantDatabases {
     // computed on the first open: on SQLite the key version ranks ICU's weights once
     this.sortIndexes = wanted ? () => (indexes ??= wanted()) : null;
     this.optionalKeys = opts.optionalKeys ?? null;
+    this.log = opts.log ?? (() => {});
     const idleMs = opts.settings.TENANT_IDLE_SECONDS * 1000;
     this.clients = new LRUCache<string, TenantConnection>({
       max: opts.settings.TENANT_CACHE_MAX,
@@ -227,7 +231,7 @@ export class TenantDatabases {
   }
 
   /** The tenant's database for the migration runner. */
-  private target(tenant: string): SchemaTarget {
+  schemaTarget(tenant: string): SchemaTarget {
     return this.provider === 'sqlite'
       ? { provider: 'sqlite', file: this.sqliteFile(tenant) }
       : { provider: 'postgresql', url: this.pgUrl(this.pgDatabase(tenant)) };
@@ -235,7 +239,7 @@ export class TenantDatabases {
 
   private async open(tenant: string): Promise<RootDbClient> {
     if (this.provider === 'postgresql') await ensurePostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
-    const target = this.target(tenant);
+    const target = this.schemaTarget(tenant);
     await this.bringUp(target);
     const conn = await createConnection(this.provider, target.provider === 'sqlite' ? target.file : target.url, this.settings, this.clientsDir, this.budget ?? undefined, this.provider === 'postgresql' ? this.sharedClients() : undefined);
     this.conns.set(conn.client, conn);
@@ -277,7 +281,7 @@ export class TenantDatabases {
   async upgrade(tenant: string): Promise<string[]> {
     checkTenantKey(tenant);
     if (this.provider === 'postgresql') await ensurePostgresDatabase(this.settings.DATABASE_URL, this.pgDatabase(tenant));
-    return this.bringUp(this.target(tenant));
+    return this.bringUp(this.schemaTarget(tenant));
   }
 
   /**
@@ -286,9 +290,21 @@ export class TenantDatabases {
    */
   private async bringUp(target: SchemaTarget): Promise<string[]> {
     const applied = await upgradeSchema(target, this.plan);
-    if (this.optionalKeys) await ensureOptionalKeys(target, this.optionalKeys());
+    if (this.optionalKeys) this.reportKeys(target, await ensureOptionalKeys(target, this.optionalKeys()));
     if (this.sortIndexes) await ensureSortIndexes(target, this.sortIndexes());
     return applied;
+  }
+
+  /** What an open did to other rows than its migrations', and the keys it could not add. */
+  private reportKeys(target: SchemaTarget, changes: OptionalKeyChanges): void {
+    const where = target.provider === 'sqlite' ? target.file : new URL(target.url).pathname.slice(1);
+    for (const [column, rows] of Object.entries(changes.nulled)) {
+      this.log('warn', `${column}: ${rows} value(s) pointing at no row set to NULL while adding its if_loaded key`, { column, rows, where });
+    }
+    for (const { key, rows } of changes.skipped) {
+      this.log('warn', `${key} not added: ${rows} row(s) point at no row and its on_delete is not set null; fix them and open the tenant again`, { key, rows, where });
+    }
+    if (changes.added.length || changes.dropped.length) this.log('info', 'if_loaded keys brought to the tables', { added: changes.added, dropped: changes.dropped });
   }
 
   /**
@@ -299,8 +315,8 @@ export class TenantDatabases {
     await this.assertExists(tenant);
     // the keys of other apps' if_loaded References to its tables go first: PostgreSQL refuses to
     // drop a table another one's key references, and SQLite would keep a key to nothing
-    await ensureOptionalKeys(this.target(tenant), drop.keys, new Set(drop.tables));
-    await dropAppSchema(this.target(tenant), app, sql);
+    await ensureOptionalKeys(this.schemaTarget(tenant), drop.keys, new Set(drop.tables));
+    await dropAppSchema(this.schemaTarget(tenant), app, sql);
   }
 
   async exists(tenant: string): Promise<boolean> {

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { compileOptionalKey } from '../data/sql/compile.js';
 import type { ModelDecl } from '../declare.js';
 import { BadRequest } from '../errors.js';
 import { printPrismaSchema, type DbProvider } from '../generate/prisma-schema.js';
 import type { LoadedApp } from '../registry/registry.js';
 import { checkModelGraph, degradeReference, resolveModel, type ResolvedModel } from '../registry/model.js';
+import { modelNames } from '../registry/names.js';
 import { DATA_FILE, DATA_MARKER_LINE, DATA_STUB, migrationChecksum, readDataStep } from './data-migration.js';
 import { applyRenames, renameSql } from './renames.js';
 import type { StoredMigration } from './runner.js';
@@ -267,9 +269,30 @@ export async function diffApp(apps: readonly ChainApp[], app: ChainApp): Promise
     const diff = from.size === 0
       ? await diffDatamodels(provider, null, printFor(to, provider))
       : await diffDatamodels(provider, printFor(from, provider), printFor(to, provider));
-    out[provider] = [renameSql(renames, provider), diff].filter((part) => part.trim()).join('\n');
+    const keys = provider === 'postgresql' ? optionalKeysLeft(before, app.models) : '';
+    out[provider] = [renameSql(renames, provider), keys, diff].filter((part) => part.trim()).join('\n');
   }
   return out;
+}
+
+/**
+ * PostgreSQL: a Reference that stops being `if_loaded` gets its key from the chain from now on
+ * (or, no longer a Reference, none); the key a tenant's open gave it, of the same name, goes
+ * first, else the engine's ADD CONSTRAINT would find it there.
+ */
+function optionalKeysLeft(before: readonly ModelDecl[] | null, after: readonly ModelDecl[]): string {
+  const out: string[] = [];
+  for (const m of after) {
+    const old = before?.find((b) => b.key === m.key);
+    for (const [name, f] of Object.entries(m.fields)) {
+      const was = old?.fields[name];
+      if (was?.type !== 'reference' || !was.if_loaded || (f.type === 'reference' && f.if_loaded)) continue;
+      const table = modelNames(m.key).table;
+      out.push(`-- ${m.key}.${name} is no longer if_loaded: the key its tenants' open added goes`);
+      out.push(`${compileOptionalKey.drop({ table, name: `${table}_${name}_fkey` }, true)};`);
+    }
+  }
+  return out.join('\n');
 }
 
 /**

@@ -45,7 +45,7 @@ export const MIGRATIONS_TABLE = '_fw_migrations';
  */
 export const PG_MIGRATION_LOCK_KEY = 4_611_720_231_055_873n; // arbitrary, only needs to be stable
 
-const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 

@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import { delegateOf } from '../data/delegate.js';
-import { optionalKeysOf, type OptionalKey } from '../db/optional-keys.js';
+import { optionalKeysOf, referencingRows, StillReferenced, type OptionalKey } from '../db/optional-keys.js';
+import type { OnDelete } from '../declare.js';
 import { systemPrincipal } from '../env.js';
 import { Conflict, NotFound } from '../errors.js';
 import { kernelApp } from '../kernel-app.js';
 import type { Kernel } from '../kernel.js';
 import { tablesOf, uninstallSql } from '../migrate/chains.js';
+import { appliedMigrations } from '../migrate/upgrade.js';
 import { resolveModel } from '../registry/model.js';
 import type { LoadedApp } from '../registry/registry.js';
 import { loadAllApps } from './loader.js';
@@ -19,6 +21,8 @@ export interface UninstallPlan {
   records: Array<{ model: string; xml_id: string }>;
   /** Other apps' `if_loaded` References to its tables declared `set null` (`<table>.<column>`): emptied. */
   cleared: string[];
+  /** Those declared `cascade`: their rows holding a value are deleted, as deleting the records would. */
+  deleted: string[];
 }
 
 interface DataBlock { model: string; records: Array<{ xml_id: string }> }
@@ -53,14 +57,24 @@ export async function planUninstall(kernel: Kernel, tenant: string, name: string
   }
   await kernel.tenants.assertExists(tenant);
   const installed = await installedApps(kernel, tenant);
-  if (!installed.has(name)) throw new NotFound(`${name} is not installed in tenant ${tenant}`, { app: name, tenant }, 'APP_NOT_INSTALLED');
+  // its migrations are recorded until the step that drops its tables forgets them: an uninstall
+  // that stopped after removing the ir.module row can be run again
+  const recorded = (await appliedMigrations(kernel.tenants.schemaTarget(tenant))).some((n) => n.startsWith(`${name}/`));
+  if (!installed.has(name) && !recorded) throw new NotFound(`${name} is not installed in tenant ${tenant}`, { app: name, tenant }, 'APP_NOT_INSTALLED');
   const dependents = all.filter((a) => installed.has(a.name) && a.manifest.depends.includes(name)).map((a) => a.name);
   if (dependents.length) {
     throw new Conflict(`${name} is required by ${dependents.join(', ')}, installed in tenant ${tenant}: uninstall ${dependents.length > 1 ? 'them' : 'it'} first`, { app: name, dependents }, 'APP_REQUIRED');
   }
   const tables = tablesOf(app);
-  const cleared = optionalKeysTo(all, tables).filter((k) => k.onDelete === 'set null').map((k) => `${k.table}.${k.column}`);
-  return { app: name, tables, records: seededElsewhere(app).filter((r) => kernel.registry.models.has(r.model)), cleared };
+  const keys = optionalKeysTo(all, tables);
+  // a restrict Reference still pointing at its records refuses it here, before anything is deleted
+  for (const [k, rows] of await referencingRows(kernel.tenants.schemaTarget(tenant), keys.filter((k) => k.onDelete === 'restrict'))) {
+    if (rows) throw new StillReferenced(k, rows);
+  }
+  const named = (onDelete: OnDelete) => keys.filter((k) => k.onDelete === onDelete).map((k) => `${k.table}.${k.column}`);
+  return {
+    app: name, tables, records: seededElsewhere(app).filter((r) => kernel.registry.models.has(r.model)), cleared: named('set null'), deleted: named('cascade'),
+  };
 }
 
 /** The keys of every app's `if_loaded` References (active or not: whoever declared one) to `tables`. */

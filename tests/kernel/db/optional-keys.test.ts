@@ -2,14 +2,14 @@
  * The foreign keys of `if_loaded` References (src/kernel/db/optional-keys.ts): no migration chain
  * writes them; each open of a tenant adds the key where the target's table is there and takes it
  * back where it is not, keeping every row, column and index of the table; values pointing nowhere
- * get what the key would do to them (set null) or stop it with 409 DANGLING_REFERENCES. Real
+ * get what the key would do to them (set null), or the key waits (cascade, restrict). Real
  * SQLite files and real PostgreSQL databases.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOptionalKeys, optionalKeysOf, type OptionalKey } from '../../../src/kernel/db/optional-keys.ts';
+import { ensureOptionalKeys, optionalKeysOf, referencingRows, type OptionalKey } from '../../../src/kernel/db/optional-keys.ts';
 import { ensurePostgresDatabase } from '../../../src/kernel/migrate/runner.ts';
 import { snapshotDiff } from '../../../src/kernel/migrate/chains.ts';
 import { kernelApp } from '../../../src/kernel/kernel-app.ts';
@@ -126,10 +126,12 @@ describe.each(PROVIDERS)('keys of if_loaded References on %s', (provider) => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a key whose values point nowhere and cannot be set to NULL (cascade) is refused with the count: 409 DANGLING_REFERENCES, nothing changed', async () => {
-    const err = await expectFwError(ensureOptionalKeys(target, [{ ...KEY, onDelete: 'cascade' }]), 409, 'DANGLING_REFERENCES');
-    expect(err.message).toContain('item.doc_id: 1 row point at no doc row');
-    expect(err.details).toEqual({ table: 'item', column: 'doc_id', references: 'doc', rows: 1 });
+  const none = { added: [], dropped: [], nulled: {}, deleted: {}, skipped: [] };
+  const insertItem = (n: number, doc: string | null) => run(provider === 'sqlite'
+    ? 'INSERT INTO item (record_uuid, owner_id, doc_id) VALUES (?, ?, ?)' : 'INSERT INTO item (record_uuid, owner_id, doc_id) VALUES ($1, $2, $3)', [uuid(n), uuid(1), doc]);
+
+  it('a key whose values point nowhere and cannot be set to NULL (cascade) is not added, and says so; the tenant still opens, nothing changed', async () => {
+    expect(await ensureOptionalKeys(target, [{ ...KEY, onDelete: 'cascade' }])).toEqual({ ...none, skipped: [{ key: 'item_doc_id_fkey', rows: 1 }] });
     expect(await keys()).toEqual(['owner_id>owner']);
     expect((await items()).map((r) => r.doc_id)).toEqual([DOC_A, NOWHERE, null]);
   });
@@ -138,42 +140,74 @@ describe.each(PROVIDERS)('keys of if_loaded References on %s', (provider) => {
     const before = await items();
     const idx = await indexes();
     const changes = await ensureOptionalKeys(target, [KEY]);
-    expect(changes).toEqual({ added: ['item_doc_id_fkey'], dropped: [], nulled: { 'item.doc_id': 1 } });
+    expect(changes).toEqual({ ...none, added: ['item_doc_id_fkey'], nulled: { 'item.doc_id': 1 } });
     expect(await keys()).toEqual(['doc_id>doc', 'owner_id>owner']);
     expect(await items()).toEqual(before.map((r) => (r.doc_id === NOWHERE ? { ...r, doc_id: null } : r)));
     expect(await indexes()).toEqual(idx);
     // a second open finds nothing to do
-    expect(await ensureOptionalKeys(target, [KEY])).toEqual({ added: [], dropped: [], nulled: {} });
+    expect(await ensureOptionalKeys(target, [KEY])).toEqual(none);
   });
 
   it('the key then does what it declares: a value pointing nowhere is refused, deleting the target sets it to NULL', async () => {
-    const insert = provider === 'sqlite' ? 'INSERT INTO item (record_uuid, owner_id, doc_id) VALUES (?, ?, ?)' : 'INSERT INTO item (record_uuid, owner_id, doc_id) VALUES ($1, $2, $3)';
-    await expect(run(insert, [uuid(9), uuid(1), NOWHERE])).rejects.toThrow(/foreign key/i);
+    await expect(insertItem(9, NOWHERE)).rejects.toThrow(/foreign key/i);
     await run(provider === 'sqlite' ? 'DELETE FROM doc WHERE record_uuid = ?' : 'DELETE FROM doc WHERE record_uuid = $1', [DOC_A]);
     expect((await items()).map((r) => r.doc_id)).toEqual([null, null, null]);
     await run(provider === 'sqlite' ? 'INSERT INTO doc (record_uuid) VALUES (?)' : 'INSERT INTO doc (record_uuid) VALUES ($1)', [DOC_A]);
     await run(provider === 'sqlite' ? 'UPDATE item SET doc_id = ? WHERE record_uuid = ?' : 'UPDATE item SET doc_id = $1 WHERE record_uuid = $2', [DOC_A, uuid(2)]);
   });
 
+  it('a key that is not the declared one (another on_delete) is replaced by it', async () => {
+    const cascade = { ...KEY, onDelete: 'cascade' as const };
+    expect(await ensureOptionalKeys(target, [cascade])).toEqual({ ...none, added: ['item_doc_id_fkey'], dropped: ['item_doc_id_fkey'] });
+    await run(provider === 'sqlite' ? 'DELETE FROM doc WHERE record_uuid = ?' : 'DELETE FROM doc WHERE record_uuid = $1', [DOC_A]);
+    expect((await items()).map((r) => r.record_uuid)).toEqual([uuid(3), uuid(4)]);
+    expect(await ensureOptionalKeys(target, [KEY])).toEqual({ ...none, added: ['item_doc_id_fkey'], dropped: ['item_doc_id_fkey'] });
+    expect(await keys()).toEqual(['doc_id>doc', 'owner_id>owner']);
+    await run(provider === 'sqlite' ? 'INSERT INTO doc (record_uuid) VALUES (?)' : 'INSERT INTO doc (record_uuid) VALUES ($1)', [DOC_A]);
+  });
+
+  it.runIf(provider === 'sqlite')('a rebuild keeps the AUTOINCREMENT counter: an id once given is not given again', async () => {
+    await insertItem(5, DOC_A);
+    const top = Number((await run('SELECT max(dbid) AS m FROM item'))[0]!.m);
+    await run('DELETE FROM item WHERE dbid = ?', [top]);
+    // replacing the key rebuilds the table
+    expect((await ensureOptionalKeys(target, [{ ...KEY, onDelete: 'cascade' }])).added).toEqual(['item_doc_id_fkey']);
+    await insertItem(6, null);
+    expect(Number((await run('SELECT max(dbid) AS m FROM item'))[0]!.m)).toBe(top + 1);
+    await ensureOptionalKeys(target, [KEY]);
+  });
+
   it("the target's table about to go (an uninstall): the key is taken back and its values set to NULL; the table's own key stays", async () => {
+    await run(provider === 'sqlite' ? 'UPDATE item SET doc_id = ? WHERE record_uuid = ?' : 'UPDATE item SET doc_id = $1 WHERE record_uuid = $2', [DOC_A, uuid(3)]);
     const changes = await ensureOptionalKeys(target, [KEY], new Set(['doc']));
-    expect(changes).toEqual({ added: [], dropped: ['item_doc_id_fkey'], nulled: { 'item.doc_id': 1 } });
+    expect(changes).toEqual({ ...none, dropped: ['item_doc_id_fkey'], nulled: { 'item.doc_id': 1 } });
     expect(await keys()).toEqual(['owner_id>owner']);
-    expect((await items()).map((r) => r.doc_id)).toEqual([null, null, null]);
+    expect((await items()).every((r) => r.doc_id === null)).toBe(true);
     expect(await indexes()).toContain('item_doc_id_idx');
   });
 
   it('a set-null column whose target table is going is emptied even where it has no key', async () => {
-    await run(provider === 'sqlite' ? 'UPDATE item SET doc_id = ? WHERE record_uuid = ?' : 'UPDATE item SET doc_id = $1 WHERE record_uuid = $2', [DOC_A, uuid(2)]);
-    expect(await ensureOptionalKeys(target, [KEY], new Set(['doc']))).toEqual({ added: [], dropped: [], nulled: { 'item.doc_id': 1 } });
-    expect((await items()).map((r) => r.doc_id)).toEqual([null, null, null]);
-    expect(await keys()).toEqual(['owner_id>owner']);
+    await run(provider === 'sqlite' ? 'UPDATE item SET doc_id = ? WHERE record_uuid = ?' : 'UPDATE item SET doc_id = $1 WHERE record_uuid = $2', [DOC_A, uuid(3)]);
+    expect(await ensureOptionalKeys(target, [KEY], new Set(['doc']))).toEqual({ ...none, nulled: { 'item.doc_id': 1 } });
+    expect((await items()).every((r) => r.doc_id === null)).toBe(true);
   });
 
-  it('a key on the column to another table is not ours and stays; a table or column the tenant lacks is left alone', async () => {
-    const other: OptionalKey = { ...KEY, column: 'owner_id', refTable: 'nowhere_table' };
+  it("the target's table going under restrict: refused while a row holds a value (409 APP_STILL_REFERENCED), nothing changed; under cascade those rows go", async () => {
+    await run(provider === 'sqlite' ? 'UPDATE item SET doc_id = ? WHERE record_uuid = ?' : 'UPDATE item SET doc_id = $1 WHERE record_uuid = $2', [DOC_A, uuid(3)]);
+    const restrict = { ...KEY, onDelete: 'restrict' as const };
+    expect([...(await referencingRows(target, [restrict])).values()]).toEqual([1]);
+    const err = await expectFwError(ensureOptionalKeys(target, [restrict], new Set(['doc'])), 409, 'APP_STILL_REFERENCED');
+    expect(err.details).toEqual({ table: 'item', column: 'doc_id', references: 'doc', rows: 1 });
+    expect((await items()).map((r) => r.doc_id)).toContain(DOC_A);
+    const left = (await items()).length;
+    expect(await ensureOptionalKeys(target, [{ ...KEY, onDelete: 'cascade' }], new Set(['doc']))).toEqual({ ...none, deleted: { 'item.doc_id': 1 } });
+    expect((await items()).length).toBe(left - 1);
+  });
+
+  it('a table or column the tenant lacks is left alone', async () => {
     const absent: OptionalKey = { ...KEY, name: 'ghost_doc_id_fkey', table: 'ghost' };
-    expect(await ensureOptionalKeys(target, [other, absent])).toEqual({ added: [], dropped: [], nulled: {} });
-    expect(await keys()).toEqual(['owner_id>owner']);
+    const noColumn: OptionalKey = { ...KEY, name: 'item_nothing_fkey', column: 'nothing' };
+    expect(await ensureOptionalKeys(target, [absent, noColumn])).toEqual(none);
+    expect(await referencingRows(target, [absent, noColumn])).toEqual(new Map());
   });
 });

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import type { FieldDecl } from '../../../src/kernel/declare.ts';
 import { f } from '../../../src/kernel/declare.ts';
 import { readChain, type ChainApp } from '../../../src/kernel/migrate/chains.ts';
+import type { SchemaTarget } from '../../../src/kernel/migrate/upgrade.ts';
 import { applyPostgresMigrations, applySqliteMigrations, dropPostgresDatabase, ensurePostgresDatabase } from '../../../src/kernel/migrate/runner.ts';
 import { PG_URL, tempDir, uniquePgPrefix, withPgClient, type Provider } from '../../helpers/kernel.ts';
 
@@ -29,6 +30,8 @@ export function shopApp(root: string, fields: Record<string, FieldDecl> = ITEM_F
 }
 
 export interface ShopTenant {
+  /** The database, as the runner and the tenant's open name it. */
+  target: SchemaTarget;
   upgrade(app: ChainApp): Promise<string[]>;
   rows(sql: string): Promise<Array<Record<string, unknown>>>;
   exec(sql: string): Promise<void>;
@@ -49,6 +52,7 @@ export async function shopTenant(provider: Provider): Promise<ShopTenant> {
       }
     };
     return {
+      target: { provider, file },
       upgrade: (app) => applySqliteMigrations(file, readChain(app, provider)),
       rows: async (sql) => withDb((db) => db.prepare(sql).all() as Array<Record<string, unknown>>),
       exec: async (sql) => withDb((db) => { db.exec(sql); }),
@@ -63,6 +67,7 @@ export async function shopTenant(provider: Provider): Promise<ShopTenant> {
   const query = (sql: string, params: unknown[] = []) =>
     withPgClient(url.href, async (client) => (await client.query(sql, params)).rows as Array<Record<string, unknown>>);
   return {
+    target: { provider, url: url.href },
     upgrade: (app) => applyPostgresMigrations(url.href, readChain(app, provider)),
     rows: (sql) => query(sql),
     exec: async (sql) => { await query(sql); },

@@ -74,6 +74,7 @@ describe.each(PROVIDERS)('uninstalling an app from a tenant on %s', (provider) =
     const plan = await planUninstall(tk.kernel, tenant, 'crm.sales');
     expect(plan.tables).toEqual(['crm_lead']);
     expect(plan.cleared).toEqual([]);
+    expect(plan.deleted).toEqual([]);
     expect(plan.records).toEqual([
       { model: 'ir.action', xml_id: 'crm.action_leads' },
       { model: 'ir.menu', xml_id: 'crm.menu_root' },
@@ -102,6 +103,12 @@ describe.each(PROVIDERS)('uninstalling an app from a tenant on %s', (provider) =
     const done = await uninstallApp(tk.kernel, tenant, 'connectors');
     expect(done.tables).toEqual(['ir_connector_param', 'ir_connector']);
     expect(await tables()).not.toContain('ir_connector');
+  });
+
+  it('an uninstall that stopped after removing the ir.module row (its tables and migrations still there) can be run again', async () => {
+    await tk.kernel.dispatch('fw.delete', { model: 'ir.module', id: (await tk.kernel.dispatch<{ items: Array<{ id: string }> }>('fw.search', { model: 'ir.module', domain: [['name', '=', 'crm.sales']] }, sys)).items[0]!.id }, sys);
+    expect(await modules()).not.toContain('crm.sales');
+    expect((await planUninstall(tk.kernel, tenant, 'crm.sales')).tables).toEqual(['crm_lead']);
   });
 
   it("uninstalling drops the app's tables and data, its migrations, its ir.module row and its menus; other apps' data stays", async () => {

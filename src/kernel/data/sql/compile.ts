@@ -140,7 +140,10 @@ export const compileOptionalKey = {
   add: (k: OptionalKeyShape): string => builders.postgresql.schema.alterTable(k.table)
     .addForeignKeyConstraint(k.name, [k.column], k.refTable, ['record_uuid'], (c) => c.onDelete(ON_DELETE_SQL[k.onDelete]).onUpdate('cascade'))
     .compile().sql,
-  drop: (k: Pick<OptionalKeyShape, 'table' | 'name'>): string => builders.postgresql.schema.alterTable(k.table).dropConstraint(k.name).compile().sql,
+  drop: (k: Pick<OptionalKeyShape, 'table' | 'name'>, ifExists = false): string => {
+    const q = builders.postgresql.schema.alterTable(k.table).dropConstraint(k.name);
+    return (ifExists ? q.ifExists() : q).compile().sql;
+  },
   /** SQLite: the clause that goes into the table's CREATE TABLE (SQLite cannot add a key to a table). */
   clause: (k: OptionalKeyShape): string => sql`CONSTRAINT ${sql.id(k.name)} FOREIGN KEY (${sql.id(k.column)}) REFERENCES ${sql.id(k.refTable)} (${sql.id('record_uuid')}) ON DELETE ${sql.raw(ON_DELETE_SQL[k.onDelete].toUpperCase())} ON UPDATE CASCADE`
     .compile(builders.sqlite).sql,
@@ -158,6 +161,12 @@ export const compileOptionalKey = {
     builders.sqlite.schema.dropTable(table).compile().sql,
     builders.sqlite.schema.alterTable(temp).renameTo(table).compile().sql,
   ],
+  /** The rows whose column holds a value deleted (`cascade`, its target's table going). */
+  deleteReferencing: (k: Pick<OptionalKeyShape, 'table' | 'column'>, dialect: Dialect): CompiledSql =>
+    compiled(builders[dialect].deleteFrom(k.table).where(k.column, 'is not', null)),
+  /** How many rows hold a value in the column. */
+  countReferencing: (k: Pick<OptionalKeyShape, 'table' | 'column'>, dialect: Dialect): CompiledSql => compiled(builders[dialect]
+    .selectFrom(k.table).select((eb) => eb.fn.countAll().as('n')).where(k.column, 'is not', null)),
   /** How many of the column's values point at no row of the target. */
   countDangling: (k: Pick<OptionalKeyShape, 'table' | 'column' | 'refTable'>, dialect: Dialect): CompiledSql => compiled(builders[dialect]
     .selectFrom(k.table).select((eb) => eb.fn.countAll().as('n')).where(k.column, 'is not', null)
