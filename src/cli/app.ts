@@ -14,7 +14,8 @@ export function registerApp(program: Command): void {
       await withKernel(async (kernel) => {
         const tenant = await existingTenant(kernel, opts.tenant ?? s.DEFAULT_TENANT);
         const { planUninstall, uninstallApp } = await import('../kernel/modules/uninstall.js');
-        const plan = opts.yes ? await uninstallApp(kernel, tenant, name) : await planUninstall(kernel, tenant, name);
+        const done = opts.yes ? await uninstallApp(kernel, tenant, name) : null;
+        const plan = done ?? await planUninstall(kernel, tenant, name);
         const cleared = `${plan.cleared.length ? `; every value of ${plan.cleared.join(', ')} set to NULL` : ''}${plan.deleted.length ? `; the rows with a value in ${plan.deleted.join(', ')} deleted` : ''}`;
         const what = `${plan.tables.length ? `tables ${plan.tables.join(', ')}` : 'no tables'}; ${plan.records.length} menu/action record(s)${cleared}`;
         if (!opts.yes) {
@@ -23,7 +24,11 @@ export function registerApp(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        console.log(`uninstalled ${name} from ${tenant}: dropped ${what}`);
+        const rows = done ? [
+          ...Object.entries(done.rows.nulled).map(([column, n]) => `${n} value(s) of ${column} set to NULL`),
+          ...Object.entries(done.rows.deleted).map(([column, n]) => `${n} row(s) with a value in ${column} deleted`),
+        ] : [];
+        console.log(`uninstalled ${name} from ${tenant}: dropped ${what}${rows.length ? ` (${rows.join(', ')})` : ''}`);
       }, s);
     });
 }

@@ -57,7 +57,8 @@ export interface OptionalKeyChanges {
   dropped: string[];
   nulled: Record<string, number>;
   deleted: Record<string, number>;
-  skipped: Array<{ key: string; rows: number }>;
+  /** Keys left as they are, and why: rows pointing nowhere, or a key written in a form fw does not rewrite. */
+  skipped: Array<{ key: string; why: string }>;
 }
 const noChanges = (): OptionalKeyChanges => ({ added: [], dropped: [], nulled: {}, deleted: {}, skipped: [] });
 
@@ -95,9 +96,9 @@ const nothingToDo = (p: Plan): boolean => !p.add.length && !p.drop.length && !p.
 
 /** Uninstalling the target's app while rows of a `restrict` Reference still point at its records. */
 export class StillReferenced extends Conflict {
-  constructor(k: OptionalKey, rows: number) {
+  constructor(k: OptionalKey, rows: number, why = `on delete ${k.onDelete}`) {
     super(
-      `${k.table}.${k.column} (on delete restrict) holds ${rows} value${rows === 1 ? '' : 's'} pointing at ${k.refTable}: clear ${rows === 1 ? 'it' : 'them'} before removing that table`,
+      `${k.table}.${k.column} holds ${rows} value${rows === 1 ? '' : 's'} for ${k.refTable} (${why}): clear ${rows === 1 ? 'it' : 'them'} before removing that table`,
       { table: k.table, column: k.column, references: k.refTable, rows },
       'APP_STILL_REFERENCED',
     );
@@ -139,34 +140,57 @@ export async function referencingRows(target: SchemaTarget, keys: readonly Optio
   });
 }
 
+/** A statement's affected rows, and a count's result, on one engine's connection. */
+interface RowWork { run(q: CompiledSql): Promise<number>; count(q: CompiledSql): Promise<number>; dialect: 'sqlite' | 'postgresql' }
+
 /**
- * The row work of a plan, on either engine (`run` gives a statement's affected rows, `count` a
- * count's result); returns the keys to add (those whose rows allow it) with what was done.
+ * A delete refused by a foreign key onto the deleted rows: PostgreSQL's 23503; SQLite's
+ * FOREIGN KEY failure (code SQLITE_CONSTRAINT_TRIGGER for a RESTRICT key, _FOREIGNKEY otherwise).
  */
-async function applyRows(plan: Plan, run: (q: CompiledSql) => Promise<number>, count: (q: CompiledSql) => Promise<number>, dialect: 'sqlite' | 'postgresql'): Promise<{ add: OptionalKey[]; changes: OptionalKeyChanges }> {
-  const changes = noChanges();
-  const add: OptionalKey[] = [];
-  for (const k of plan.add) {
-    const n = await count(compileOptionalKey.countDangling(k, dialect));
-    if (n && k.onDelete !== 'set null') {
-      changes.skipped.push({ key: k.name, rows: n });
-      continue;
-    }
-    if (n) changes.nulled[`${k.table}.${k.column}`] = await run(compileOptionalKey.nullDangling(k, dialect));
-    add.push(k);
-  }
-  for (const k of plan.gone) {
+const isForeignKeyRefusal = (e: unknown): boolean => {
+  const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+  return code === '23503' || (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT') && /FOREIGN KEY/i.test(String(message)));
+};
+
+/**
+ * The rows of columns whose target's table is going get its `on_delete` (`changes`): emptied,
+ * deleted, or a refusal. Run with foreign keys enforced, so a cascade reaches the deleted rows'
+ * own children and a key onto them that restricts refuses it.
+ */
+async function goneRows(keys: readonly OptionalKey[], w: RowWork, changes: OptionalKeyChanges): Promise<void> {
+  for (const k of keys) {
     const where = `${k.table}.${k.column}`;
-    if (k.onDelete === 'set null') changes.nulled[where] = await run(compileOptionalKey.nullDangling(k, dialect, true));
-    else if (k.onDelete === 'cascade') changes.deleted[where] = await run(compileOptionalKey.deleteReferencing(k, dialect));
-    else {
-      const n = await count(compileOptionalKey.countReferencing(k, dialect));
+    if (k.onDelete === 'set null') {
+      changes.nulled[where] = await w.run(compileOptionalKey.nullDangling(k, w.dialect, true));
+    } else if (k.onDelete === 'cascade') {
+      // counted first: after a refusal PostgreSQL answers nothing more in the transaction
+      const n = await w.count(compileOptionalKey.countReferencing(k, w.dialect));
+      try {
+        changes.deleted[where] = await w.run(compileOptionalKey.deleteReferencing(k, w.dialect));
+      } catch (e) {
+        if (!isForeignKeyRefusal(e)) throw e;
+        throw new StillReferenced(k, n, 'its rows are themselves referenced by a key that restricts');
+      }
+    } else {
+      const n = await w.count(compileOptionalKey.countReferencing(k, w.dialect));
       if (n) throw new StillReferenced(k, n);
     }
   }
-  changes.added = add.map((k) => k.name);
-  changes.dropped = plan.drop.map((d) => d.key.name);
-  return { add, changes };
+}
+
+/** The keys of `add` whose rows allow them (values pointing nowhere emptied under `set null`); the others go to `skipped`. */
+async function addable(add: readonly OptionalKey[], w: RowWork, changes: OptionalKeyChanges): Promise<OptionalKey[]> {
+  const out: OptionalKey[] = [];
+  for (const k of add) {
+    const n = await w.count(compileOptionalKey.countDangling(k, w.dialect));
+    if (n && k.onDelete !== 'set null') {
+      changes.skipped.push({ key: k.name, why: `${n} row${n === 1 ? '' : 's'} of ${k.table} point at no ${k.refTable} row, and on delete ${k.onDelete} cannot empty them` });
+      continue;
+    }
+    if (n) changes.nulled[`${k.table}.${k.column}`] = await w.run(compileOptionalKey.nullDangling(k, w.dialect));
+    out.push(k);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,15 +219,15 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\
 
 /**
  * The table's CREATE TABLE without the key on `column` to `refTable`, as the schema engine and
- * `compileOptionalKey.clause` write one (`, CONSTRAINT "…" FOREIGN KEY ("col") REFERENCES "ref" ("…") ON …`).
+ * `compileOptionalKey.clause` write one (`, CONSTRAINT "…" FOREIGN KEY ("col") REFERENCES "ref" ("…") ON …`);
+ * null when it is written otherwise (a column-level REFERENCES, DEFERRABLE …): fw does not rewrite that.
  */
-function withoutClause(create: string, table: string, column: string, refTable: string): string {
+function withoutClause(create: string, column: string, refTable: string): string | null {
   const clause = new RegExp(
     `,\\s*CONSTRAINT\\s+"[^"]+"\\s+FOREIGN\\s+KEY\\s*\\("${escapeRegExp(column)}"\\)\\s*REFERENCES\\s+"${escapeRegExp(refTable)}"\\s*\\("[^"]+"\\)(?:\\s+ON\\s+(?:DELETE|UPDATE)\\s+(?:SET\\s+NULL|SET\\s+DEFAULT|CASCADE|RESTRICT|NO\\s+ACTION))*(?=\\s*[,)])`,
     'i',
   );
-  if (!clause.test(create)) throw new Error(`${table}: its foreign key on ${column} to ${refTable} is not written as fw writes one; take it out by hand`);
-  return create.replace(clause, '');
+  return clause.test(create) ? create.replace(clause, '') : null;
 }
 
 /**
@@ -211,16 +235,30 @@ function withoutClause(create: string, table: string, column: string, refTable: 
  * with the change (SQLite's documented procedure): rows copied, indexes and triggers made again
  * from theirs, and the AUTOINCREMENT counter kept, so an id once given is never given again.
  * Table names come from the registry (snake_case), and SQLite takes no parameter for them.
+ * A key fw cannot take out of the CREATE TABLE is left as it is (`skipped`), with its replacement.
  */
-function rebuildSqlite(db: Database.Database, table: string, add: readonly OptionalKey[], drop: ReadonlyArray<{ key: OptionalKey; present: PresentKey }>): void {
+function rebuildSqlite(db: Database.Database, table: string, add: readonly OptionalKey[], drop: ReadonlyArray<{ key: OptionalKey; present: PresentKey }>, changes: OptionalKeyChanges): void {
   const row = db.prepare<[string], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
   if (!row) throw new Error(`no table ${table}`);
   let create = row.sql;
-  for (const d of drop) create = withoutClause(create, table, d.key.column, d.present.refTable);
-  if (add.length) {
-    const close = create.lastIndexOf(')');
-    create = `${create.slice(0, close).trimEnd()},\n    ${add.map((k) => compileOptionalKey.clause(k)).join(',\n    ')}\n${create.slice(close)}`;
+  const kept = new Set<string>();
+  for (const d of drop) {
+    const without = withoutClause(create, d.key.column, d.present.refTable);
+    if (without === null) {
+      kept.add(d.key.column);
+      changes.skipped.push({ key: d.key.name, why: `the key on ${table}.${d.key.column} is not written as fw writes one; change it by hand` });
+    } else {
+      create = without;
+      changes.dropped.push(d.key.name);
+    }
   }
+  const adding = add.filter((k) => !kept.has(k.column));
+  if (adding.length) {
+    const close = create.lastIndexOf(')');
+    create = `${create.slice(0, close).trimEnd()},\n    ${adding.map((k) => compileOptionalKey.clause(k)).join(',\n    ')}\n${create.slice(close)}`;
+  }
+  changes.added.push(...adding.map((k) => k.name));
+  if (create === row.sql) return;
   const hasSequence = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'").get() !== undefined;
   const seq = hasSequence ? db.prepare<[string], number>('SELECT seq FROM sqlite_sequence WHERE name = ?').pluck().get(table) : undefined;
   const temp = `fw_rebuild_${table}`;
@@ -232,39 +270,54 @@ function rebuildSqlite(db: Database.Database, table: string, add: readonly Optio
     db.prepare('DELETE FROM sqlite_sequence WHERE name = ?').run(table);
     db.prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)').run(table, seq);
   }
+  const violations = db.prepare(`PRAGMA foreign_key_check("${table}")`).all();
+  if (violations.length) throw new Error(`${table}: ${violations.length} rows break its foreign keys after its rebuild`);
+}
+
+const sqliteWork = (db: Database.Database): RowWork => ({
+  run: async (q) => db.prepare(q.sql).run(...q.params).changes,
+  count: async (q) => Number(db.prepare(q.sql).pluck().get(...q.params) as number | bigint),
+  dialect: 'sqlite',
+});
+
+/** `fn` in a write transaction (BEGIN IMMEDIATE: the plan made inside it cannot race another writer). */
+async function inSqliteTransaction<T>(db: Database.Database, fn: () => Promise<T>): Promise<T> {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const out = await fn();
+    db.exec('COMMIT');
+    return out;
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
 }
 
 async function ensureSqlite(file: string, wanted: readonly OptionalKey[], gone: ReadonlySet<string>): Promise<OptionalKeyChanges> {
   const db = registerSortKey(new Database(file, { fileMustExist: true, timeout: SQLITE_BUSY_TIMEOUT_MS }));
   try {
     if (nothingToDo(planFor(presentSqlite(db), wanted, gone))) return noChanges();
-    // a pragma without effect inside a transaction: off around it, as the migration runner does
+    const changes = noChanges();
+    // first the rows of tables whose target is going, with foreign keys on: a cascade reaches
+    // their own children, a key onto them that restricts refuses
+    db.pragma('foreign_keys = ON');
+    await inSqliteTransaction(db, () => goneRows(planFor(presentSqlite(db), wanted, gone).gone, sqliteWork(db), changes));
+    // then the keys: a rebuild copies rows, with foreign keys off (a pragma without effect inside a
+    // transaction), checked on the rebuilt table after
     db.pragma('foreign_keys = OFF');
     try {
-      db.exec('BEGIN IMMEDIATE');
-      try {
+      await inSqliteTransaction(db, async () => {
         // planned again under the write lock: another process may have done it meanwhile
         const plan = planFor(presentSqlite(db), wanted, gone);
-        const { add, changes } = await applyRows(
-          plan,
-          async (q) => db.prepare(q.sql).run(...q.params).changes,
-          async (q) => Number(db.prepare(q.sql).pluck().get(...q.params) as number | bigint),
-          'sqlite',
-        );
+        const add = await addable(plan.add, sqliteWork(db), changes);
         for (const t of [...new Set([...add, ...plan.drop.map((d) => d.key)].map((k) => k.table))]) {
-          rebuildSqlite(db, t, add.filter((k) => k.table === t), plan.drop.filter((d) => d.key.table === t));
-          const violations = db.prepare(`PRAGMA foreign_key_check("${t}")`).all();
-          if (violations.length) throw new Error(`${t}: ${violations.length} rows break its foreign keys after its rebuild`);
+          rebuildSqlite(db, t, add.filter((k) => k.table === t), plan.drop.filter((d) => d.key.table === t), changes);
         }
-        db.exec('COMMIT');
-        return changes;
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
+      });
     } finally {
       db.pragma('foreign_keys = ON');
     }
+    return changes;
   } finally {
     db.close();
   }
@@ -295,14 +348,18 @@ async function ensurePostgres(url: string, wanted: readonly OptionalKey[], gone:
     // under the tenant's migration lock: instances opening one tenant at once would race on the keys
     return inLockedTransaction(client, async () => {
       const plan = planFor(await presentPostgres(client), wanted, gone);
+      const work: RowWork = {
+        run: async (q) => (await client.query(q.sql, [...q.params])).rowCount ?? 0,
+        count: async (q) => Number((await client.query<{ n: string }>(q.sql, [...q.params])).rows[0]!.n),
+        dialect: 'postgresql',
+      };
+      const changes = noChanges();
+      await goneRows(plan.gone, work, changes);
       for (const { key, present } of plan.drop) await client.query(compileOptionalKey.drop({ table: key.table, name: present.name! }));
-      const { add, changes } = await applyRows(
-        plan,
-        async (q) => (await client.query(q.sql, [...q.params])).rowCount ?? 0,
-        async (q) => Number((await client.query<{ n: string }>(q.sql, [...q.params])).rows[0]!.n),
-        'postgresql',
-      );
+      changes.dropped = plan.drop.map((d) => d.key.name);
+      const add = await addable(plan.add, work, changes);
       for (const k of add) await client.query(compileOptionalKey.add(k));
+      changes.added = add.map((k) => k.name);
       return changes;
     });
   });

@@ -301,21 +301,29 @@ export class TenantDatabases {
     for (const [column, rows] of Object.entries(changes.nulled)) {
       this.log('warn', `${column}: ${rows} value(s) pointing at no row set to NULL while adding its if_loaded key`, { column, rows, where });
     }
-    for (const { key, rows } of changes.skipped) {
-      this.log('warn', `${key} not added: ${rows} row(s) point at no row and its on_delete is not set null; fix them and open the tenant again`, { key, rows, where });
+    for (const { key, why } of changes.skipped) {
+      this.log('warn', `if_loaded key ${key} left as it is: ${why}; the next open tries again`, { key, why, where });
     }
     if (changes.added.length || changes.dropped.length) this.log('info', 'if_loaded keys brought to the tables', { added: changes.added, dropped: changes.dropped });
   }
 
   /**
-   * Runs an app's removal SQL in an existing tenant and forgets its migrations (`fw app
-   * uninstall`); the caller has checked that nothing installed depends on it.
+   * Before an app's tables go (`fw app uninstall`): the keys of other apps' `if_loaded`
+   * References to them are taken back (PostgreSQL refuses to drop a table another one's key
+   * references, and SQLite would keep a key to nothing) and their rows get the key's on_delete.
    */
-  async dropApp(tenant: string, app: string, sql: string, drop: { tables: readonly string[]; keys: readonly OptionalKey[] }): Promise<void> {
+  async releaseOptionalKeys(tenant: string, keys: readonly OptionalKey[], tables: readonly string[]): Promise<OptionalKeyChanges> {
     await this.assertExists(tenant);
-    // the keys of other apps' if_loaded References to its tables go first: PostgreSQL refuses to
-    // drop a table another one's key references, and SQLite would keep a key to nothing
-    await ensureOptionalKeys(this.schemaTarget(tenant), drop.keys, new Set(drop.tables));
+    return ensureOptionalKeys(this.schemaTarget(tenant), keys, new Set(tables));
+  }
+
+  /**
+   * Runs an app's removal SQL in an existing tenant and forgets its migrations (`fw app
+   * uninstall`); the caller has checked that nothing installed depends on it and released the
+   * keys onto its tables.
+   */
+  async dropApp(tenant: string, app: string, sql: string): Promise<void> {
+    await this.assertExists(tenant);
     await dropAppSchema(this.schemaTarget(tenant), app, sql);
   }
 

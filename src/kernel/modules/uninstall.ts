@@ -57,10 +57,7 @@ export async function planUninstall(kernel: Kernel, tenant: string, name: string
   }
   await kernel.tenants.assertExists(tenant);
   const installed = await installedApps(kernel, tenant);
-  // its migrations are recorded until the step that drops its tables forgets them: an uninstall
-  // that stopped after removing the ir.module row can be run again
-  const recorded = (await appliedMigrations(kernel.tenants.schemaTarget(tenant))).some((n) => n.startsWith(`${name}/`));
-  if (!installed.has(name) && !recorded) throw new NotFound(`${name} is not installed in tenant ${tenant}`, { app: name, tenant }, 'APP_NOT_INSTALLED');
+  if (!installed.has(name)) throw new NotFound(`${name} is not installed in tenant ${tenant}`, { app: name, tenant }, 'APP_NOT_INSTALLED');
   const dependents = all.filter((a) => installed.has(a.name) && a.manifest.depends.includes(name)).map((a) => a.name);
   if (dependents.length) {
     throw new Conflict(`${name} is required by ${dependents.join(', ')}, installed in tenant ${tenant}: uninstall ${dependents.length > 1 ? 'them' : 'it'} first`, { app: name, dependents }, 'APP_REQUIRED');
@@ -82,22 +79,33 @@ function optionalKeysTo(apps: readonly LoadedApp[], tables: readonly string[]): 
   return optionalKeysOf([kernelApp(), ...apps].flatMap((a) => a.models.map((d) => resolveModel(d, a.name)))).filter((k) => tables.includes(k.refTable));
 }
 
-/** Apps with an `ir.module` row in the tenant (installed there at some point and not removed). */
+/**
+ * Apps installed in the tenant: an `ir.module` row, or migrations recorded. The step that drops
+ * an app's tables forgets its migrations with them, so an uninstall that stopped after removing
+ * the `ir.module` row still finds the app (and what depends on it) and can be run again.
+ */
 async function installedApps(kernel: Kernel, tenant: string): Promise<Set<string>> {
   const { items } = await kernel.dispatch<{ items: Array<{ name: string }> }>('fw.search', { model: 'ir.module', limit: 1000 }, systemPrincipal(tenant));
-  return new Set(items.map((r) => r.name));
+  const recorded = (await appliedMigrations(kernel.tenants.schemaTarget(tenant))).filter((n) => n.includes('/')).map((n) => n.slice(0, n.indexOf('/')));
+  return new Set([...items.map((r) => r.name), ...recorded]);
 }
 
+/** What an uninstall did to other apps' rows (`<table>.<column>`: rows): values emptied, rows deleted. */
+export interface UninstallRows { nulled: Record<string, number>; deleted: Record<string, number> }
+
 /**
- * `fw app uninstall <app> -t <tenant> --yes`: removes the records its data files seeded elsewhere
- * (through the command bus, newest first, so hooks and events run as for any delete) and its
- * `ir.module` row, then drops its tables and forgets its migrations in one transaction.
+ * `fw app uninstall <app> -t <tenant> --yes`: takes back other apps' `if_loaded` keys onto its
+ * tables (their rows given the keys' on_delete; a refusal there changes nothing), removes the
+ * records its data files seeded elsewhere (through the command bus, newest first, so hooks and
+ * events run as for any delete) and its `ir.module` row, then drops its tables and forgets its
+ * migrations in one transaction.
  */
-export async function uninstallApp(kernel: Kernel, tenant: string, name: string): Promise<UninstallPlan> {
+export async function uninstallApp(kernel: Kernel, tenant: string, name: string): Promise<UninstallPlan & { rows: UninstallRows }> {
   const plan = await planUninstall(kernel, tenant, name);
   const apps = await loadAllApps(kernel.layout);
   const all = [kernelApp(), ...apps];
   const sql = await uninstallSql(all, all.find((a) => a.name === name)!, kernel.provider);
+  const released = await kernel.tenants.releaseOptionalKeys(tenant, optionalKeysTo(apps, plan.tables), plan.tables);
   const client = await kernel.tenants.get(tenant);
   await kernel.execute(client, systemPrincipal(tenant), async (env) => {
     for (const r of [...plan.records].reverse()) {
@@ -106,6 +114,6 @@ export async function uninstallApp(kernel: Kernel, tenant: string, name: string)
     }
     await delegateOf(env.db, env.registry.model('ir.module')).deleteMany({ where: { name } });
   }, true, `uninstall:${name}`);
-  await kernel.tenants.dropApp(tenant, name, sql, { tables: plan.tables, keys: optionalKeysTo(apps, plan.tables) });
-  return plan;
+  await kernel.tenants.dropApp(tenant, name, sql);
+  return { ...plan, rows: { nulled: released.nulled, deleted: released.deleted } };
 }

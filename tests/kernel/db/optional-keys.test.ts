@@ -41,6 +41,11 @@ const SCHEMA: Record<'sqlite' | 'postgresql', string[]> = {
     'CREATE INDEX "item_doc_id_idx" ON "item"("doc_id")',
     'CREATE TABLE "doc" ("dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "record_uuid" TEXT NOT NULL)',
     'CREATE UNIQUE INDEX "doc_record_uuid_key" ON "doc"("record_uuid")',
+    // the item's own children: one goes with it, one keeps it
+    'CREATE TABLE "line" ("id" INTEGER PRIMARY KEY, "item_id" TEXT NOT NULL REFERENCES "item" ("record_uuid") ON DELETE CASCADE)',
+    'CREATE TABLE "pin" ("id" INTEGER PRIMARY KEY, "item_id" TEXT REFERENCES "item" ("record_uuid") ON DELETE RESTRICT)',
+    // a key written by hand, column-level, which fw does not rewrite on SQLite
+    'CREATE TABLE "odd" ("id" INTEGER PRIMARY KEY, "doc_id" TEXT REFERENCES "doc" ("record_uuid"))',
   ],
   postgresql: [
     'CREATE TABLE "owner" ("dbid" SERIAL PRIMARY KEY, "record_uuid" UUID NOT NULL UNIQUE)',
@@ -48,6 +53,9 @@ const SCHEMA: Record<'sqlite' | 'postgresql', string[]> = {
       "owner_id" UUID NOT NULL REFERENCES "owner" ("record_uuid") ON DELETE CASCADE ON UPDATE CASCADE, "doc_id" UUID)`,
     'CREATE INDEX "item_doc_id_idx" ON "item"("doc_id")',
     'CREATE TABLE "doc" ("dbid" SERIAL PRIMARY KEY, "record_uuid" UUID NOT NULL UNIQUE)',
+    'CREATE TABLE "line" ("id" SERIAL PRIMARY KEY, "item_id" UUID NOT NULL REFERENCES "item" ("record_uuid") ON DELETE CASCADE)',
+    'CREATE TABLE "pin" ("id" SERIAL PRIMARY KEY, "item_id" UUID REFERENCES "item" ("record_uuid") ON DELETE RESTRICT)',
+    'CREATE TABLE "odd" ("id" SERIAL PRIMARY KEY, "doc_id" UUID REFERENCES "doc" ("record_uuid"))',
   ],
 };
 
@@ -131,7 +139,9 @@ describe.each(PROVIDERS)('keys of if_loaded References on %s', (provider) => {
     ? 'INSERT INTO item (record_uuid, owner_id, doc_id) VALUES (?, ?, ?)' : 'INSERT INTO item (record_uuid, owner_id, doc_id) VALUES ($1, $2, $3)', [uuid(n), uuid(1), doc]);
 
   it('a key whose values point nowhere and cannot be set to NULL (cascade) is not added, and says so; the tenant still opens, nothing changed', async () => {
-    expect(await ensureOptionalKeys(target, [{ ...KEY, onDelete: 'cascade' }])).toEqual({ ...none, skipped: [{ key: 'item_doc_id_fkey', rows: 1 }] });
+    expect(await ensureOptionalKeys(target, [{ ...KEY, onDelete: 'cascade' }])).toEqual({
+      ...none, skipped: [{ key: 'item_doc_id_fkey', why: '1 row of item point at no doc row, and on delete cascade cannot empty them' }],
+    });
     expect(await keys()).toEqual(['owner_id>owner']);
     expect((await items()).map((r) => r.doc_id)).toEqual([DOC_A, NOWHERE, null]);
   });
@@ -192,16 +202,40 @@ describe.each(PROVIDERS)('keys of if_loaded References on %s', (provider) => {
     expect((await items()).every((r) => r.doc_id === null)).toBe(true);
   });
 
-  it("the target's table going under restrict: refused while a row holds a value (409 APP_STILL_REFERENCED), nothing changed; under cascade those rows go", async () => {
+  it("the target's table going under restrict: refused while a row holds a value (409 APP_STILL_REFERENCED), nothing changed", async () => {
     await run(provider === 'sqlite' ? 'UPDATE item SET doc_id = ? WHERE record_uuid = ?' : 'UPDATE item SET doc_id = $1 WHERE record_uuid = $2', [DOC_A, uuid(3)]);
     const restrict = { ...KEY, onDelete: 'restrict' as const };
     expect([...(await referencingRows(target, [restrict])).values()]).toEqual([1]);
     const err = await expectFwError(ensureOptionalKeys(target, [restrict], new Set(['doc'])), 409, 'APP_STILL_REFERENCED');
     expect(err.details).toEqual({ table: 'item', column: 'doc_id', references: 'doc', rows: 1 });
     expect((await items()).map((r) => r.doc_id)).toContain(DOC_A);
+  });
+
+  it("under cascade the rows holding a value go, with their own cascading children; a child that restricts refuses it first (409), nothing changed", async () => {
+    const cascade = { ...KEY, onDelete: 'cascade' as const };
+    const insert = provider === 'sqlite' ? 'INSERT INTO %t (item_id) VALUES (?)' : 'INSERT INTO %t (item_id) VALUES ($1)';
+    await run(insert.replace('%t', 'line'), [uuid(3)]);
+    await run(insert.replace('%t', 'pin'), [uuid(3)]);
     const left = (await items()).length;
-    expect(await ensureOptionalKeys(target, [{ ...KEY, onDelete: 'cascade' }], new Set(['doc']))).toEqual({ ...none, deleted: { 'item.doc_id': 1 } });
+    const err = await expectFwError(ensureOptionalKeys(target, [cascade], new Set(['doc'])), 409, 'APP_STILL_REFERENCED');
+    expect(err.message).toContain('referenced by a key that restricts');
+    expect((await items()).length).toBe(left);
+    expect((await run('SELECT count(*) AS n FROM line'))[0]!.n).toEqual(provider === 'sqlite' ? 1 : '1');
+    await run('DELETE FROM pin');
+    expect(await ensureOptionalKeys(target, [cascade], new Set(['doc']))).toEqual({ ...none, deleted: { 'item.doc_id': 1 } });
     expect((await items()).length).toBe(left - 1);
+    expect((await run('SELECT count(*) AS n FROM line'))[0]!.n).toEqual(provider === 'sqlite' ? 0 : '0');
+  });
+
+  it('a key written otherwise than fw writes one is replaced on PostgreSQL; on SQLite, where it would be rewritten by hand, it is left as it is and said so, and the open goes on', async () => {
+    const odd: OptionalKey = { name: 'odd_doc_id_fkey', table: 'odd', column: 'doc_id', refTable: 'doc', onDelete: 'set null' };
+    const changes = await ensureOptionalKeys(target, [odd]);
+    if (provider === 'sqlite') {
+      expect(changes).toEqual({ ...none, skipped: [{ key: 'odd_doc_id_fkey', why: 'the key on odd.doc_id is not written as fw writes one; change it by hand' }] });
+    } else {
+      expect(changes).toEqual({ ...none, added: ['odd_doc_id_fkey'], dropped: ['odd_doc_id_fkey'] });
+      expect(await ensureOptionalKeys(target, [odd])).toEqual(none);
+    }
   });
 
   it('a table or column the tenant lacks is left alone', async () => {
