@@ -44,7 +44,7 @@ export interface TenantDatabasesOptions {
    */
   optionalKeys?: () => readonly OptionalKey[];
   /** Where the tenant's open says what it changed beyond migrations (rows an optional key emptied, keys it could not add). */
-  log?: (level: 'info' | 'warn', msg: string, extra?: Record<string, unknown>) => void;
+  log?: (level: 'warn', msg: string, extra?: Record<string, unknown>) => void;
 }
 
 /**
@@ -295,7 +295,10 @@ export class TenantDatabases {
     return applied;
   }
 
-  /** What an open did to other rows than its migrations', and the keys it could not add. */
+  /**
+   * What an open did to rows beyond its migrations, and the keys it left as they were: warnings.
+   * Keys added or dropped are routine (every new tenant with the target gets one) and say nothing.
+   */
   private reportKeys(target: SchemaTarget, changes: OptionalKeyChanges): void {
     const where = target.provider === 'sqlite' ? target.file : new URL(target.url).pathname.slice(1);
     for (const [column, rows] of Object.entries(changes.nulled)) {
@@ -304,7 +307,6 @@ export class TenantDatabases {
     for (const { key, why } of changes.skipped) {
       this.log('warn', `if_loaded key ${key} left as it is: ${why}; the next open tries again`, { key, why, where });
     }
-    if (changes.added.length || changes.dropped.length) this.log('info', 'if_loaded keys brought to the tables', { added: changes.added, dropped: changes.dropped });
   }
 
   /**
