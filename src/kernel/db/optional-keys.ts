@@ -29,7 +29,7 @@ import { Conflict } from '../errors.js';
 import { inLockedTransaction, SQLITE_BUSY_TIMEOUT_MS, withClient } from '../migrate/runner.js';
 import type { SchemaTarget } from '../migrate/upgrade.js';
 import type { ResolvedModel } from '../registry/model.js';
-import { modelNames } from '../registry/names.js';
+import { columnObjectName, modelNames } from '../registry/names.js';
 
 /** One `if_loaded` Reference's key: named as the schema engine names a Reference's (`<table>_<column>_fkey`). */
 export type OptionalKey = OptionalKeyShape;
@@ -41,7 +41,7 @@ export function optionalKeysOf(models: Iterable<ResolvedModel>): OptionalKey[] {
     for (const f of m.fields.values()) {
       if (!f.ifLoaded || !f.stored) continue;
       const table = m.names.table;
-      out.push({ name: `${table}_${f.name}_fkey`, table, column: f.name, refTable: modelNames(f.ifLoaded.target).table, onDelete: f.ifLoaded.onDelete });
+      out.push({ name: columnObjectName(table, f.name, 'fkey'), table, column: f.name, refTable: modelNames(f.ifLoaded.target).table, onDelete: f.ifLoaded.onDelete });
     }
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));

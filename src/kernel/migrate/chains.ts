@@ -6,7 +6,7 @@ import { BadRequest } from '../errors.js';
 import { printPrismaSchema, type DbProvider } from '../generate/prisma-schema.js';
 import type { LoadedApp } from '../registry/registry.js';
 import { checkModelGraph, degradeReference, resolveModel, type ResolvedModel } from '../registry/model.js';
-import { modelNames } from '../registry/names.js';
+import { columnObjectName, modelNames } from '../registry/names.js';
 import { DATA_FILE, DATA_MARKER_LINE, DATA_STUB, migrationChecksum, readDataStep } from './data-migration.js';
 import { applyRenames, renameSql } from './renames.js';
 import type { StoredMigration } from './runner.js';
@@ -289,7 +289,7 @@ function optionalKeysLeft(before: readonly ModelDecl[] | null, after: readonly M
       if (was?.type !== 'reference' || !was.if_loaded || (f.type === 'reference' && f.if_loaded)) continue;
       const table = modelNames(m.key).table;
       out.push(`-- ${m.key}.${name} is no longer if_loaded: the key its tenants' open added goes`);
-      out.push(`${compileOptionalKey.drop({ table, name: `${table}_${name}_fkey` }, true)};`);
+      out.push(`${compileOptionalKey.drop({ table, name: columnObjectName(table, name, 'fkey') }, true)};`);
     }
   }
   return out.join('\n');

@@ -5,7 +5,7 @@ import {
 import type { FieldDecl, ModelDecl } from '../declare.js';
 import { BadRequest } from '../errors.js';
 import type { DbProvider } from '../generate/prisma-schema.js';
-import { modelNames } from '../registry/names.js';
+import { columnObjectName, modelNames } from '../registry/names.js';
 
 /**
  * Fields declared `renamed_from: 'old'`. The schema engine diffs two datamodels and cannot tell a
@@ -112,11 +112,11 @@ export function renameSql(renames: readonly FieldRename[], provider: DbProvider)
     out.push(`-- ${r.model}.${r.from} renamed to ${r.to}: the column keeps its data`);
     out.push(statement(db.schema.alterTable(r.table).renameColumn(r.from, r.to)));
     // a Reference is always indexed (registry/model.ts), whatever its declaration says
-    if (r.before.unique) out.push(statement(db.schema.dropIndex(`${r.table}_${r.from}_key`)));
-    else if (r.before.index || r.before.type === 'reference') out.push(statement(db.schema.dropIndex(`${r.table}_${r.from}_idx`)));
+    if (r.before.unique) out.push(statement(db.schema.dropIndex(columnObjectName(r.table, r.from, 'key'))));
+    else if (r.before.index || r.before.type === 'reference') out.push(statement(db.schema.dropIndex(columnObjectName(r.table, r.from, 'idx'))));
     if (r.before.type === 'reference' && provider === 'postgresql') {
       // IF EXISTS: an if_loaded Reference whose target app is inactive has no foreign key
-      out.push(statement(db.schema.alterTable(r.table).dropConstraint(`${r.table}_${r.from}_fkey`).ifExists()));
+      out.push(statement(db.schema.alterTable(r.table).dropConstraint(columnObjectName(r.table, r.from, 'fkey')).ifExists()));
     }
   }
   return out.join('\n');

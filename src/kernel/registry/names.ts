@@ -48,6 +48,14 @@ export function pascalName(dotted: string): string {
   return segments(dotted).map(cap).join('');
 }
 
+/**
+ * What the schema engine names after a column (Prisma's defaults): its index (`idx`), unique
+ * index (`key`) and foreign key (`fkey`), `<table>_<column>_<kind>`.
+ */
+export function columnObjectName(table: string, column: string, kind: 'idx' | 'key' | 'fkey'): string {
+  return `${table}_${column}_${kind}`;
+}
+
 export function modelNames(key: string): ModelNames {
   const typeName = pascalName(key);
   const one = camelName(key);
