@@ -30,6 +30,7 @@ import { inLockedTransaction, SQLITE_BUSY_TIMEOUT_MS, withClient } from '../migr
 import type { SchemaTarget } from '../migrate/upgrade.js';
 import type { ResolvedModel } from '../registry/model.js';
 import { columnObjectName, modelNames } from '../registry/names.js';
+import { postgresTableColumns, sqliteTableColumns, type TableColumns } from './catalogue.js';
 
 /** One `if_loaded` Reference's key: named as the schema engine names a Reference's (`<table>_<column>_fkey`). */
 export type OptionalKey = OptionalKeyShape;
@@ -66,7 +67,7 @@ const noChanges = (): OptionalKeyChanges => ({ added: [], dropped: [], nulled: {
 interface PresentKey { name?: string; refTable: string; onDelete: OnDelete | 'other' }
 
 /** The tenant's tables with their columns, and its one-column foreign keys by `<table>.<column>`. */
-interface Present { columns: ReadonlyMap<string, ReadonlySet<string>>; keys: ReadonlyMap<string, PresentKey> }
+interface Present { columns: TableColumns; keys: ReadonlyMap<string, PresentKey> }
 
 interface Plan {
   add: OptionalKey[];
@@ -199,10 +200,6 @@ async function addable(add: readonly OptionalKey[], w: RowWork, changes: Optiona
 const SQLITE_ON_DELETE: Record<string, OnDelete> = { 'SET NULL': 'set null', CASCADE: 'cascade', RESTRICT: 'restrict' };
 
 function presentSqlite(db: Database.Database): Present {
-  const columns = new Map<string, Set<string>>();
-  for (const r of db.prepare<[], { tbl: string; col: string }>("SELECT m.name AS tbl, c.name AS col FROM sqlite_master AS m, pragma_table_info(m.name) AS c WHERE m.type = 'table'").all()) {
-    columns.set(r.tbl, (columns.get(r.tbl) ?? new Set()).add(r.col));
-  }
   const keys = new Map<string, PresentKey>();
   const rows = db.prepare<[], { tbl: string; id: number; col: string; ref: string; del: string }>(
     "SELECT m.name AS tbl, f.id AS id, f.\"from\" AS col, f.\"table\" AS ref, f.on_delete AS del FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table'",
@@ -212,7 +209,7 @@ function presentSqlite(db: Database.Database): Present {
   for (const r of rows) {
     if (width.get(`${r.tbl}#${r.id}`) === 1) keys.set(`${r.tbl}.${r.col}`, { refTable: r.ref, onDelete: SQLITE_ON_DELETE[r.del.toUpperCase()] ?? 'other' });
   }
-  return { columns, keys };
+  return { columns: sqliteTableColumns(db), keys };
 }
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -329,10 +326,7 @@ async function ensureSqlite(file: string, wanted: readonly OptionalKey[], gone: 
 const PG_ON_DELETE: Record<string, OnDelete> = { n: 'set null', c: 'cascade', r: 'restrict' };
 
 async function presentPostgres(client: Client): Promise<Present> {
-  const columns = new Map<string, Set<string>>();
-  const cols = await client.query<{ tbl: string; col: string }>(`SELECT c.relname AS tbl, a.attname AS col FROM pg_attribute a
-    JOIN pg_class c ON c.oid = a.attrelid WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped`);
-  for (const r of cols.rows) columns.set(r.tbl, (columns.get(r.tbl) ?? new Set()).add(r.col));
+  const columns = await postgresTableColumns(client);
   const keys = new Map<string, PresentKey>();
   const fks = await client.query<{ name: string; tbl: string; col: string; ref: string; del: string }>(`SELECT k.conname AS name, t.relname AS tbl, a.attname AS col, r.relname AS ref, k.confdeltype AS del
     FROM pg_constraint k JOIN pg_class t ON t.oid = k.conrelid JOIN pg_class r ON r.oid = k.confrelid

@@ -29,6 +29,7 @@ import type { Dialect } from '../data/sql/values.js';
 import { inLockedTransaction, withClient } from '../migrate/runner.js';
 import type { SchemaTarget } from '../migrate/upgrade.js';
 import type { ResolvedModel } from '../registry/model.js';
+import { postgresTableColumns, sqliteTableColumns, type TableColumns } from './catalogue.js';
 
 /** One wanted index: its name says what it holds, so an index of that name is that index. */
 export interface SortIndex {
@@ -61,13 +62,9 @@ export function sortIndexesOf(models: Iterable<ResolvedModel>, dialect: Dialect,
 export interface SortIndexChanges { created: string[]; dropped: string[] }
 
 /** The tables of a database with their columns, and its `fw_sk_` indexes. */
-interface Present { columns: ReadonlyMap<string, ReadonlySet<string>>; indexes: readonly string[] }
+interface Present { columns: TableColumns; indexes: readonly string[] }
 
-function presentOf(rows: ReadonlyArray<{ tbl: string; col: string }>, indexes: readonly string[]): Present {
-  const columns = new Map<string, Set<string>>();
-  for (const r of rows) columns.set(r.tbl, (columns.get(r.tbl) ?? new Set()).add(r.col));
-  return { columns, indexes: indexes.filter((name) => name.startsWith(PREFIX)) };
-}
+const presentOf = (columns: TableColumns, indexes: readonly string[]): Present => ({ columns, indexes: indexes.filter((name) => name.startsWith(PREFIX)) });
 
 /**
  * Drop the `fw_sk_` indexes not wanted (another key version, another default order, a model
@@ -94,7 +91,7 @@ export function ensureSqliteSortIndexes(file: string, wanted: readonly SortIndex
   const db = registerSortKey(new Database(file, { fileMustExist: true, timeout: 10_000 }));
   try {
     const present = (): Present => presentOf(
-      db.prepare<[], { tbl: string; col: string }>("SELECT m.name AS tbl, c.name AS col FROM sqlite_master AS m, pragma_table_info(m.name) AS c WHERE m.type = 'table'").all(),
+      sqliteTableColumns(db),
       db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'index'").pluck().all(),
     );
     if (nothingToDo(planFor(present(), wanted))) return { created: [], dropped: [] };
@@ -117,9 +114,7 @@ export function ensureSqliteSortIndexes(file: string, wanted: readonly SortIndex
 export async function ensurePostgresSortIndexes(url: string, wanted: readonly SortIndex[]): Promise<SortIndexChanges> {
   return withClient(url, async (client) => {
     const present = async (): Promise<Present> => presentOf(
-      // the catalogue itself: information_schema.columns took ~15 ms a tenant
-      (await client.query<{ tbl: string; col: string }>(`SELECT c.relname AS tbl, a.attname AS col FROM pg_attribute a
-        JOIN pg_class c ON c.oid = a.attrelid WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped`)).rows,
+      await postgresTableColumns(client),
       (await client.query<{ name: string }>("SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'i'")).rows.map((r) => r.name),
     );
     if (nothingToDo(planFor(await present(), wanted))) return { created: [], dropped: [] };
