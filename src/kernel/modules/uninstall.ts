@@ -47,6 +47,11 @@ function seededElsewhere(app: LoadedApp): UninstallPlan['records'] {
  * an app not installed in the tenant, and an app another installed app depends on.
  */
 export async function planUninstall(kernel: Kernel, tenant: string, name: string): Promise<UninstallPlan> {
+  return (await prepare(kernel, tenant, name)).plan;
+}
+
+/** The plan, with what carrying it out needs: every app of the project, and the keys onto the app's tables. */
+async function prepare(kernel: Kernel, tenant: string, name: string): Promise<{ plan: UninstallPlan; all: LoadedApp[]; keys: OptionalKey[] }> {
   const all = await loadAllApps(kernel.layout);
   const app = all.find((a) => a.name === name);
   if (!app || name === kernelApp().name) {
@@ -69,9 +74,8 @@ export async function planUninstall(kernel: Kernel, tenant: string, name: string
     if (rows) throw new StillReferenced(k, rows);
   }
   const named = (onDelete: OnDelete) => keys.filter((k) => k.onDelete === onDelete).map((k) => `${k.table}.${k.column}`);
-  return {
-    app: name, tables, records: seededElsewhere(app).filter((r) => kernel.registry.models.has(r.model)), cleared: named('set null'), deleted: named('cascade'),
-  };
+  const records = seededElsewhere(app).filter((r) => kernel.registry.models.has(r.model));
+  return { plan: { app: name, tables, records, cleared: named('set null'), deleted: named('cascade') }, all, keys };
 }
 
 /** The keys of every app's `if_loaded` References (active or not: whoever declared one) to `tables`. */
@@ -101,11 +105,10 @@ export interface UninstallRows { nulled: Record<string, number>; deleted: Record
  * migrations in one transaction.
  */
 export async function uninstallApp(kernel: Kernel, tenant: string, name: string): Promise<UninstallPlan & { rows: UninstallRows }> {
-  const plan = await planUninstall(kernel, tenant, name);
-  const apps = await loadAllApps(kernel.layout);
-  const all = [kernelApp(), ...apps];
-  const sql = await uninstallSql(all, all.find((a) => a.name === name)!, kernel.provider);
-  const released = await kernel.tenants.releaseOptionalKeys(tenant, optionalKeysTo(apps, plan.tables), plan.tables);
+  const { plan, all, keys } = await prepare(kernel, tenant, name);
+  const withKernel = [kernelApp(), ...all];
+  const sql = await uninstallSql(withKernel, withKernel.find((a) => a.name === name)!, kernel.provider);
+  const released = await kernel.tenants.releaseOptionalKeys(tenant, keys, plan.tables);
   const client = await kernel.tenants.get(tenant);
   await kernel.execute(client, systemPrincipal(tenant), async (env) => {
     for (const r of [...plan.records].reverse()) {
