@@ -122,7 +122,7 @@ export async function referencingRows(target: SchemaTarget, keys: readonly Optio
       const present = presentSqlite(db);
       for (const k of keys) {
         if (!present.columns.get(k.table)?.has(k.column)) continue;
-        const q = compileOptionalKey.countReferencing(k, 'sqlite');
+        const q = compileOptionalKey.countValues(k, 'sqlite', 'all');
         out.set(k, Number(db.prepare(q.sql).pluck().get(...q.params) as number | bigint));
       }
     } finally {
@@ -134,7 +134,7 @@ export async function referencingRows(target: SchemaTarget, keys: readonly Optio
     const present = await presentPostgres(client);
     for (const k of keys) {
       if (!present.columns.get(k.table)?.has(k.column)) continue;
-      const q = compileOptionalKey.countReferencing(k, 'postgresql');
+      const q = compileOptionalKey.countValues(k, 'postgresql', 'all');
       out.set(k, Number((await client.query<{ n: string }>(q.sql, [...q.params])).rows[0]!.n));
     }
     return out;
@@ -162,10 +162,10 @@ async function goneRows(keys: readonly OptionalKey[], w: RowWork, changes: Optio
   for (const k of keys) {
     const where = `${k.table}.${k.column}`;
     if (k.onDelete === 'set null') {
-      changes.nulled[where] = await w.run(compileOptionalKey.nullDangling(k, w.dialect, true));
+      changes.nulled[where] = await w.run(compileOptionalKey.nullValues(k, w.dialect, 'all'));
     } else if (k.onDelete === 'cascade') {
       // counted first: after a refusal PostgreSQL answers nothing more in the transaction
-      const n = await w.count(compileOptionalKey.countReferencing(k, w.dialect));
+      const n = await w.count(compileOptionalKey.countValues(k, w.dialect, 'all'));
       try {
         changes.deleted[where] = await w.run(compileOptionalKey.deleteReferencing(k, w.dialect));
       } catch (e) {
@@ -173,7 +173,7 @@ async function goneRows(keys: readonly OptionalKey[], w: RowWork, changes: Optio
         throw new StillReferenced(k, n, 'its rows are themselves referenced by a key that restricts');
       }
     } else {
-      const n = await w.count(compileOptionalKey.countReferencing(k, w.dialect));
+      const n = await w.count(compileOptionalKey.countValues(k, w.dialect, 'all'));
       if (n) throw new StillReferenced(k, n);
     }
   }
@@ -183,12 +183,12 @@ async function goneRows(keys: readonly OptionalKey[], w: RowWork, changes: Optio
 async function addable(add: readonly OptionalKey[], w: RowWork, changes: OptionalKeyChanges): Promise<OptionalKey[]> {
   const out: OptionalKey[] = [];
   for (const k of add) {
-    const n = await w.count(compileOptionalKey.countDangling(k, w.dialect));
+    const n = await w.count(compileOptionalKey.countValues(k, w.dialect, 'dangling'));
     if (n && k.onDelete !== 'set null') {
       changes.skipped.push({ key: k.name, why: `${n} row${n === 1 ? '' : 's'} of ${k.table} point at no ${k.refTable} row, and on delete ${k.onDelete} cannot empty them` });
       continue;
     }
-    if (n) changes.nulled[`${k.table}.${k.column}`] = await w.run(compileOptionalKey.nullDangling(k, w.dialect));
+    if (n) changes.nulled[`${k.table}.${k.column}`] = await w.run(compileOptionalKey.nullValues(k, w.dialect, 'dangling'));
     out.push(k);
   }
   return out;

@@ -147,10 +147,15 @@ export const compileOptionalKey = {
   /** SQLite: the clause that goes into the table's CREATE TABLE (SQLite cannot add a key to a table). */
   clause: (k: OptionalKeyShape): string => sql`CONSTRAINT ${sql.id(k.name)} FOREIGN KEY (${sql.id(k.column)}) REFERENCES ${sql.id(k.refTable)} (${sql.id('record_uuid')}) ON DELETE ${sql.raw(ON_DELETE_SQL[k.onDelete].toUpperCase())} ON UPDATE CASCADE`
     .compile(builders.sqlite).sql,
-  /** The column's values that point at no row of the target (all of them with `everywhere`) set to NULL. */
-  nullDangling: (k: Pick<OptionalKeyShape, 'table' | 'column' | 'refTable'>, dialect: Dialect, everywhere = false): CompiledSql => {
+  /** The column's values (`which`: all of them, or those pointing at no row of the target) set to NULL. */
+  nullValues: (k: KeyColumn, dialect: Dialect, which: KeyValues): CompiledSql => {
     const q = builders[dialect].updateTable(k.table).set(k.column, null).where(k.column, 'is not', null);
-    return compiled(everywhere ? q : q.where(k.column, 'not in', builders[dialect].selectFrom(k.refTable).select('record_uuid')));
+    return compiled(which === 'all' ? q : q.where(k.column, 'not in', builders[dialect].selectFrom(k.refTable).select('record_uuid')));
+  },
+  /** How many rows hold a value in the column (`which`: any, or one pointing at no row of the target). */
+  countValues: (k: KeyColumn, dialect: Dialect, which: KeyValues): CompiledSql => {
+    const q = builders[dialect].selectFrom(k.table).select((eb) => eb.fn.countAll().as('n')).where(k.column, 'is not', null);
+    return compiled(which === 'all' ? q : q.where(k.column, 'not in', builders[dialect].selectFrom(k.refTable).select('record_uuid')));
   },
   /**
    * SQLite's rebuild of a table whose CREATE TABLE changed (written into `temp` first): the rows
@@ -164,17 +169,13 @@ export const compileOptionalKey = {
   /** The rows whose column holds a value deleted (`cascade`, its target's table going). */
   deleteReferencing: (k: Pick<OptionalKeyShape, 'table' | 'column'>, dialect: Dialect): CompiledSql =>
     compiled(builders[dialect].deleteFrom(k.table).where(k.column, 'is not', null)),
-  /** How many rows hold a value in the column. */
-  countReferencing: (k: Pick<OptionalKeyShape, 'table' | 'column'>, dialect: Dialect): CompiledSql => compiled(builders[dialect]
-    .selectFrom(k.table).select((eb) => eb.fn.countAll().as('n')).where(k.column, 'is not', null)),
-  /** How many of the column's values point at no row of the target. */
-  countDangling: (k: Pick<OptionalKeyShape, 'table' | 'column' | 'refTable'>, dialect: Dialect): CompiledSql => compiled(builders[dialect]
-    .selectFrom(k.table).select((eb) => eb.fn.countAll().as('n')).where(k.column, 'is not', null)
-    .where(k.column, 'not in', builders[dialect].selectFrom(k.refTable).select('record_uuid'))),
 };
 
 /** The parts of a foreign key compileOptionalKey writes. */
 export interface OptionalKeyShape { name: string; table: string; column: string; refTable: string; onDelete: keyof typeof ON_DELETE_SQL }
+type KeyColumn = Pick<OptionalKeyShape, 'table' | 'column' | 'refTable'>;
+/** A column's values: all of them, or those pointing at no row of the key's target. */
+type KeyValues = 'all' | 'dangling';
 
 /** The statement's text and parameters. */
 function compiled(q: { compile(): { sql: string; parameters: readonly unknown[] } }): CompiledSql {
