@@ -96,7 +96,10 @@ export class TenantDatabases {
     let indexes: readonly SortIndex[] | null = null;
     // computed on the first open: on SQLite the key version ranks ICU's weights once
     this.sortIndexes = wanted ? () => (indexes ??= wanted()) : null;
-    this.optionalKeys = opts.optionalKeys ?? null;
+    const optional = opts.optionalKeys;
+    let keys: readonly OptionalKey[] | null = null;
+    // the registry does not change in a process: worked out on the first open, as the sort indexes
+    this.optionalKeys = optional ? () => (keys ??= optional()) : null;
     this.log = opts.log ?? (() => {});
     const idleMs = opts.settings.TENANT_IDLE_SECONDS * 1000;
     this.clients = new LRUCache<string, TenantConnection>({
