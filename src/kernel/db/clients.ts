@@ -196,11 +196,7 @@ export async function createConnection(provider: DbProvider, location: string, s
   // a connection idle for PG_IDLE_TIMEOUT_MS is closed (pg's default is 10 s too); 0 = never
   const config: pg.PoolConfig = { connectionString: location, max: settings.PG_POOL_MAX, idleTimeoutMillis: settings.PG_IDLE_TIMEOUT_MS };
   const pool = budget ? budget.pool(config) : new pg.Pool(config);
-  // An idle connection the server ends (restart, dropped database, admin termination) is
-  // emitted here; the pool has already discarded it and opens a new one on the next query.
-  // Without a listener the event would crash the process (Prisma's adapter listens on the
-  // shared client's routing pool, not on this one).
-  pool.on('error', () => {});
+  // the reader listens for the pool's 'error' (a connection ended while the pool holds it)
   const pgReader = createPostgresReader(pool, { cacheRows: settings.READ_CACHE_ROWS, statementsPerConnection: settings.PG_STATEMENT_CACHE });
   const reader: Reader = {
     rows: (sql, params) => pgReader.rows(sql, params),

@@ -3,7 +3,7 @@
  * read is prepared once per connection under a name derived from its text, at most
  * PG_STATEMENT_CACHE of them per connection, none with 0; a migration that changes a selected or
  * compared column's type, someone's DEALLOCATE ALL, a failed read and a connection lost mid-read
- * all leave the reader answering.
+ * all leave the reader answering, and so does a connection the server ends while the pool holds it.
  * (Behind PgBouncer in transaction mode: tests/kernel/db/pgbouncer.test.ts.)
  */
 import pg from 'pg';
@@ -126,6 +126,18 @@ describe('the PostgreSQL reader names its statements', () => {
     const outcome = await reader.rows('select pg_sleep(1), name from item where id = $1', [1]).then(() => null, (e: unknown) => e);
     expect(outcome).toMatchObject({ code: 'ECONNRESET' });
     expect(await reader.rows('select name from item where id = $1', [1])).toEqual([['one']]);
+  });
+
+  it('a connection the server ends while it is idle in the pool does not end the process (the reader listens for the pool\'s error), and the next read opens another', async () => {
+    open(100);
+    expect(await reader.rows('select name from item where id = $1', [1])).toEqual([['one']]);
+    expect(pool.idleCount).toBe(1);
+    const removed = new Promise((resolve) => pool.once('remove', resolve));
+    // pg-pool emits 'error' on the pool for this; with no listener that is an uncaught exception
+    await elsewhere(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${database}' and pid <> pg_backend_pid()`);
+    await removed;
+    expect(pool.totalCount).toBe(0);
+    expect(await reader.rows('select name from item where id = $1', [2])).toEqual([['two']]);
   });
 
   it('a connection the server ends during a read fails that read, and the next read goes on', async () => {

@@ -88,6 +88,8 @@ export function createConnectionReader(connection: pg.ClientBase): Reader {
   };
 }
 
+const ignorePoolError = (): void => {};
+
 /**
  * Reads on the same pool the Prisma adapter uses (one pool per tenant database), with rows as
  * arrays. With `statementsPerConnection` > 0 (PG_STATEMENT_CACHE) the reads are named statements,
@@ -99,6 +101,13 @@ export function createConnectionReader(connection: pg.ClientBase): Reader {
  * trip instead of a statement and its rows.
  */
 export function createPostgresReader(pool: pg.Pool, opts: { cacheRows?: number; statementsPerConnection?: number } = {}): Reader {
+  // The reader owns the pool (its close ends it), so it listens for the pool's 'error': pg-pool
+  // emits it for a connection the server or the network ends while the pool holds it, idle or
+  // released after a failed read (restart, dropped database, admin termination, a reset socket).
+  // The pool has already discarded that connection and opens a new one on the next read; without
+  // a listener the event would end the process (Prisma's adapter listens on the shared client's
+  // routing pool, not on this one).
+  pool.on('error', ignorePoolError);
   const query = pooledStatements(pool, {
     perConnection: opts.statementsPerConnection ?? 0, types: readerTypes,
     onPooler: () => process.emitWarning(`a connection pooler refused named statements ${POOLER_REFUSALS} times (PgBouncer < 1.21 in transaction mode?): this pool's reads are sent unnamed from now on; set PG_STATEMENT_CACHE=0 to start that way`, { code: 'FW_PG_STATEMENTS_UNNAMED' }),
