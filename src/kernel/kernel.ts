@@ -6,7 +6,7 @@ import { importCommands } from './commands/import-batch.js';
 import { checkAnonymousCall, makeEnv, newSink, runCommand, runRollback, validateInput, type EnvCore, type Sink } from './bus/pipeline.js';
 import { BootError, FwError } from './errors.js';
 import { TenantDatabases } from './db/tenants.js';
-import { optionalKeysOf } from './db/optional-keys.js';
+import { optionalKeysOf, releasedKeysOf } from './db/optional-keys.js';
 import { sortIndexesOf } from './db/sort-indexes.js';
 import { systemPrincipal, type Env, type FwEvent, type Principal, type RootDbClient } from './env.js';
 import { writeOutbox } from './events/outbox.js';
@@ -78,7 +78,7 @@ export class Kernel implements EnvCore, KernelHandle {
       ),
       clientsDir: path.join(layout.root, 'generated', 'prisma'),
       sortIndexes: () => sortIndexesOf(registry.models.values(), provider),
-      optionalKeys: () => optionalKeysOf(registry.models.values()),
+      optionalKeys: () => ({ wanted: optionalKeysOf(registry.models.values()), released: releasedKeysOf(registry.models.values()) }),
       log: (level, msg, extra) => this.log(level, msg, extra),
       onOpen: async (tenant, client) => {
         await this.initialiseTenant(tenant, client);

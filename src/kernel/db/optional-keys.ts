@@ -5,7 +5,10 @@
  * each time a process opens or upgrades a tenant, after its migrations, the key is added where
  * the target's table is there, replaced where it differs from the declaration (another target,
  * another `on_delete`), and taken back where the target's table is not. Uninstalling the target's
- * app takes them back first, with the tables about to go named `gone`.
+ * app takes them back first, with the tables about to go named `gone`. When a Reference stops
+ * being one (an `if_loaded` Reference declared as a plain uuid from then on), its key is
+ * `released`: the open takes it back, since no chain can on SQLite (the diff sees a uuid column
+ * both before and after, so nothing rebuilds the table, and the left key would refuse writes).
  *
  * Why not in a chain: the declaring app's chain cannot know whether the target will be there, and
  * the target app's chain wrote the key on SQLite as a rebuild of the declaring app's table with
@@ -49,6 +52,30 @@ export function optionalKeysOf(models: Iterable<ResolvedModel>): OptionalKey[] {
 }
 
 /**
+ * A stored column declared without a Reference: a key on it named as fw names one can only be an
+ * `if_loaded` key the open added before the Reference became a plain column (a chain drops the key
+ * of a Reference that stops being one), so the open takes it back. A key named otherwise is not
+ * fw's and is left alone.
+ */
+export interface ReleasedKey { name: string; table: string; column: string }
+
+/** The keys that may be left on each stored column declared without a Reference (pure). */
+export function releasedKeysOf(models: Iterable<ResolvedModel>): ReleasedKey[] {
+  const out: ReleasedKey[] = [];
+  for (const m of models) {
+    for (const f of m.fields.values()) {
+      if (f.ifLoaded || f.type === 'reference' || !f.stored) continue;
+      const table = m.names.table;
+      out.push({ name: columnObjectName(table, f.name, 'fkey'), table, column: f.name });
+    }
+  }
+  return out;
+}
+
+/** What a tenant's open brings its keys to: the `if_loaded` keys wanted and the columns whose key goes. */
+export interface OptionalKeySet { wanted: readonly OptionalKey[]; released: readonly ReleasedKey[] }
+
+/**
  * What an ensure changed: keys added and dropped (a replaced key is in both), rows changed per
  * `<table>.<column>` (values set to NULL, or rows deleted under `cascade`), and keys not added
  * because rows point nowhere under `cascade` or `restrict`.
@@ -63,33 +90,44 @@ export interface OptionalKeyChanges {
 }
 const noChanges = (): OptionalKeyChanges => ({ added: [], dropped: [], nulled: {}, deleted: {}, skipped: [] });
 
-/** A foreign key the database has on one column: its name (PostgreSQL), the table it references, what it does on delete. */
+/**
+ * A foreign key the database has on one column: its name (on SQLite, from the table's CREATE
+ * TABLE when written `CONSTRAINT "…"`), the table it references, what it does on delete.
+ */
 interface PresentKey { name?: string; refTable: string; onDelete: OnDelete | 'other' }
 
 /** The tenant's tables with their columns, and its one-column foreign keys by `<table>.<column>`. */
 interface Present { columns: TableColumns; keys: ReadonlyMap<string, PresentKey> }
 
+/** A key to take off a column: `name` is the one fw gives it (what `dropped` reports). */
+interface Drop { table: string; column: string; name: string; present: PresentKey }
+
 interface Plan {
   add: OptionalKey[];
-  drop: Array<{ key: OptionalKey; present: PresentKey }>;
+  drop: Drop[];
   /** Columns whose target's table is going: their rows get the key's `on_delete`, key or no key. */
   gone: OptionalKey[];
 }
 
 /**
  * A key is wanted where its table has the column and the target's table is there (and not
- * `gone`); a key on the column that is not the declared one is replaced.
+ * `gone`); a key on the column that is not the declared one is replaced. A released column's key
+ * goes if fw named it.
  */
-function planFor(present: Present, wanted: readonly OptionalKey[], gone: ReadonlySet<string>): Plan {
+function planFor(present: Present, keys: OptionalKeySet, gone: ReadonlySet<string>): Plan {
   const plan: Plan = { add: [], drop: [], gone: [] };
-  for (const k of wanted) {
+  for (const k of keys.wanted) {
     if (!present.columns.get(k.table)?.has(k.column)) continue;
     const there = present.columns.has(k.refTable) && !gone.has(k.refTable);
     const key = present.keys.get(`${k.table}.${k.column}`);
     const right = key?.refTable === k.refTable && key.onDelete === k.onDelete;
-    if (key && !(there && right)) plan.drop.push({ key: k, present: key });
+    if (key && !(there && right)) plan.drop.push({ table: k.table, column: k.column, name: k.name, present: key });
     if (there && !right) plan.add.push(k);
     if (gone.has(k.refTable)) plan.gone.push(k);
+  }
+  for (const r of keys.released) {
+    const key = present.keys.get(`${r.table}.${r.column}`);
+    if (key?.name === r.name) plan.drop.push({ ...r, present: key });
   }
   return plan;
 }
@@ -106,10 +144,14 @@ export class StillReferenced extends Conflict {
   }
 }
 
-/** Brings a tenant's `if_loaded` keys to its tables (`gone`: tables about to be dropped). */
-export async function ensureOptionalKeys(target: SchemaTarget, wanted: readonly OptionalKey[], gone: ReadonlySet<string> = new Set()): Promise<OptionalKeyChanges> {
-  if (!wanted.length) return noChanges();
-  return target.provider === 'sqlite' ? ensureSqlite(target.file, wanted, gone) : ensurePostgres(target.url, wanted, gone);
+/**
+ * Brings a tenant's `if_loaded` keys to its tables (`gone`: tables about to be dropped), and takes
+ * back fw's keys on the `released` columns.
+ */
+export async function ensureOptionalKeys(target: SchemaTarget, wanted: readonly OptionalKey[], gone: ReadonlySet<string> = new Set(), released: readonly ReleasedKey[] = []): Promise<OptionalKeyChanges> {
+  if (!wanted.length && !released.length) return noChanges();
+  const keys: OptionalKeySet = { wanted, released };
+  return target.provider === 'sqlite' ? ensureSqlite(target.file, keys, gone) : ensurePostgres(target.url, keys, gone);
 }
 
 /** How many rows of each key's table hold a value in its column (a table or column the tenant lacks: none). */
@@ -201,13 +243,15 @@ const SQLITE_ON_DELETE: Record<string, OnDelete> = { 'SET NULL': 'set null', CAS
 
 function presentSqlite(db: Database.Database): Present {
   const keys = new Map<string, PresentKey>();
-  const rows = db.prepare<[], { tbl: string; id: number; col: string; ref: string; del: string }>(
-    "SELECT m.name AS tbl, f.id AS id, f.\"from\" AS col, f.\"table\" AS ref, f.on_delete AS del FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table'",
+  const rows = db.prepare<[], { tbl: string; ddl: string; id: number; col: string; ref: string; del: string }>(
+    "SELECT m.name AS tbl, m.sql AS ddl, f.id AS id, f.\"from\" AS col, f.\"table\" AS ref, f.on_delete AS del FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table'",
   ).all();
   const width = new Map<string, number>();
   for (const r of rows) width.set(`${r.tbl}#${r.id}`, (width.get(`${r.tbl}#${r.id}`) ?? 0) + 1);
   for (const r of rows) {
-    if (width.get(`${r.tbl}#${r.id}`) === 1) keys.set(`${r.tbl}.${r.col}`, { refTable: r.ref, onDelete: SQLITE_ON_DELETE[r.del.toUpperCase()] ?? 'other' });
+    if (width.get(`${r.tbl}#${r.id}`) !== 1) continue;
+    const named = new RegExp(`CONSTRAINT\\s+"([^"]+)"\\s+FOREIGN\\s+KEY\\s*\\("${escapeRegExp(r.col)}"\\)`, 'i').exec(r.ddl);
+    keys.set(`${r.tbl}.${r.col}`, { ...(named ? { name: named[1]! } : {}), refTable: r.ref, onDelete: SQLITE_ON_DELETE[r.del.toUpperCase()] ?? 'other' });
   }
   return { columns: sqliteTableColumns(db), keys };
 }
@@ -234,19 +278,19 @@ function withoutClause(create: string, column: string, refTable: string): string
  * Table names come from the registry (snake_case), and SQLite takes no parameter for them.
  * A key fw cannot take out of the CREATE TABLE is left as it is (`skipped`), with its replacement.
  */
-function rebuildSqlite(db: Database.Database, table: string, add: readonly OptionalKey[], drop: ReadonlyArray<{ key: OptionalKey; present: PresentKey }>, changes: OptionalKeyChanges): void {
+function rebuildSqlite(db: Database.Database, table: string, add: readonly OptionalKey[], drop: readonly Drop[], changes: OptionalKeyChanges): void {
   const row = db.prepare<[string], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
   if (!row) throw new Error(`no table ${table}`);
   let create = row.sql;
   const kept = new Set<string>();
   for (const d of drop) {
-    const without = withoutClause(create, d.key.column, d.present.refTable);
+    const without = withoutClause(create, d.column, d.present.refTable);
     if (without === null) {
-      kept.add(d.key.column);
-      changes.skipped.push({ key: d.key.name, why: `the key on ${table}.${d.key.column} is not written as fw writes one; change it by hand` });
+      kept.add(d.column);
+      changes.skipped.push({ key: d.name, why: `the key on ${table}.${d.column} is not written as fw writes one; change it by hand` });
     } else {
       create = without;
-      changes.dropped.push(d.key.name);
+      changes.dropped.push(d.name);
     }
   }
   const adding = add.filter((k) => !kept.has(k.column));
@@ -290,25 +334,25 @@ async function inSqliteTransaction<T>(db: Database.Database, fn: () => Promise<T
   }
 }
 
-async function ensureSqlite(file: string, wanted: readonly OptionalKey[], gone: ReadonlySet<string>): Promise<OptionalKeyChanges> {
+async function ensureSqlite(file: string, keys: OptionalKeySet, gone: ReadonlySet<string>): Promise<OptionalKeyChanges> {
   const db = registerSortKey(new Database(file, { fileMustExist: true, timeout: SQLITE_BUSY_TIMEOUT_MS }));
   try {
-    if (nothingToDo(planFor(presentSqlite(db), wanted, gone))) return noChanges();
+    if (nothingToDo(planFor(presentSqlite(db), keys, gone))) return noChanges();
     const changes = noChanges();
     // first the rows of tables whose target is going, with foreign keys on: a cascade reaches
     // their own children, a key onto them that restricts refuses
     db.pragma('foreign_keys = ON');
-    await inSqliteTransaction(db, () => goneRows(planFor(presentSqlite(db), wanted, gone).gone, sqliteWork(db), changes));
+    await inSqliteTransaction(db, () => goneRows(planFor(presentSqlite(db), keys, gone).gone, sqliteWork(db), changes));
     // then the keys: a rebuild copies rows, with foreign keys off (a pragma without effect inside a
     // transaction), checked on the rebuilt table after
     db.pragma('foreign_keys = OFF');
     try {
       await inSqliteTransaction(db, async () => {
         // planned again under the write lock: another process may have done it meanwhile
-        const plan = planFor(presentSqlite(db), wanted, gone);
+        const plan = planFor(presentSqlite(db), keys, gone);
         const add = await addable(plan.add, sqliteWork(db), changes);
-        for (const t of [...new Set([...add, ...plan.drop.map((d) => d.key)].map((k) => k.table))]) {
-          rebuildSqlite(db, t, add.filter((k) => k.table === t), plan.drop.filter((d) => d.key.table === t), changes);
+        for (const t of [...new Set([...add, ...plan.drop].map((k) => k.table))]) {
+          rebuildSqlite(db, t, add.filter((k) => k.table === t), plan.drop.filter((d) => d.table === t), changes);
         }
       });
     } finally {
@@ -336,12 +380,12 @@ async function presentPostgres(client: Client): Promise<Present> {
   return { columns, keys };
 }
 
-async function ensurePostgres(url: string, wanted: readonly OptionalKey[], gone: ReadonlySet<string>): Promise<OptionalKeyChanges> {
+async function ensurePostgres(url: string, keys: OptionalKeySet, gone: ReadonlySet<string>): Promise<OptionalKeyChanges> {
   return withClient(url, async (client) => {
-    if (nothingToDo(planFor(await presentPostgres(client), wanted, gone))) return noChanges();
+    if (nothingToDo(planFor(await presentPostgres(client), keys, gone))) return noChanges();
     // under the tenant's migration lock: instances opening one tenant at once would race on the keys
     return inLockedTransaction(client, async () => {
-      const plan = planFor(await presentPostgres(client), wanted, gone);
+      const plan = planFor(await presentPostgres(client), keys, gone);
       const work: RowWork = {
         run: async (q) => (await client.query(q.sql, [...q.params])).rowCount ?? 0,
         count: async (q) => Number((await client.query<{ n: string }>(q.sql, [...q.params])).rows[0]!.n),
@@ -349,8 +393,8 @@ async function ensurePostgres(url: string, wanted: readonly OptionalKey[], gone:
       };
       const changes = noChanges();
       await goneRows(plan.gone, work, changes);
-      for (const { key, present } of plan.drop) await client.query(compileOptionalKey.drop({ table: key.table, name: present.name! }));
-      changes.dropped = plan.drop.map((d) => d.key.name);
+      for (const d of plan.drop) await client.query(compileOptionalKey.drop({ table: d.table, name: d.present.name! }));
+      changes.dropped = plan.drop.map((d) => d.name);
       const add = await addable(plan.add, work, changes);
       for (const k of add) await client.query(compileOptionalKey.add(k));
       changes.added = add.map((k) => k.name);

@@ -9,7 +9,7 @@ import { dropAppSchema, upgradeSchema, type SchemaTarget, type UpgradePlan } fro
 import type { Settings } from '../settings.js';
 import { ConnectionBudget } from './budget.js';
 import { closeConnection, createConnection, sharedPrismaClients, type TenantConnection } from './clients.js';
-import { ensureOptionalKeys, type OptionalKey, type OptionalKeyChanges } from './optional-keys.js';
+import { ensureOptionalKeys, type OptionalKey, type OptionalKeyChanges, type OptionalKeySet } from './optional-keys.js';
 import type { Reader } from './readers/types.js';
 import type { SharedPrismaClients } from './shared-prisma.js';
 import { ensureSortIndexes, type SortIndex } from './sort-indexes.js';
@@ -39,10 +39,11 @@ export interface TenantDatabasesOptions {
    */
   sortIndexes?: () => readonly SortIndex[];
   /**
-   * The keys of the loaded models' `if_loaded` References (./optional-keys.ts), brought to each
-   * tenant's tables after its migrations; without (`fw migrate upgrade`) they are left as they are.
+   * The keys of the loaded models' `if_loaded` References, and the columns declared without a
+   * Reference whose fw-named key goes (./optional-keys.ts), brought to each tenant's tables after
+   * its migrations; without (`fw migrate upgrade`) they are left as they are.
    */
-  optionalKeys?: () => readonly OptionalKey[];
+  optionalKeys?: () => OptionalKeySet;
   /** Where the tenant's open says what it changed beyond migrations (rows an optional key emptied, keys it could not add). */
   log?: (level: 'warn', msg: string, extra?: Record<string, unknown>) => void;
 }
@@ -59,7 +60,7 @@ export class TenantDatabases {
   private readonly clientsDir: string;
   private readonly onOpen?: TenantDatabasesOptions['onOpen'];
   private readonly sortIndexes: (() => readonly SortIndex[]) | null;
-  private readonly optionalKeys: (() => readonly OptionalKey[]) | null;
+  private readonly optionalKeys: (() => OptionalKeySet) | null;
   private readonly log: NonNullable<TenantDatabasesOptions['log']>;
   private readonly opening = new Map<string, Promise<RootDbClient>>();
   private readonly clients: LRUCache<string, TenantConnection>;
@@ -97,7 +98,7 @@ export class TenantDatabases {
     // computed on the first open: on SQLite the key version ranks ICU's weights once
     this.sortIndexes = wanted ? () => (indexes ??= wanted()) : null;
     const optional = opts.optionalKeys;
-    let keys: readonly OptionalKey[] | null = null;
+    let keys: OptionalKeySet | null = null;
     // the registry does not change in a process: worked out on the first open, as the sort indexes
     this.optionalKeys = optional ? () => (keys ??= optional()) : null;
     this.log = opts.log ?? (() => {});
@@ -293,7 +294,10 @@ export class TenantDatabases {
    */
   private async bringUp(target: SchemaTarget): Promise<string[]> {
     const applied = await upgradeSchema(target, this.plan);
-    if (this.optionalKeys) this.reportKeys(target, await ensureOptionalKeys(target, this.optionalKeys()));
+    if (this.optionalKeys) {
+      const { wanted, released } = this.optionalKeys();
+      this.reportKeys(target, await ensureOptionalKeys(target, wanted, new Set(), released));
+    }
     if (this.sortIndexes) await ensureSortIndexes(target, this.sortIndexes());
     return applied;
   }

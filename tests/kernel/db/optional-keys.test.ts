@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOptionalKeys, optionalKeysOf, referencingRows, type OptionalKey } from '../../../src/kernel/db/optional-keys.ts';
+import { ensureOptionalKeys, optionalKeysOf, referencingRows, releasedKeysOf, type OptionalKey } from '../../../src/kernel/db/optional-keys.ts';
+import { f } from '../../../src/kernel/declare.ts';
+import { resolveModel } from '../../../src/kernel/registry/model.ts';
 import { ensurePostgresDatabase } from '../../../src/kernel/migrate/runner.ts';
 import { snapshotDiff } from '../../../src/kernel/migrate/chains.ts';
 import { kernelApp } from '../../../src/kernel/kernel-app.ts';
@@ -71,6 +73,16 @@ describe('which keys are optional, and who writes them', () => {
         await tk.cleanup();
       }
     }
+  });
+
+  it('every stored column declared without a Reference is released (its fw-named key goes at the open); References, if_loaded or not, and unstored fields are not', () => {
+    const model = resolveModel({
+      key: 'shop.item', description: 'Item',
+      fields: { name: f.char(20), doc_id: f.uuid(), owner_id: f.reference('shop.owner'), file_id: f.reference('shop.file', { if_loaded: true }), lines: f.one2many('shop.line', 'item_id') },
+    }, 'shop');
+    expect(releasedKeysOf([model]).map((k) => k.column)).toEqual(expect.arrayContaining(['name', 'doc_id']));
+    expect(releasedKeysOf([model]).filter((k) => ['owner_id', 'file_id', 'lines'].includes(k.column))).toEqual([]);
+    expect(releasedKeysOf([model]).find((k) => k.column === 'doc_id')).toEqual({ name: 'shop_item_doc_id_fkey', table: 'shop_item', column: 'doc_id' });
   });
 
   it("no migration writes an if_loaded Reference's key: storage's diff never touches connectors' table, on either engine", async () => {
@@ -236,6 +248,19 @@ describe.each(PROVIDERS)('keys of if_loaded References on %s', (provider) => {
       expect(changes).toEqual({ ...none, added: ['odd_doc_id_fkey'], dropped: ['odd_doc_id_fkey'] });
       expect(await ensureOptionalKeys(target, [odd])).toEqual(none);
     }
+  });
+
+  it('a released column (declared without a Reference) loses a key fw named, rows and indexes kept; a key named otherwise stays, and nothing is said', async () => {
+    const byHand = { name: 'item_owner_id_by_hand', table: 'item', column: 'owner_id' };
+    expect(await ensureOptionalKeys(target, [], new Set(), [byHand])).toEqual(none);
+    expect(await keys()).toContain('owner_id>owner');
+    const before = await items();
+    const idx = await indexes();
+    expect(await ensureOptionalKeys(target, [], new Set(), [{ ...byHand, name: 'item_owner_id_fkey' }])).toEqual({ ...none, dropped: ['item_owner_id_fkey'] });
+    expect(await keys()).not.toContain('owner_id>owner');
+    expect(await items()).toEqual(before);
+    expect(await indexes()).toEqual(idx);
+    expect(await ensureOptionalKeys(target, [], new Set(), [{ ...byHand, name: 'item_owner_id_fkey' }])).toEqual(none);
   });
 
   it('a table or column the tenant lacks is left alone', async () => {

@@ -4,10 +4,12 @@
  * the table on SQLite loses it and the next open puts it back, rows and new columns kept; when
  * the Reference stops being `if_loaded`, the migration takes over the key (on PostgreSQL it first
  * drops the one the open added, which the engine's ADD CONSTRAINT would otherwise find there).
+ * When it becomes a plain uuid column, the key goes (on SQLite by the next open, since no diff
+ * rebuilds the table) and the column takes any value.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOptionalKeys, optionalKeysOf } from '../../../src/kernel/db/optional-keys.ts';
+import { ensureOptionalKeys, optionalKeysOf, releasedKeysOf } from '../../../src/kernel/db/optional-keys.ts';
 import { f, type FieldDecl, type ModelDecl } from '../../../src/kernel/declare.ts';
 import { generateAppMigration, readChain, type ChainApp } from '../../../src/kernel/migrate/chains.ts';
 import { resolveModel } from '../../../src/kernel/registry/model.ts';
@@ -72,5 +74,44 @@ describe.each(PROVIDERS)('an if_loaded Reference through its app\'s chain on %s'
     expect(await itemKeys()).toEqual(['doc_id>shop_doc']);
     expect(keysOf(app(step3))).toEqual([]);
     expect((await tenant.rows('SELECT doc_id FROM shop_item')).map((r) => String(r.doc_id))).toEqual([DOC_ID]);
+  });
+});
+
+describe.each(PROVIDERS)('an if_loaded Reference that becomes a plain uuid column on %s', (provider) => {
+  let root: string;
+  let tenant: ShopTenant;
+  const app = (fields: Record<string, FieldDecl>): ChainApp => shopApp(root, fields, [DOC]);
+  const models = (a: ChainApp) => a.models.map((d) => resolveModel(d, 'shop'));
+  /** What a tenant's open does after its migrations. */
+  const open = (a: ChainApp) => ensureOptionalKeys(tenant.target, optionalKeysOf(models(a)), new Set(), releasedKeysOf(models(a)));
+  const itemKeyCount = async (): Promise<number> => Number((await tenant.rows(provider === 'sqlite'
+    ? "SELECT count(*) AS n FROM pragma_foreign_key_list('shop_item')"
+    : "SELECT count(*) AS n FROM pg_constraint WHERE contype = 'f' AND conrelid = 'shop_item'::regclass"))[0]!.n);
+  const referencing = { ...ITEM_FIELDS, doc_id: f.reference('shop.doc', { if_loaded: true }) };
+  const plain = { ...ITEM_FIELDS, doc_id: f.uuid() };
+
+  beforeAll(async () => {
+    root = shopRoot();
+    tenant = await shopTenant(provider);
+    await generateAppMigration(root, [app(referencing)], 'shop', { description: 'initial' });
+    await tenant.upgrade(app(referencing));
+    expect((await open(app(referencing))).added).toEqual(['shop_item_doc_id_fkey']);
+  });
+  afterAll(async () => {
+    await tenant.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('the key goes (on SQLite the open takes it back: the migration only drops the index), and the column then takes a value that points nowhere', async () => {
+    const written = await generateAppMigration(root, [app(plain)], 'shop', { description: 'doc id is a plain uuid' });
+    expect(written!.sql.sqlite).not.toMatch(/CREATE TABLE/);
+    await tenant.upgrade(app(plain));
+    expect(await itemKeyCount()).toBe(provider === 'sqlite' ? 1 : 0);
+    expect(await open(app(plain))).toMatchObject({ dropped: provider === 'sqlite' ? ['shop_item_doc_id_fkey'] : [], skipped: [] });
+    expect(await itemKeyCount()).toBe(0);
+    await tenant.exec(`INSERT INTO shop_item (record_uuid, updated_at_utc, name, doc_id) VALUES ('${ITEM_ID}', CURRENT_TIMESTAMP, 'Bolt', '00000000-0000-4000-8000-0000000000ff')`);
+    expect((await tenant.rows('SELECT doc_id FROM shop_item')).map((r) => String(r.doc_id))).toEqual(['00000000-0000-4000-8000-0000000000ff']);
+    // and the next open has nothing to do
+    expect(await open(app(plain))).toMatchObject({ added: [], dropped: [] });
   });
 });
