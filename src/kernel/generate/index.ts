@@ -78,7 +78,7 @@ function prismaGenerate(layout: ProjectLayout, provider: DbProvider) {
 const fingerprintPath = (layout: ProjectLayout): string => path.join(layout.root, 'generated', 'prisma', 'models.json');
 
 export function writeClientFingerprint(layout: ProjectLayout, registry: Registry): void {
-  const shapes = Object.fromEntries(ddlShape(registry.apps.flatMap((a) => a.models)));
+  const shapes = Object.fromEntries(ddlShape(registry.apps.flatMap((a) => a.models), 'client'));
   fs.mkdirSync(path.dirname(fingerprintPath(layout)), { recursive: true });
   fs.writeFileSync(fingerprintPath(layout), `${JSON.stringify(shapes, null, 1)}\n`);
 }
@@ -92,7 +92,7 @@ export function checkGeneratedClient(layout: ProjectLayout, apps: readonly Loade
   const known = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
   for (const app of apps) {
     if (!app.root) continue; // test fixtures bring no tables
-    for (const [key, shape] of ddlShape(app.models)) {
+    for (const [key, shape] of ddlShape(app.models, 'client')) {
       if (known[key] !== shape) {
         throw new BootError(`the generated database client is older than the declaration of ${key} (schema/${app.name}/${key}.ts): run fw generate (fw dev does it on save)`, { model: key });
       }

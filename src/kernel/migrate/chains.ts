@@ -165,8 +165,14 @@ export function tablesOf(app: Pick<ChainApp, 'name' | 'root'>): string[] {
 // ---------------------------------------------------------------------------------------------
 // Pending changes: declarations that differ from the last snapshot in anything the database holds
 
-/** What of a declaration reaches the database; labels, help texts, access and enum values do not. */
-export function ddlShape(models: readonly ModelDecl[]): Map<string, string> {
+/**
+ * What of a declaration reaches the database; labels, help texts, access and enum values do not.
+ * For a `chain` (its migrations), neither do the target and `on_delete` of an `if_loaded`
+ * Reference: its key is the tenant's open's (src/kernel/db/optional-keys.ts), so changing them
+ * needs no migration, and counting them made boot refuse a change no migration could hold. The
+ * generated `client` prints such a Reference as a relation, so for it they count.
+ */
+export function ddlShape(models: readonly ModelDecl[], of: 'chain' | 'client' = 'chain'): Map<string, string> {
   const out = new Map<string, string>();
   for (const m of models) {
     const fields = Object.entries(m.fields)
@@ -174,7 +180,9 @@ export function ddlShape(models: readonly ModelDecl[]): Map<string, string> {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, f]) => {
         const r = f as unknown as Record<string, unknown>;
-        return [name, f.type, r.size, f.required ?? false, f.unique ?? false, f.index ?? false, r.default, r.target, r.on_delete, r.if_loaded ?? false];
+        const optional = r.if_loaded === true;
+        const keyOf = (v: unknown) => (optional && of === 'chain' ? null : v);
+        return [name, f.type, r.size, f.required ?? false, f.unique ?? false, f.index ?? false, r.default, keyOf(r.target), keyOf(r.on_delete), optional];
       });
     out.set(m.key, JSON.stringify({ fields, unique_together: m.unique_together ?? [] }));
   }

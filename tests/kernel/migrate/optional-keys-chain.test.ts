@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureOptionalKeys, optionalKeysOf, releasedKeysOf } from '../../../src/kernel/db/optional-keys.ts';
 import { f, type FieldDecl, type ModelDecl } from '../../../src/kernel/declare.ts';
-import { generateAppMigration, readChain, type ChainApp } from '../../../src/kernel/migrate/chains.ts';
+import { ddlShape, generateAppMigration, pendingChanges, readChain, type ChainApp } from '../../../src/kernel/migrate/chains.ts';
 import { resolveModel } from '../../../src/kernel/registry/model.ts';
 import { PROVIDERS } from '../../helpers/kernel.ts';
 import { ITEM_FIELDS, shopApp, shopRoot, shopTenant, type ShopTenant } from './shop-app.ts';
@@ -53,6 +53,20 @@ describe.each(PROVIDERS)('an if_loaded Reference through its app\'s chain on %s'
     expect(await itemKeys()).toEqual(['doc_id>shop_doc']);
     await tenant.exec(`INSERT INTO shop_doc (record_uuid, updated_at_utc, title) VALUES ('${DOC_ID}', CURRENT_TIMESTAMP, 'Spec')`);
     await tenant.exec(`INSERT INTO shop_item (record_uuid, updated_at_utc, name, note, doc_id) VALUES ('${ITEM_ID}', CURRENT_TIMESTAMP, 'Bolt', 'M8', '${DOC_ID}')`);
+  });
+
+  it("changing an if_loaded Reference's on_delete or target needs no migration (nothing pending, so the server boots) and the open replaces the key", async () => {
+    const other: ModelDecl = { key: 'shop.sheet', description: 'Sheet', fields: { title: f.char(50) } };
+    const cascade = { ...step1, doc_id: f.reference('shop.doc', { if_loaded: true, on_delete: 'cascade' }) };
+    const elsewhere = { ...step1, doc_id: f.reference('shop.sheet', { if_loaded: true }) };
+    expect(pendingChanges(app(cascade))).toBeNull();
+    // the generated client prints it as a relation: for it, the change still asks for fw generate
+    expect(ddlShape(app(cascade).models, 'client')).not.toEqual(ddlShape(app(step1).models, 'client'));
+    expect(pendingChanges(shopApp(root, elsewhere, [DOC, other]))).toBe('shop.sheet added');
+    expect(await generateAppMigration(root, [app(cascade)], 'shop', { description: 'cascade' })).toBeNull();
+    expect(await ensureOptionalKeys(tenant.target, keysOf(app(cascade)))).toMatchObject({ added: ['shop_item_doc_id_fkey'], dropped: ['shop_item_doc_id_fkey'] });
+    // back as step 1 declares it, for the steps below
+    expect(await ensureOptionalKeys(tenant.target, keysOf(app(step1)))).toMatchObject({ added: ['shop_item_doc_id_fkey'], dropped: ['shop_item_doc_id_fkey'] });
   });
 
   it("the app's next migration (a rebuild on SQLite) and the open after it: the key is there, with the rows and the new column", async () => {
