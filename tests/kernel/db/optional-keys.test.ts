@@ -270,3 +270,60 @@ describe.each(PROVIDERS)('keys of if_loaded References on %s', (provider) => {
     expect(await referencingRows(target, [absent, noColumn])).toEqual(new Map());
   });
 });
+
+describe('a SQLite rebuild of a table written by hand', () => {
+  let dir: string;
+  let file: string;
+  const withDb = <T>(fn: (db: Database.Database) => T): T => {
+    const db = new Database(file);
+    try {
+      return fn(db);
+    } finally {
+      db.close();
+    }
+  };
+
+  beforeAll(() => {
+    dir = tempDir('optional-keys-by-hand');
+    file = path.join(dir, 'keys.db');
+    // keys off while writing the row that breaks one (better-sqlite3 turns them on)
+    withDb((db) => db.exec(`
+      PRAGMA foreign_keys = OFF;
+      CREATE TABLE "owner" ("dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "record_uuid" TEXT NOT NULL UNIQUE);
+      CREATE TABLE "doc" ("dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "record_uuid" TEXT NOT NULL UNIQUE);
+      CREATE TABLE "item" (
+        "dbid" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+        "record_uuid" TEXT NOT NULL,
+        "owner_id" TEXT,
+        "doc_id" TEXT, -- the document, when storage is installed
+        CONSTRAINT "item_owner_id_fkey" FOREIGN KEY ("owner_id") REFERENCES "owner" ("record_uuid") ON DELETE CASCADE ON UPDATE CASCADE
+        -- nothing after the last key
+      );
+      CREATE VIEW "item_v" AS SELECT record_uuid, doc_id FROM item;
+      CREATE TRIGGER "doc_touch" AFTER UPDATE ON doc BEGIN UPDATE item SET doc_id = NEW.record_uuid WHERE doc_id = OLD.record_uuid; END;
+      INSERT INTO doc (record_uuid) VALUES ('${DOC_A}');
+      INSERT INTO item (record_uuid, owner_id, doc_id) VALUES ('${uuidOf(1)}', '${NOWHERE}', '${DOC_A}');
+    `));
+  });
+  afterAll(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a view or another table\'s trigger naming the table, trailing comments and a row already breaking another key do not stop the open adding the key', async () => {
+    expect(await ensureOptionalKeys({ provider: 'sqlite', file }, [KEY])).toEqual({ added: ['item_doc_id_fkey'], dropped: [], nulled: {}, deleted: {}, skipped: [] });
+    withDb((db) => {
+      expect(db.prepare<[], { from: string; table: string }>("SELECT \"from\", \"table\" FROM pragma_foreign_key_list('item') ORDER BY \"from\"").all())
+        .toEqual([{ from: 'doc_id', table: 'doc' }, { from: 'owner_id', table: 'owner' }]);
+      // the row that broke the owner key was copied as it was
+      expect(db.prepare('SELECT record_uuid, owner_id, v.doc_id FROM item_v AS v JOIN item USING (record_uuid)').all()).toEqual([{ record_uuid: uuidOf(1), owner_id: NOWHERE, doc_id: DOC_A }]);
+      // the trigger still works on the rebuilt table
+      db.prepare('UPDATE doc SET record_uuid = ?').run(uuidOf(2));
+      expect(db.prepare('SELECT doc_id FROM item').pluck().get()).toBe(uuidOf(2));
+    });
+    expect(await ensureOptionalKeys({ provider: 'sqlite', file }, [KEY])).toMatchObject({ added: [], dropped: [] });
+  });
+});
+
+function uuidOf(n: number): string {
+  return `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+}
