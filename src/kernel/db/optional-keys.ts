@@ -30,7 +30,7 @@ import { compileOptionalKey, type CompiledSql, type OptionalKeyShape } from '../
 import type { OnDelete } from '../declare.js';
 import { Conflict } from '../errors.js';
 import { inLockedTransaction, SQLITE_BUSY_TIMEOUT_MS, withClient } from '../migrate/runner.js';
-import type { SchemaTarget } from '../migrate/upgrade.js';
+import { dropAppSchema, type SchemaTarget } from '../migrate/upgrade.js';
 import type { ResolvedModel } from '../registry/model.js';
 import { columnObjectName, modelNames } from '../registry/names.js';
 import { postgresTableColumns, sqliteTableColumns, type TableColumns } from './catalogue.js';
@@ -152,6 +152,24 @@ export async function ensureOptionalKeys(target: SchemaTarget, wanted: readonly 
   if (!wanted.length && !released.length) return noChanges();
   const keys: OptionalKeySet = { wanted, released };
   return target.provider === 'sqlite' ? ensureSqlite(target.file, keys, gone) : ensurePostgres(target.url, keys, gone);
+}
+
+/**
+ * An app's removal SQL (`fw app uninstall`), after its `keys` (those onto its tables) were
+ * released. Another server opening the tenant between the release and this finds the app's
+ * tables still there and puts the keys back: on PostgreSQL, where that key would refuse the drop,
+ * they are dropped again first in the removal's own locked transaction (which an open waits for);
+ * on SQLite, where the drop would leave a key onto a table that is gone, refusing every value
+ * written to the column, they are taken back after it.
+ */
+export async function dropAppWithKeys(target: SchemaTarget, app: string, sql: string, keys: readonly OptionalKey[]): Promise<void> {
+  if (target.provider === 'postgresql') {
+    const drops = keys.map((k) => `${compileOptionalKey.drop(k, true)};`);
+    await dropAppSchema(target, app, [...drops, sql].join('\n'));
+    return;
+  }
+  await dropAppSchema(target, app, sql);
+  await ensureOptionalKeys(target, keys);
 }
 
 /** How many rows of each key's table hold a value in its column (a table or column the tenant lacks: none). */

@@ -5,11 +5,11 @@ import type { RootDbClient } from '../env.js';
 import { BadRequest, NotFound } from '../errors.js';
 import type { DbProvider } from '../generate/prisma-schema.js';
 import { dropPostgresDatabase, ensurePostgresDatabase, listPostgresDatabases } from '../migrate/runner.js';
-import { dropAppSchema, upgradeSchema, type SchemaTarget, type UpgradePlan } from '../migrate/upgrade.js';
+import { upgradeSchema, type SchemaTarget, type UpgradePlan } from '../migrate/upgrade.js';
 import type { Settings } from '../settings.js';
 import { ConnectionBudget } from './budget.js';
 import { closeConnection, createConnection, sharedPrismaClients, type TenantConnection } from './clients.js';
-import { ensureOptionalKeys, type OptionalKey, type OptionalKeyChanges, type OptionalKeySet } from './optional-keys.js';
+import { dropAppWithKeys, ensureOptionalKeys, type OptionalKey, type OptionalKeyChanges, type OptionalKeySet } from './optional-keys.js';
 import type { Reader } from './readers/types.js';
 import type { SharedPrismaClients } from './shared-prisma.js';
 import { ensureSortIndexes, type SortIndex } from './sort-indexes.js';
@@ -329,11 +329,11 @@ export class TenantDatabases {
   /**
    * Runs an app's removal SQL in an existing tenant and forgets its migrations (`fw app
    * uninstall`); the caller has checked that nothing installed depends on it and released the
-   * keys onto its tables.
+   * keys onto its tables (`keys`: any an open put back meanwhile go with the drop, `dropAppWithKeys`).
    */
-  async dropApp(tenant: string, app: string, sql: string): Promise<void> {
+  async dropApp(tenant: string, app: string, sql: string, keys: readonly OptionalKey[]): Promise<void> {
     await this.assertExists(tenant);
-    await dropAppSchema(this.schemaTarget(tenant), app, sql);
+    await dropAppWithKeys(this.schemaTarget(tenant), app, sql, keys);
   }
 
   async exists(tenant: string): Promise<boolean> {

@@ -117,6 +117,6 @@ export async function uninstallApp(kernel: Kernel, tenant: string, name: string)
     }
     await delegateOf(env.db, env.registry.model('ir.module')).deleteMany({ where: { name } });
   }, true, `uninstall:${name}`);
-  await kernel.tenants.dropApp(tenant, name, sql);
+  await kernel.tenants.dropApp(tenant, name, sql, keys);
   return { ...plan, rows: { nulled: released.nulled, deleted: released.deleted } };
 }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOptionalKeys, optionalKeysOf, referencingRows, releasedKeysOf, type OptionalKey } from '../../../src/kernel/db/optional-keys.ts';
+import { dropAppWithKeys, ensureOptionalKeys, optionalKeysOf, referencingRows, releasedKeysOf, type OptionalKey } from '../../../src/kernel/db/optional-keys.ts';
 import { f } from '../../../src/kernel/declare.ts';
 import { resolveModel } from '../../../src/kernel/registry/model.ts';
 import { ensurePostgresDatabase } from '../../../src/kernel/migrate/runner.ts';
@@ -268,6 +268,17 @@ describe.each(PROVIDERS)('keys of if_loaded References on %s', (provider) => {
     const noColumn: OptionalKey = { ...KEY, name: 'item_nothing_fkey', column: 'nothing' };
     expect(await ensureOptionalKeys(target, [absent, noColumn])).toEqual(none);
     expect(await referencingRows(target, [absent, noColumn])).toEqual(new Map());
+  });
+
+  it("another server's open between the release and the drop puts the key back; the app's removal takes it again, and the column then takes any value", async () => {
+    expect((await ensureOptionalKeys(target, [KEY])).added).toEqual(['item_doc_id_fkey']);
+    expect((await ensureOptionalKeys(target, [KEY], new Set(['doc']))).dropped).toEqual(['item_doc_id_fkey']);
+    // the other server still sees doc: it adds the key again
+    expect((await ensureOptionalKeys(target, [KEY])).added).toEqual(['item_doc_id_fkey']);
+    await dropAppWithKeys(target, 'docs', 'DROP TABLE "odd";\nDROP TABLE "doc";', [KEY]);
+    expect(await keys()).not.toContain('doc_id>doc');
+    await insertItem(7, NOWHERE);
+    expect((await items()).map((r) => r.doc_id)).toContain(NOWHERE);
   });
 });
 
