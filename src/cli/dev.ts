@@ -29,7 +29,7 @@ export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void
         Object.assign(process.env, shellEnv);
         const envFile = (await import('node:path')).join(projectLayout().root, '.env');
         if (fs.existsSync(envFile)) process.loadEnvFile(envFile);
-        const { prepareDeclarations, writeDevSdl } = await import('../kernel/dev/prepare.js');
+        const { prepareDeclarations, writeDevGenerated } = await import('../kernel/dev/prepare.js');
         const { mark } = await import('./timing.js');
         const prepared = declarations ? await prepareDeclarations(projectLayout(), mark, { allowDataLoss: opts.allowDataLoss }) : null;
         prepared?.lines.forEach(progress);
@@ -40,7 +40,7 @@ export function registerDev(program: Command, shellEnv: NodeJS.ProcessEnv): void
           beforeTenant: prepared?.client,
           listening: () => {
             childHandshake.listening();
-            if (declarations) void writeDevSdl(projectLayout()).then((lines) => lines.forEach(progress), (err: unknown) => progress(`fw dev: the SDL was not written: ${String(err)}`));
+            void writeDevGenerated(projectLayout(), declarations).then((lines) => lines.forEach(progress), (err: unknown) => progress(`fw dev: the SDL and app types were not written: ${String(err)}`));
           },
         });
         return;

@@ -184,6 +184,9 @@ describe('fw dev', () => {
     const sql = fs.readFileSync(path.join(root, 'prisma/migrations/base', drafts[0], 'sqlite.sql'), 'utf8');
     expect(sql.split('\n')[0]).toBe('-- DRAFT written by fw dev: finalise with fw migrate generate -m "<what changed>" --app base');
     expect(sql).toContain('dev_note');
+    // the typed app code follows: the SDL and fw-types.ts are written once the server listens
+    await until('the new field in generated/fw-types.ts', async () => (fs.readFileSync(path.join(root, 'generated/fw-types.ts'), 'utf8').includes('dev_note') ? true : undefined));
+    expect(fs.readFileSync(path.join(root, 'generated/schema.graphql'), 'utf8')).toContain('dev_note');
   }, LONG);
 
   it('a declaration that does not load writes no draft and leaves the last good server answering; the error names the model and field', async () => {

@@ -12,7 +12,7 @@ import { loadAllApps, type ProjectLayout } from '../modules/loader.js';
  * whose declarations are ahead of its chain, then the Prisma schemas, and the SQLite client only
  * when its schema text changed (a label or help text leaves it as it was), generated while the
  * server boots (`client`: awaited before a tenant is opened). The SDL, which the
- * server does not read, is written once it listens (`writeDevSdl`). Returns the lines to print.
+ * server does not read, is written once it listens (`writeDevGenerated`). Returns the lines to print.
  */
 export async function prepareDeclarations(
   layout: ProjectLayout,
@@ -43,8 +43,19 @@ export async function prepareDeclarations(
   return { lines, client };
 }
 
-/** generated/schema.graphql for the declarations as they are now (for clients and codegen). */
-export async function writeDevSdl(layout: ProjectLayout): Promise<string[]> {
-  const { writeSdl } = await import('../../server/graphql/sdl.js');
-  return (await writeSdl(layout)) ? ['wrote generated/schema.graphql'] : [];
+/**
+ * Once the server listens (nothing it reads): generated/schema.graphql for the declarations as
+ * they are now (for clients and codegen), when they changed, and generated/fw-types.ts (the
+ * typed `fw.create`, commands' payloads: docs/app-api.md) after any change, commands being app
+ * code. Returns the lines to print.
+ */
+export async function writeDevGenerated(layout: ProjectLayout, declarations: boolean): Promise<string[]> {
+  const lines: string[] = [];
+  if (declarations) {
+    const { writeSdl } = await import('../../server/graphql/sdl.js');
+    if (await writeSdl(layout)) lines.push('wrote generated/schema.graphql');
+  }
+  const { writeAppTypes } = await import('../generate/app-types.js');
+  if (writeAppTypes(layout.root, createRegistry(await loadAllApps(layout)))) lines.push('wrote generated/fw-types.ts');
+  return lines;
 }
