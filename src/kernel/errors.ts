@@ -191,6 +191,17 @@ export function asFwError(err: unknown): FwError | null {
   return err instanceof FwError ? err : databaseBusy(err);
 }
 
+/**
+ * Stored migrations that cannot be applied as they are: one already applied and changed since
+ * (`MIGRATION_CHANGED`: write a new one instead), or the store itself broken (`MIGRATION_CORRUPT`,
+ * `MIGRATION_DUPLICATE`). The operator's to fix, never a client's input: a 500 with its own code.
+ */
+export class MigrationRefused extends FwError {
+  constructor(message: string, details: Record<string, unknown>, code: 'MIGRATION_CHANGED' | 'MIGRATION_CORRUPT' | 'MIGRATION_DUPLICATE') {
+    super(code, 500, message, details);
+  }
+}
+
 /** A declaration, manifest or module configuration that cannot boot. Raised at start-up only. */
 export class BootError extends FwError {
   constructor(message: string, details?: Record<string, unknown>, code = 'BOOT_ERROR') {

@@ -8,6 +8,7 @@ import type { DataMigration } from './data-context.js';
 import {
   loadDataStep, migrationChecksum, postgresDataDb, splitAtDataStep, sqliteDataDb, type DataStep,
 } from './data-migration.js';
+import { MigrationRefused } from '../errors.js';
 import { explainFailure } from './failure.js';
 
 export interface StoredMigration {
@@ -72,19 +73,21 @@ function assertDatabaseName(dbName: string): void {
 function prepareMigrations(migrations: StoredMigration[]): StoredMigration[] {
   const seen = new Set<string>();
   for (const m of migrations) {
-    if (seen.has(m.name)) throw new Error(`Duplicate migration name "${m.name}"`);
+    if (seen.has(m.name)) throw new MigrationRefused(`Duplicate migration name "${m.name}"`, { migration: m.name }, 'MIGRATION_DUPLICATE');
     seen.add(m.name);
     if (migrationChecksum(m.sql, m.data) !== m.checksum) {
-      throw new Error(`Migration "${m.name}": stored checksum does not match its SQL (corrupted migration store?)`);
+      throw new MigrationRefused(`Migration "${m.name}": stored checksum does not match its SQL (corrupted migration store?)`, { migration: m.name }, 'MIGRATION_CORRUPT');
     }
   }
   return [...migrations];
 }
 
-function checksumMismatch(name: string, applied: string, stored: string): Error {
-  return new Error(
+function checksumMismatch(name: string, applied: string, stored: string): MigrationRefused {
+  return new MigrationRefused(
     `Migration "${name}" was already applied with checksum ${applied}, but the stored migration now has ` +
       `checksum ${stored}; applied migrations must never change (write a new migration instead)`,
+    { migration: name, applied, stored },
+    'MIGRATION_CHANGED',
   );
 }
 

@@ -91,6 +91,7 @@ describe('applyPostgresMigrations', () => {
     await expect(applyPostgresMigrations(url, [edited, ...migrations.slice(1)])).rejects.toThrow(
       /Migration "0001_init" was already applied with checksum [0-9a-f]{64}/,
     );
+    await expect(applyPostgresMigrations(url, [edited])).rejects.toMatchObject({ code: 'MIGRATION_CHANGED', status: 500, details: { migration: '0001_init' } });
     expect(await recordedNames(url)).toEqual(['0001_init']);
     expect(await tableNames(url)).not.toContain('sneaky');
   });

@@ -109,6 +109,7 @@ describe('applySqliteMigrations', () => {
     await expect(applySqliteMigrations(file, [edited, ...migrations.slice(1)])).rejects.toThrow(
       /Migration "0001_init" was already applied with checksum [0-9a-f]{64}/,
     );
+    await expect(applySqliteMigrations(file, [edited])).rejects.toMatchObject({ code: 'MIGRATION_CHANGED', status: 500, details: { migration: '0001_init' } });
     expect(recorded(file).map((r) => r.name)).toEqual(['0001_init']);
     expect(tableNames(file)).not.toContain('sneaky');
   });
@@ -126,6 +127,8 @@ describe('applySqliteMigrations', () => {
     const file = path.join(tmp, 'never-created', 'tenant.db');
     const corrupt = { ...migrations[0], checksum: '0'.repeat(64) };
     await expect(applySqliteMigrations(file, [corrupt])).rejects.toThrow(/Migration "0001_init": stored checksum/);
+    await expect(applySqliteMigrations(file, [corrupt])).rejects.toMatchObject({ code: 'MIGRATION_CORRUPT' });
+    await expect(applySqliteMigrations(file, [migrations[0], migrations[0]])).rejects.toMatchObject({ code: 'MIGRATION_DUPLICATE', details: { migration: '0001_init' } });
     expect(fs.existsSync(path.dirname(file))).toBe(false);
   });
 
