@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appFiles } from '../../src/kernel/scaffold/templates.ts';
 import { tempDir } from '../helpers/kernel.ts';
 import { freePort, FW } from '../helpers/team-project.ts';
 import { extractBlocks } from './markdown-examples.ts';
@@ -17,6 +18,13 @@ import { extractBlocks } from './markdown-examples.ts';
 const GUIDE = 'docs/build-an-app.md';
 const blocks = extractBlocks(GUIDE, fs.readFileSync(path.join(FW, GUIDE), 'utf8')).filter((b) => b.marker?.kind === 'guide');
 
+
+describe(`${GUIDE}, as written`, () => {
+  it('the model step 2 shows is the one fw new app writes', () => {
+    const shown = extractBlocks(GUIDE, fs.readFileSync(path.join(FW, GUIDE), 'utf8')).find((b) => b.lang === 'ts' && b.marker?.arg.startsWith('what fw new app writes'));
+    expect(shown?.code.trim()).toBe(appFiles({ app: 'helpdesk.desk', model: 'helpdesk.ticket' })['schema/helpdesk.desk/helpdesk.ticket.ts']!.trim());
+  });
+});
 
 describe(GUIDE, () => {
   let dir: string;

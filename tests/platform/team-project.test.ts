@@ -223,6 +223,10 @@ describe('a team project outside the fw tree', () => {
     // the project's client code typechecks against fw's client API (web/tsconfig.json)
     const tsc = run(project, path.join(project, 'node_modules', '.bin', 'tsc'), ['--noEmit', '-p', 'web']);
     expect(tsc.code, tsc.out).toBe(0);
+    // and the project's own typecheck does not take in the client code through the build's list of it
+    expect(fs.existsSync(path.join(project, 'generated', 'web-extensions.ts'))).toBe(true);
+    const own = run(project, path.join(project, 'node_modules', '.bin', 'tsc'), ['--noEmit', '-p', '.']);
+    expect(own.code, own.out).toBe(0);
 
     const s = await serve(project, { ...settings, DATABASE_URL: '' });
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });

@@ -41,7 +41,8 @@ export function projectFiles(t: ProjectTemplate): Files {
     // land in this project's node_modules, one copy each (the generated Prisma client and fw must
     // share @prisma/client), and nothing is linked into the fw checkout
     '.npmrc': 'install-links=true\n',
-    '.gitignore': ['node_modules/', '/data/', 'generated/prisma/', 'web/dist/', 'web/src/gql/', '.env.local', ''].join('\n'),
+    // generated/web-extensions.ts: written by fw build web, with this machine's paths
+    '.gitignore': ['node_modules/', '/data/', 'generated/prisma/', 'generated/web-extensions.ts', 'web/dist/', 'web/src/gql/', '.env.local', ''].join('\n'),
     '.env': [
       '# Settings of this project (docs/configuration.md of fw lists them all); the environment wins.',
       '# Domains to boot: each lists its apps in src/domains/<domain>.ts (fw new app adds them).',
@@ -89,8 +90,9 @@ export function projectFiles(t: ProjectTemplate): Files {
         isolatedModules: true,
       },
       include: ['src', 'schema', 'tests', 'generated', '*.ts'],
-      // the apps' client code is checked by web/tsconfig.json (a browser, JSX, fw's client API)
-      exclude: ['src/apps/*/web'],
+      // the apps' client code is checked by web/tsconfig.json (a browser, JSX, fw's client API);
+      // fw build web's list of it imports that code, so it goes with it
+      exclude: ['src/apps/*/web', 'generated/web-extensions.ts'],
     }),
     'web/tsconfig.json': json({
       compilerOptions: {
