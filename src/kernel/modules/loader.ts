@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AppManifest, AppModule } from '../app.js';
-import type { ModelDecl } from '../declare.js';
+import { f, type ModelDecl } from '../declare.js';
 import { BootError, FwError } from '../errors.js';
+import { didYouMeanOrList } from '../registry/closest.js';
 import type { LoadedApp } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
 import { checkManifest, orderApps, type ActivePlan } from './order.js';
@@ -82,7 +83,10 @@ async function importFile(file: string): Promise<Record<string, unknown>> {
     if (!(err instanceof Error) || err instanceof FwError || err.message.includes(file)) throw err;
     const frame = err.stack?.split('\n').find((line) => line.includes(url) || line.includes(file));
     const at = frame ? /:(\d+):(\d+)\)?\s*$/.exec(frame) : null;
-    throw new BootError(`${path.relative(process.cwd(), file) || file}${at ? `:${at[1]}:${at[2]}` : ''}: ${err.message}`);
+    // f.date(…): a field constructor that does not exist; say which ones do
+    const ctor = err instanceof TypeError ? /^f\.(\w+) is not a function$/.exec(err.message) : null;
+    const hint = ctor ? didYouMeanOrList(ctor[1]!, Object.keys(f)) : '';
+    throw new BootError(`${path.relative(process.cwd(), file) || file}${at ? `:${at[1]}:${at[2]}` : ''}: ${err.message}${hint}`);
   }
 }
 

@@ -43,3 +43,11 @@ export function didYouMean(name: string, candidates: Iterable<string>): string {
   const near = closest(name, candidates);
   return near === undefined ? '' : ` (did you mean ${near}?)`;
 }
+
+/**
+ * ` (did you mean datetime?)` when a candidate is close, else the whole list of them
+ * (` (one of char, text, …)`): for a closed set small enough to read, such as field types.
+ */
+export function didYouMeanOrList(name: string, candidates: readonly string[]): string {
+  return didYouMean(name, candidates) || ` (one of ${candidates.join(', ')})`;
+}

@@ -10,7 +10,7 @@
  */
 import type { AccessDecl, FieldDecl, FieldType, ModelDecl, RecordRule } from '../declare.js';
 import { BootError } from '../errors.js';
-import { didYouMean } from './closest.js';
+import { didYouMean, didYouMeanOrList } from './closest.js';
 
 const MODEL: Record<keyof ModelDecl, true> = {
   key: true, description: true, record_name: true, default_order: true, name_search_fields: true, fields: true,
@@ -54,7 +54,7 @@ export function checkDeclarationKeys(decl: ModelDecl): void {
     if (!isObject(field)) throw new BootError(`${where} must be a field declaration (f.char(…), f.reference(…), …)`);
     const type = field.type;
     if (typeof type !== 'string' || !Object.hasOwn(FIELDS, type)) {
-      throw new BootError(`${where}: unknown field type "${String(type)}"${didYouMean(String(type), Object.keys(FIELDS))}`);
+      throw new BootError(`${where}: unknown field type "${String(type)}"${didYouMeanOrList(String(type), Object.keys(FIELDS))}`);
     }
     onlyKnown(where, field, FIELDS[type as FieldType]);
   }

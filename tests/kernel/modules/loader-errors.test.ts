@@ -42,7 +42,16 @@ describe('errors while a project file runs', () => {
       '',
     ].join('\n')));
     expect(err).toBeInstanceOf(BootError);
-    expect(err.message).toMatch(/schema\/shop_app\/shop\.order\.ts:4:\d+: f\.chr is not a function$/);
+    expect(err.message).toMatch(/schema\/shop_app\/shop\.order\.ts:4:\d+: f\.chr is not a function \(did you mean char\?\)$/);
+  });
+
+  it('a field constructor that does not exist is told with the ones that do', async () => {
+    const err = await failure(project([
+      'const f: Record<string, (n: number) => unknown> = {};',
+      "export default { key: 'shop.order', description: 'Order', fields: { due: f.calendarday(1) } };",
+      '',
+    ].join('\n')));
+    expect(err.message).toMatch(/shop\.order\.ts:2:\d+: f\.calendarday is not a function \(one of char, text, integer, float, boolean, datetime, json, uuid, enum, reference, one2many\)$/);
   });
 
   it('an app index that throws names its file and line too', async () => {

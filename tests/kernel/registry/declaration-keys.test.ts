@@ -68,6 +68,7 @@ describe('unknown keys of a model declaration', () => {
       .toMatch(/^model kt\.ticket: access\.rules\[0\] has no option "domian" \(did you mean domain\?\)/);
     expect(refusal(broken((d) => { d.access.fields.stage = { wirte: ['admin'] }; }))).toMatch(/access\.fields\.stage has no option "wirte" \(did you mean write\?\)/);
     expect(refusal(broken((d) => { d.fields.name.type = 'chr'; }))).toMatch(/field name: unknown field type "chr" \(did you mean char\?\)/);
+    expect(refusal(broken((d) => { d.fields.name.type = 'Dateish'; }))).toMatch(/field name: unknown field type "Dateish" \(one of char, text, .*, one2many\)/);
     expect(refusal(broken((d) => { d.fields.name = 'char'; }))).toMatch(/field name must be a field declaration/);
   });
 });
