@@ -256,6 +256,19 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
         expect(problems(priv)).toEqual({ password_hash: 'UNKNOWN_FIELD' });
       });
 
+      it('a misspelt field is told the near one the caller may write; a private or read-only one is never offered', async () => {
+        const messages = (res: Res) => Object.fromEntries((res.body.error.details?.errors ?? []).map((e: { field: string; message: string }) => [e.field, e.message]));
+        const typo = await ts.request('POST', '/api/data/crm.lead', { token, body: { name: 'Typo', emial: 'a@example.com', dbidd: 1 } });
+        expectError(typo, 422, 'VALIDATION_FAILED');
+        expect(messages(typo)).toEqual({ emial: 'crm.lead has no field "emial" (did you mean email?)', dbidd: 'crm.lead has no field "dbidd"' });
+        const me = (await ts.request('GET', '/api/auth/me', { token })).body.id;
+        const priv = await ts.request('PATCH', `/api/data/res.user/${me}`, { token, body: { password_has: 'x' } });
+        expect(messages(priv)).toEqual({ password_has: 'res.user has no field "password_has"' });
+        const org = (await ts.request('GET', '/api/data/res.organization?limit=1', { token })).body.items[0];
+        const cmd = await ts.request('POST', `/api/data/res.organization/${org.id}/change_country`, { token, body: { countyr: 'FR' } });
+        expect(messages(cmd)).toMatchObject({ countyr: 'res.organization.change_country takes no "countyr" (did you mean country?)' });
+      });
+
       it('every problem with the given values is reported at once', async () => {
         // (required fields are checked after the pre hooks, which may fill them, so they come in a second round)
         const res = await ts.request('POST', '/api/data/crm.lead', { token, body: { stage: 'bogus', email: 'e'.repeat(300), extra: true } });

@@ -3,6 +3,7 @@ import { coerceScalar } from '../data/values.js';
 import { systemPrincipal, type DbClient, type Env, type Principal, type RootDbClient } from '../env.js';
 import { AccessDenied, AuthenticationRequired, BadRequest, ValidationError } from '../errors.js';
 import type { Reader } from '../db/readers/types.js';
+import { didYouMean } from '../registry/closest.js';
 import type { Registry, ResolvedCommand } from '../registry/registry.js';
 import type { Settings } from '../settings.js';
 import { DELETED_VALUES, findScoped } from '../commands/crud.js';
@@ -180,7 +181,7 @@ export function validateInput(cmd: ResolvedCommand, payload: Record<string, unkn
     const f = cmd.inputFields.get(k);
     if (!f) {
       if (k === 'id' && cmd.record) out.id = v;
-      else errors.push({ field: k, code: 'UNKNOWN_FIELD', message: `${cmd.name} takes no "${k}"` });
+      else errors.push({ field: k, code: 'UNKNOWN_FIELD', message: `${cmd.name} takes no "${k}"${didYouMean(k, cmd.inputFields.keys())}` });
       continue;
     }
     if (v === null || v === undefined) {

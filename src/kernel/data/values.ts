@@ -1,5 +1,6 @@
 import { BadRequest, ValidationError } from '../errors.js';
 import { DATETIME_EXPECTED, parseDateTime } from './datetime.js';
+import { didYouMean } from '../registry/closest.js';
 import type { ResolvedField, ResolvedModel } from '../registry/model.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -168,7 +169,9 @@ export function toWriteData(
   for (const [name, v] of Object.entries(values)) {
     const field = model.fields.get(name);
     if (!field || (field.private && !opts.allowReadonly)) {
-      problems.push({ field: name, code: 'UNKNOWN_FIELD', message: `${model.key} has no field "${name}"` });
+      // the near name among the fields this caller may write (a private one is never named)
+      const writable = [...model.fields.values()].filter((f) => !f.private && !f.auto && f.type !== 'one2many' && !f.readonly && (!opts.canWrite || opts.canWrite(f)));
+      problems.push({ field: name, code: 'UNKNOWN_FIELD', message: `${model.key} has no field "${name}"${didYouMean(name, writable.map((f) => f.name))}` });
       continue;
     }
     if (field.auto || field.type === 'one2many' || (field.readonly && !opts.allowReadonly)) {
