@@ -39,7 +39,10 @@ export function canAccess(model: ResolvedModel, principal: Principal, op: Access
 
 export function checkAccess(model: ResolvedModel, principal: Principal, op: AccessOp): void {
   if (!canAccess(model, principal, op)) {
-    throw new AccessDenied(`role "${principal.role}" may not ${op} ${model.key}`, { model: model.key, op, role: principal.role });
+    // the groups given to the user are named too: "role user" alone read as if they were not checked
+    const groups = principal.groups ?? [];
+    const holder = `role "${principal.role}"${groups.length ? ` with group${groups.length > 1 ? 's' : ''} ${groups.map((g) => `"${g}"`).join(', ')}` : ''}`;
+    throw new AccessDenied(`${holder} may not ${op} ${model.key}`, { model: model.key, op, role: principal.role, ...(groups.length ? { groups } : {}) });
   }
 }
 

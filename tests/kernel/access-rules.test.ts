@@ -105,6 +105,11 @@ describe('role permissions (canAccess, checkAccess)', () => {
       status: 403, code: 'ACCESS_DENIED', message: 'role "auditor" may not delete acl.note',
       details: { model: 'acl.note', op: 'delete', role: 'auditor' },
     });
+    // groups given to the user are checked too, and the refusal names them
+    expect(() => checkAccess(note, { ...as('auditor'), groups: ['acl.helper', 'acl.viewer'] }, 'delete')).toThrow(expect.objectContaining({
+      message: 'role "auditor" with groups "acl.helper", "acl.viewer" may not delete acl.note',
+      details: { model: 'acl.note', op: 'delete', role: 'auditor', groups: ['acl.helper', 'acl.viewer'] },
+    }));
   });
 });
 
