@@ -60,6 +60,10 @@ for (const provider of ['sqlite', 'postgresql'] as Provider[]) {
         expect([del.status, del.body]).toEqual([200, { id: temp.body.id, deleted: true }]);
         expectError(await ts.request('POST', '/api/data/res.organization', { token, body: [{ name: 'x' }] }), 400, 'INVALID_BODY');
         expectError(await ts.request('PATCH', `/api/data/res.organization/${org.id}`, { token, body: '"text"', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_BODY');
+        // a JSON object sent as text/plain is not read as text and refused as "not an object": its type is what is wrong
+        const plain = await ts.request('PATCH', `/api/data/res.organization/${org.id}`, { token, body: '{"name":"x"}', headers: { 'content-type': 'text/plain' } });
+        expectError(plain, 415, 'UNSUPPORTED_MEDIA_TYPE');
+        expect(plain.body.error.message).toBe('the request body was sent as text/plain: send it as application/json');
       });
 
       it('a filter that is not JSON is 400 INVALID_FILTER', async () => {
