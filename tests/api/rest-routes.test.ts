@@ -161,6 +161,16 @@ describe('record routes', () => {
     expect(res.body).toMatchObject({ name: 'Patch Me', email: 'keep@lead.test', expected_revenue: 20, probability: 0.3, revision: 2 });
   });
 
+  it('PATCH with nothing to write ({}, or only the id and read-only values as read) answers the record unchanged: same revision and updated_at', async () => {
+    const created = (await post('/api/data/crm.lead', { name: 'Leave Me' })).body;
+    const empty = await ts.request('PATCH', `/api/data/crm.lead/${created.id}`, { token, body: {} });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toMatchObject({ id: created.id, name: 'Leave Me', revision: 1, updated_at_utc: created.updated_at_utc });
+    const echoes = await ts.request('PATCH', `/api/data/crm.lead/${created.id}`, { token, body: { id: created.id, dbid: created.dbid, created_at_utc: created.created_at_utc } });
+    expect(echoes.body).toMatchObject({ revision: 1, updated_at_utc: created.updated_at_utc });
+    expect((await ts.request('GET', `/api/data/crm.lead/${created.id}`, { token })).body).toMatchObject({ revision: 1, updated_at_utc: created.updated_at_utc });
+  });
+
   it('PUT replaces: writable fields not sent go back to their default or null, except the organization a record was created in (its default is whoever creates it)', async () => {
     const created = (await post('/api/data/crm.lead', {
       name: 'Put Me', email: 'gone@lead.test', stage: 'qualified', expected_revenue: 10, probability: 0.3, notes: 'n', organization: acme,

@@ -660,6 +660,9 @@ export const crudCommands: CommandDecl[] = [
       await checkReferences(env, model, values, before);
       const ctx = { env, model: model.key, op: 'update', payload: { ...values }, before };
       await runPreHooks(ctx);
+      // nothing to write (`{}`, or only echoes of what is there): the record as it is, its revision
+      // and updated_at left alone, so no other client's copy turns stale over a change that is none
+      if (Object.keys(ctx.payload).length === 0) return shown(env, model, callerView(env, model, before));
       const data = toWriteData(model, ctx.payload, 'update', { allowReadonly: true });
       // with a revision from the caller, the revision in the WHERE makes check-and-write atomic;
       // without one, the caller asked for last-writer-wins and concurrent writers must not fail
