@@ -188,6 +188,11 @@ describe('unknown names suggest the closest known one', () => {
   it('a private field is never suggested', () => {
     expect(failure(list('<field name="password_hasj"/>'))).toBe('views/test/res_user_list.xml: <view/list[1]/field[1]>: res.user has no field "password_hasj"');
   });
+
+  it('a list shows each field once', () => {
+    expect(failure(list('<field name="name"/><field name="email"/><field name="name" widget="badge"/>')))
+      .toBe('views/test/res_user_list.xml: <view/list[1]/field[3]>: the list shows name twice');
+  });
 });
 
 describe('fields', () => {

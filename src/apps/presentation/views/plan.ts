@@ -239,9 +239,13 @@ function compileList(ctx: Ctx, node: XmlNode, model = ctx.model, nested = false)
     ctx.fail(node, nested ? 'editable is for a view\'s <list>; a form\'s One2Many lines are always edited in place' : `editable must be one of ${EDITABLE.join(', ')}, not "${editable}"`);
   }
   const aggregates: Record<string, string> = {};
+  const seen = new Set<string>();
   const columns = node.children.map((c) => {
     if (c.tag !== 'field') ctx.fail(c, `a list holds <field> elements, not <${c.tag}>`);
     const f = ctx.field(c, model);
+    // a column per field: a second one is a slip (its width, its sort and its cell would clash)
+    if (seen.has(f.name)) ctx.fail(c, `the list shows ${f.name} twice`);
+    seen.add(f.name);
     const agg = listAggregate(ctx, c, f);
     if (agg) aggregates[f.name] = agg;
     return nested ? nestedField(ctx, c, f) : ctx.planField(c, f).name;
