@@ -62,6 +62,8 @@ export class TenantDatabases {
   private readonly sortIndexes: (() => readonly SortIndex[]) | null;
   private readonly optionalKeys: (() => OptionalKeySet) | null;
   private readonly log: NonNullable<TenantDatabasesOptions['log']>;
+  /** The keys left as they were that a warning already named (`reportKeys`). */
+  private readonly keysLeftSaid = new Set<string>();
   private readonly opening = new Map<string, Promise<RootDbClient>>();
   private readonly clients: LRUCache<string, TenantConnection>;
   private readonly conns = new WeakMap<RootDbClient, TenantConnection>();
@@ -312,7 +314,11 @@ export class TenantDatabases {
       this.log('warn', `${column}: ${rows} value(s) pointing at no row set to NULL while adding its if_loaded key`, { column, rows, where });
     }
     for (const { key, why } of changes.skipped) {
-      this.log('warn', `if_loaded key ${key} left as it is: ${why}; the next open tries again`, { key, why, where });
+      // a tenant is opened again after each eviction: the same refusal is said once per process
+      const said = `${where}\u0000${key}\u0000${why}`;
+      if (this.keysLeftSaid.has(said)) continue;
+      this.keysLeftSaid.add(said);
+      this.log('warn', `if_loaded key ${key} left as it is: ${why}; each open tries again (said once per process)`, { key, why, where });
     }
   }
 
