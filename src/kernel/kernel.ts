@@ -47,6 +47,9 @@ export function createRegistry(apps: LoadedApp[]): Registry {
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
 
+/** Where the kernel's lines go without a logger of the caller's: the console, prefixed. */
+const consoleLog: NonNullable<KernelOptions['log']> = (level, msg, extra) => console[level === 'info' ? 'log' : level](`[fw] ${msg}`, extra ?? '');
+
 /**
  * The booted platform: registry, tenant databases, command bus and event worker. HTTP, GraphQL,
  * the CLI and the AI bridge all go through `dispatch`.
@@ -67,7 +70,7 @@ export class Kernel implements EnvCore, KernelHandle {
     this.registry = registry;
     this.settings = settings;
     this.layout = layout;
-    this.logFn = opts.log ?? ((level, msg, extra) => console[level === 'info' ? 'log' : level](`[fw] ${msg}`, extra ?? ''));
+    this.logFn = opts.log ?? consoleLog;
     const provider = settings.DATABASE_URL ? 'postgresql' : 'sqlite';
     this.tenants = new TenantDatabases({
       settings,
@@ -117,7 +120,7 @@ export class Kernel implements EnvCore, KernelHandle {
     // ioredis is imported only when Redis is configured: a single process (and every CLI
     // command) skips loading it (bench/cli.ts)
     const pubsub = settings.REDIS_URL
-      ? (await import('./pubsub/redis/index.js')).createRedisPubSub(settings.REDIS_URL, settings.REDIS_PREFIX)
+      ? await (await import('./pubsub/redis/index.js')).createRedisPubSub(settings.REDIS_URL, settings.REDIS_PREFIX, opts.log ?? consoleLog)
       : createMemoryPubSub();
     const kernel = new Kernel(registry, settings, layout, pubsub, opts);
     for (const app of registry.apps) await app.module.boot?.(kernel);

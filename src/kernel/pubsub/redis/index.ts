@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { BootError } from '../../errors.js';
 import { prefixed } from '../names.js';
 import type { PubSub } from '../types.js';
 
@@ -11,9 +12,60 @@ import type { PubSub } from '../types.js';
  * connection (`keyPrefix`, which ioredis applies to keys, never to channels), so the deployment's
  * names stay apart from another deployment's on the same server whoever names them.
  */
-export function createRedisPubSub(url: string, prefix: string): PubSub {
-  const pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3, keyPrefix: prefixed(prefix, '') });
+/** What the pub/sub says about Redis coming and going (the kernel's log). */
+export type RedisLog = (level: 'info' | 'warn', msg: string, extra?: Record<string, unknown>) => void;
+
+/** The URL as messages show it: a password in it is never printed. */
+export function redisUrlShown(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'an unreadable URL';
+  }
+}
+
+/**
+ * Connects both connections before the server goes on (`waitMs`): a Redis that cannot be reached
+ * stops the boot with `REDIS_UNREACHABLE` naming REDIS_URL, instead of ioredis' retry limit
+ * with no word of the setting.
+ *
+ * The command connection keeps no offline queue: while Redis is down a command fails at once, so
+ * the login throttle falls back to its in-process counters (rate-limiter-flexible's insurance)
+ * without waiting; with the queue, each of a login's throttle calls waited through ioredis'
+ * reconnect attempts, and a login took about 30 s. The listening connection keeps its queue, and
+ * ioredis subscribes again after each reconnect. An outage and its end are said once each.
+ */
+export async function createRedisPubSub(url: string, prefix: string, log: RedisLog, opts: { waitMs?: number } = {}): Promise<PubSub> {
+  const pub = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, keyPrefix: prefixed(prefix, '') });
   const sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+  const shown = redisUrlShown(url);
+  let down: string | null = null;
+  let booted = false;
+  for (const client of [pub, sub]) {
+    client.on('error', (err: Error) => {
+      if (!booted || down !== null) return;
+      down = err.message;
+      log('warn', `Redis at ${shown} (REDIS_URL) cannot be reached: live updates and revocations wait for it, the login throttle counts in each process meanwhile`, { err: err.message });
+    });
+    client.on('ready', () => {
+      if (down === null || pub.status !== 'ready' || sub.status !== 'ready') return;
+      down = null;
+      log('info', `Redis at ${shown} (REDIS_URL) reachable again`);
+    });
+  }
+  try {
+    await Promise.all([pub, sub].map((c) => ready(c, opts.waitMs ?? 10_000)));
+  } catch (err) {
+    pub.disconnect();
+    sub.disconnect();
+    throw new BootError(
+      `cannot reach Redis at ${shown} (REDIS_URL): ${err instanceof Error ? err.message : String(err)}; start it, correct REDIS_URL, or leave REDIS_URL unset to run one instance without Redis`,
+      { url: shown }, 'REDIS_UNREACHABLE',
+    );
+  }
+  booted = true;
   const handlers = new Map<string, Set<(m: unknown) => void>>();
   let closed = false;
   sub.on('message', (channel: string, raw: string) => {
@@ -25,6 +77,8 @@ export function createRedisPubSub(url: string, prefix: string): PubSub {
   return {
     store: pub,
     async publish(to, message) {
+      // while Redis is away the message is lost (docs/operations.md), said once with the outage
+      if (pub.status !== 'ready') return;
       await pub.publish(prefixed(prefix, to.name), JSON.stringify(message));
     },
     async subscribe(to, handler) {
@@ -51,4 +105,28 @@ export function createRedisPubSub(url: string, prefix: string): PubSub {
       await Promise.allSettled([pub.quit(), sub.quit()]);
     },
   };
+}
+
+/** Resolves once the connection is ready; rejects with its last error after `ms`. */
+function ready(client: Redis, ms: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    let last = 'no answer';
+    const onError = (err: Error) => { last = err.message; };
+    const done = () => {
+      clearTimeout(timer);
+      client.off('error', onError);
+      client.off('ready', onReady);
+    };
+    const onReady = () => {
+      done();
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`${last} (for ${ms / 1000} s)`));
+    }, ms);
+    client.on('error', onError);
+    client.once('ready', onReady);
+  });
 }
