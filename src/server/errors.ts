@@ -49,7 +49,8 @@ export function installErrorHandling(server: FastifyInstance, opts: { appShell?:
   server.setErrorHandler((err: FastifyError, request, reply) => {
     const mapped = asFwError(err) ?? fromFastify(err);
     const { status, body } = toErrorBody(mapped ?? err);
-    if (status >= 500) request.log.error({ err }, 'request failed');
+    // with one database per tenant, which tenant (and who) is what an operator needs first
+    if (status >= 500) request.log.error({ err, tenant: request.principal?.tenant_id ?? null, user: request.principal?.user_id ?? null }, 'request failed');
     if (mapped && 'retryAfterSeconds' in mapped) reply.header('retry-after', String((mapped as { retryAfterSeconds: number }).retryAfterSeconds));
     if (request.routeOptions.config?.errorFormat === 'graphql') {
       const g = graphqlShape(request, body);

@@ -17,7 +17,7 @@ import { boundedParseCaches } from './cache.js';
 import { costLimit } from './cost.js';
 import { checkCsrf, CSRF_HEADERS } from './csrf.js';
 import { fieldErrorNodes } from './error-nodes.js';
-import { maskError } from './errors.js';
+import { internalErrorLog, maskError } from './errors.js';
 import { depthLimit } from './depth.js';
 import { graphiqlAssetRoutes, graphiqlDisabled, graphiqlRenderer } from './graphiql.js';
 import { introspectionAccess, suggestionsHidden } from './introspection.js';
@@ -179,6 +179,8 @@ export function graphqlRoutes(server: FastifyInstance, kernel: Kernel): void {
       }),
       // graphql-jit's field errors get back the AST nodes their locations come from (./error-nodes.ts)
       fieldErrorNodes(),
+      // what the client will see as INTERNAL_ERROR is logged with its cause, tenant and user
+      internalErrorLog((entry) => server.log.error(entry, 'graphql field failed')),
       // operations run often are compiled to JavaScript (graphql-jit) instead of being
       // interpreted per request: list queries resolve hundreds of fields. Not those of anonymous
       // callers, who may only log in or refresh: compiling is work anyone could ask for (./jit.ts)
