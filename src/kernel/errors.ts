@@ -202,6 +202,28 @@ export class MigrationRefused extends FwError {
   }
 }
 
+/**
+ * PostgreSQL cannot be reached or refuses the login: a setting or an outage for the operator, said
+ * with the server's address (its password hidden) and the setting it comes from.
+ */
+export class DatabaseUnreachable extends FwError {
+  constructor(url: string, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super('DATABASE_UNREACHABLE', 503, `cannot connect to PostgreSQL at ${urlShown(url)} (from DATABASE_URL): ${reason}; start it, or correct DATABASE_URL`, { url: urlShown(url) });
+  }
+}
+
+/** A connection URL as messages show it: a password in it is never printed. */
+export function urlShown(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'an unreadable URL';
+  }
+}
+
 /** A declaration, manifest or module configuration that cannot boot. Raised at start-up only. */
 export class BootError extends FwError {
   constructor(message: string, details?: Record<string, unknown>, code = 'BOOT_ERROR') {

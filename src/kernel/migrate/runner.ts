@@ -8,7 +8,7 @@ import type { DataMigration } from './data-context.js';
 import {
   loadDataStep, migrationChecksum, postgresDataDb, splitAtDataStep, sqliteDataDb, type DataStep,
 } from './data-migration.js';
-import { MigrationRefused } from '../errors.js';
+import { DatabaseUnreachable, MigrationRefused } from '../errors.js';
 import { explainFailure } from './failure.js';
 
 export interface StoredMigration {
@@ -238,12 +238,22 @@ export async function applySqliteMigrations(dbFile: string, migrations: StoredMi
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
 
+/** Connection failures that mean the server is not there, not ready, or refuses the login. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', '57P03', '28P01', '28000']);
+
 export async function withClient<T>(connectionString: string, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString });
   // Without a listener, a connection dropped by the server while idle (e.g. DROP DATABASE ...
   // WITH (FORCE) from elsewhere) would crash the process; pending queries still reject.
   client.on('error', () => {});
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (err) {
+    // a server that is not there or refuses the login: said with the address and the setting
+    // ("connect ECONNREFUSED 127.0.0.1:5432" alone named neither); a missing database is the caller's
+    if (UNREACHABLE.has(String((err as { code?: unknown }).code))) throw new DatabaseUnreachable(connectionString, err);
+    throw err;
+  }
   try {
     return await fn(client);
   } finally {

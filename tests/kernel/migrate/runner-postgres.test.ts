@@ -178,3 +178,22 @@ describe('PostgreSQL database management', () => {
     await expect(dropPostgresDatabase(SERVER_URL, name)).rejects.toThrow(/Invalid database name/);
   });
 });
+
+describe('a PostgreSQL server that cannot be reached', () => {
+  it('is refused with 503 DATABASE_UNREACHABLE naming DATABASE_URL and the address, never the password', async () => {
+    const err = await listPostgresDatabases('postgresql://postgres:s3cret@127.0.0.1:1/postgres', 'fw_').then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ code: 'DATABASE_UNREACHABLE', status: 503, details: { url: 'postgresql://postgres:***@127.0.0.1:1/postgres' } });
+    expect((err as Error).message).toMatch(/^cannot connect to PostgreSQL at postgresql:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/postgres \(from DATABASE_URL\): connect ECONNREFUSED 127\.0\.0\.1:1; start it, or correct DATABASE_URL$/);
+    expect((err as Error).message).not.toContain('s3cret');
+  });
+
+  it('a login the server refuses is said the same way; a database that does not exist is not this error', async () => {
+    const u = new URL(SERVER_URL);
+    u.username = 'no_such_role_fw';
+    expect(await listPostgresDatabases(u.href, 'fw_').then(() => null, (e: unknown) => e)).toMatchObject({ code: 'DATABASE_UNREACHABLE' });
+    u.username = new URL(SERVER_URL).username;
+    u.pathname = '/no_such_database_fw';
+    const missing = await listPostgresDatabases(u.href, 'fw_').then(() => null, (e: unknown) => e);
+    expect(missing).toMatchObject({ code: '3D000' });
+  });
+});

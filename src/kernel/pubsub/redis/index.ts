@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { BootError } from '../../errors.js';
+import { BootError, urlShown } from '../../errors.js';
 import { prefixed } from '../names.js';
 import type { PubSub } from '../types.js';
 
@@ -15,17 +15,6 @@ import type { PubSub } from '../types.js';
 /** What the pub/sub says about Redis coming and going (the kernel's log). */
 export type RedisLog = (level: 'info' | 'warn', msg: string, extra?: Record<string, unknown>) => void;
 
-/** The URL as messages show it: a password in it is never printed. */
-export function redisUrlShown(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'an unreadable URL';
-  }
-}
-
 /**
  * Connects both connections before the server goes on (`waitMs`): a Redis that cannot be reached
  * stops the boot with `REDIS_UNREACHABLE` naming REDIS_URL, instead of ioredis' retry limit
@@ -40,7 +29,7 @@ export function redisUrlShown(url: string): string {
 export async function createRedisPubSub(url: string, prefix: string, log: RedisLog, opts: { waitMs?: number } = {}): Promise<PubSub> {
   const pub = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, keyPrefix: prefixed(prefix, '') });
   const sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
-  const shown = redisUrlShown(url);
+  const shown = urlShown(url);
   let down: string | null = null;
   let booted = false;
   for (const client of [pub, sub]) {
