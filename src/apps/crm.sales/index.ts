@@ -34,6 +34,17 @@ function closeWhenWon(payload: { stage?: string | null; closed_at?: string | nul
   if (before?.stage !== 'won' && payload.probability === undefined) payload.probability = 1;
 }
 
+/**
+ * A won lead moved back to an open stage (the stage bar, a kanban drag) is reopened as Odoo's crm
+ * reopens one: its closing date is cleared and its probability no longer 100 %, unless the same
+ * change sets them; left as they were, the list showed an open lead at 100 % with a hidden date.
+ */
+function reopenWhenNoLongerWon(payload: { stage?: string | null; closed_at?: string | null; probability?: number | null }, before: { stage?: unknown }): void {
+  if (before.stage !== 'won' || payload.stage === undefined || payload.stage === 'won' || payload.stage === 'lost') return;
+  if (payload.closed_at === undefined) payload.closed_at = null;
+  if (payload.probability === undefined) payload.probability = null;
+}
+
 export const app = defineApp({
   manifest,
   commands: [markWon],
@@ -45,6 +56,7 @@ export const app = defineApp({
     defineHook('pre.crm.lead.update', (ctx) => {
       checkProbability(ctx.payload.probability);
       closeWhenWon(ctx.payload, ctx.before);
+      reopenWhenNoLongerWon(ctx.payload, ctx.before);
     }),
   ],
 });
