@@ -82,6 +82,31 @@ describe('the client on a phone', () => {
     expect(describeViolations(await axeSerious(page))).toBe('');
   });
 
+  it('a form does not stretch the page: its top bar and Save stay on screen however far it scrolls', async () => {
+    await page.getByTestId('form-view').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(PHONE.height);
+  });
+
+  it('leaving a form with unsaved changes through the drawer asks on top of the drawer', async () => {
+    await page.getByTestId('input-name').fill('Phone lead, edited');
+    await page.getByTestId('nav-toggle').click();
+    await page.getByTestId('nav-drawer').getByTestId('menu-crm.menu_leads').click();
+    const dialog = page.getByTestId('dirty-dialog');
+    await dialog.waitFor();
+    // what a finger at the middle of "Stay" touches is the button itself
+    const stay = page.getByTestId('dirty-stay');
+    const box = (await stay.boundingBox())!;
+    expect(await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.closest('[data-testid="dirty-stay"]') !== null, [box.x + box.width / 2, box.y + box.height / 2])).toBe(true);
+    await shot(page, 'phone-dirty-guard', { dark: true, themeByAttribute: true });
+    await stay.click();
+    await expect.poll(() => dialog.count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('nav-drawer').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('input-name').inputValue()).toBe('Phone lead, edited');
+    await page.getByTestId('form-discard').click();
+    await expect.poll(() => page.getByTestId('input-name').inputValue()).toMatch(/^Phone lead \d/);
+  });
+
   it('kanban scrolls column by column', async () => {
     await page.goto(actionUrl(org, 'crm.action_leads', undefined, { view: 'kanban' }));
     const board = page.locator('.kanban');
