@@ -81,6 +81,21 @@ describe('kanban view', () => {
     expect(new URL(page.url()).pathname).toBe('/default/action-crm.action_leads');
   });
 
+  it('a card picked up with the keyboard is announced by its title and the columns by their labels, not by ids', async () => {
+    await page.goto(actionUrl('default', 'crm.action_leads'));
+    const card = column(page, 'won').getByRole('button', { name: 'Kan won' });
+    await card.focus();
+    const live = page.locator('[id^="DndLiveRegion"]');
+    await page.keyboard.press('Space');
+    await expect.poll(() => live.textContent()).toBe('Picked up Kan won in Won.');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => live.textContent()).toBe('Kan won put back in Won.');
+    expect(await getRecord(env, 'crm.lead', ids[5]!)).toMatchObject({ stage: 'won' });
+    // what the card tells a screen reader on focus: how to move it
+    const described = await card.getAttribute('aria-describedby');
+    expect(await page.locator(`[id="${described}"]`).textContent()).toContain('Arrow keys move it to another column');
+  });
+
   it('a click on a card opens its form', async () => {
     await page.goto(actionUrl('default', 'crm.action_leads'));
     await column(page, 'won').getByRole('button', { name: 'Kan won' }).click();

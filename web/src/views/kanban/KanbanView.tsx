@@ -1,6 +1,6 @@
-import { DndContext, KeyboardSensor, PointerSensor, useDraggable, useDroppable, useSensor, useSensors, type DragEndEvent } from '@dnd-kit/core';
+import { DndContext, KeyboardSensor, PointerSensor, useDraggable, useDroppable, useSensor, useSensors, type Active, type Announcements, type DragEndEvent } from '@dnd-kit/core';
 import { useNavigate } from '@tanstack/react-router';
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { request } from '../../api/client.ts';
 import { ErrorPanel } from '../../app/ErrorBoundary.tsx';
 import { errorMessage } from '../../app/errors.ts';
@@ -37,6 +37,33 @@ export default function KanbanView({ plan, action, search, searchPlan, where, or
   // read_group has no group for an empty column: its count is 0
   const countOf = (value: string) => (groups.data ? groups.data.find((g) => g.key[groupField] === value)?.count ?? 0 : undefined);
 
+  // what a screen reader says while a card moves: the card's title and the columns' labels, not
+  // dnd-kit's default of the record's id and the column's stored value
+  const columnLabel = (value: unknown) => plan.kanban_columns.find((c) => c.value === String(value))?.label ?? String(value);
+  const cardName = (active: Active) => {
+    const row = active.data.current?.row as Row | undefined;
+    const first = cardFields[0];
+    return first && row && row[first.name] != null ? String(row[first.name]) : t('kanban.card');
+  };
+  const fromOf = (active: Active) => columnLabel((active.data.current?.row as Row | undefined)?.[groupField]);
+  // dnd-kit says "over" at once, over the card's own column: said only once the card has left it
+  const leftHome = useRef(false);
+  const announcements: Announcements = {
+    onDragStart: ({ active }) => {
+      leftHome.current = false;
+      return t('kanban.picked', { card: cardName(active), column: fromOf(active) });
+    },
+    onDragOver: ({ active, over }) => {
+      if (!over) return undefined;
+      const home = String(over.id) === String((active.data.current?.row as Row | undefined)?.[groupField]);
+      if (home && !leftHome.current) return undefined;
+      leftHome.current = true;
+      return t('kanban.over', { card: cardName(active), column: columnLabel(over.id) });
+    },
+    onDragEnd: ({ active, over }) => (over ? t('kanban.dropped', { card: cardName(active), column: columnLabel(over.id) }) : t('kanban.cancelled', { card: cardName(active), column: fromOf(active) })),
+    onDragCancel: ({ active }) => t('kanban.cancelled', { card: cardName(active), column: fromOf(active) }),
+  };
+
   async function onDragEnd(e: DragEndEvent) {
     const id = String(e.active.id);
     const to = e.over?.id === undefined ? undefined : String(e.over.id);
@@ -57,7 +84,7 @@ export default function KanbanView({ plan, action, search, searchPlan, where, or
   return (
     <div className="view view-kanban">
       <ControlPanel title={plan.title} action={action} org={org} search={search} searchPlan={searchPlan} current="kanban" allowGroupBy={false} />
-      <DndContext sensors={sensors} onDragEnd={(e) => void onDragEnd(e)}>
+      <DndContext sensors={sensors} onDragEnd={(e) => void onDragEnd(e)} accessibility={{ screenReaderInstructions: { draggable: t('kanban.instructions') }, announcements }}>
         <div className="kanban" data-testid="kanban">
           {plan.kanban_columns.map((c) => (
             <Column key={c.value} value={c.value} label={c.label} model={m} sel={sel} order={order} groupField={groupField}
