@@ -70,6 +70,23 @@ describe('the client on a phone', () => {
     expect(describeViolations(await axeSerious(page))).toBe('');
   });
 
+  it('a grouped list keeps the columns of its header: a group row shows no cell the header hides, nothing wider than the screen', async () => {
+    await page.goto(actionUrl(org, 'crm.action_leads', undefined, { view: 'list', group_by: 'stage' }));
+    await page.getByTestId('group-header').first().waitFor();
+    const widths = await page.evaluate(() => {
+      const visible = (els: NodeListOf<Element>) => [...els].filter((e) => getComputedStyle(e).display !== 'none')
+        .reduce((n, e) => n + ((e as HTMLTableCellElement).colSpan || 1), 0);
+      return { header: visible(document.querySelectorAll('.grouped-table thead th')), group: visible(document.querySelectorAll('.grouped-table .group-row')[0]!.querySelectorAll('td')) };
+    });
+    expect(widths.group).toBe(widths.header);
+    expect(await overflow(page)).toBe(0);
+    await page.getByTestId('group-header').first().click();
+    await page.getByTestId('list-row').first().waitFor();
+    await shot(page, 'phone-grouped-list', { dark: true, themeByAttribute: true });
+    await page.goto(actionUrl(org, 'crm.action_leads', undefined, { view: 'list' }));
+    await page.getByTestId('list-row').first().waitFor();
+  });
+
   it('a form is one column: every label above its input, nothing wider than the screen', async () => {
     await page.getByTestId('list-row').first().click();
     await page.getByTestId('form-view').waitFor();
