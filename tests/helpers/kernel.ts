@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { expect } from 'vitest';
 import type { AppManifest, AppModule } from '../../src/kernel/app.ts';
@@ -51,6 +52,16 @@ export const tempDir = (label = 'kernel'): string => fs.mkdtempSync(path.join(os
 export const uniqueTenant = (label = 't'): string => `${label}-${rand(3)}`;
 
 /** Runs `fn` on a connection of its own to `url` (as another process would), then closes it. */
+/** `fn` on a connection of its own to the SQLite file, closed after. */
+export function withSqliteFile<T>(file: string, fn: (db: Database.Database) => T): T {
+  const db = new Database(file);
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
 export async function withPgClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

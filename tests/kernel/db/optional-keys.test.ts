@@ -18,7 +18,7 @@ import { kernelApp } from '../../../src/kernel/kernel-app.ts';
 import type { SchemaTarget } from '../../../src/kernel/migrate/upgrade.ts';
 import { loadAllApps, projectLayout } from '../../../src/kernel/modules/loader.ts';
 import {
-  bootTestKernel, dropPgDatabases, expectFwError, PG_URL, pgDatabaseUrl, PROVIDERS, tempDir, uniquePgPrefix, withPgClient,
+  bootTestKernel, dropPgDatabases, expectFwError, PG_URL, pgDatabaseUrl, PROVIDERS, tempDir, uniquePgPrefix, withPgClient, withSqliteFile,
 } from '../../helpers/kernel.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -285,14 +285,7 @@ describe.each(PROVIDERS)('keys of if_loaded References on %s', (provider) => {
 describe('a SQLite rebuild of a table written by hand', () => {
   let dir: string;
   let file: string;
-  const withDb = <T>(fn: (db: Database.Database) => T): T => {
-    const db = new Database(file);
-    try {
-      return fn(db);
-    } finally {
-      db.close();
-    }
-  };
+  const withDb = <T>(fn: (db: Database.Database) => T): T => withSqliteFile(file, fn);
 
   beforeAll(() => {
     dir = tempDir('optional-keys-by-hand');

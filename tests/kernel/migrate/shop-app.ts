@@ -11,7 +11,7 @@ import { f } from '../../../src/kernel/declare.ts';
 import { readChain, type ChainApp } from '../../../src/kernel/migrate/chains.ts';
 import type { SchemaTarget } from '../../../src/kernel/migrate/upgrade.ts';
 import { applyPostgresMigrations, applySqliteMigrations, dropPostgresDatabase, ensurePostgresDatabase } from '../../../src/kernel/migrate/runner.ts';
-import { PG_URL, tempDir, uniquePgPrefix, withPgClient, type Provider } from '../../helpers/kernel.ts';
+import { PG_URL, tempDir, uniquePgPrefix, withPgClient, withSqliteFile, type Provider } from '../../helpers/kernel.ts';
 
 export const ITEM_FIELDS: Record<string, FieldDecl> = {
   name: f.char(200, { required: true }),
@@ -43,14 +43,7 @@ export async function shopTenant(provider: Provider): Promise<ShopTenant> {
   if (provider === 'sqlite') {
     const dir = tempDir('shop-tenant');
     const file = path.join(dir, 'tenant.db');
-    const withDb = <T>(fn: (db: Database.Database) => T): T => {
-      const db = new Database(file);
-      try {
-        return fn(db);
-      } finally {
-        db.close();
-      }
-    };
+    const withDb = <T>(fn: (db: Database.Database) => T): T => withSqliteFile(file, fn);
     return {
       target: { provider, file },
       upgrade: (app) => applySqliteMigrations(file, readChain(app, provider)),
