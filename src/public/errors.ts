@@ -6,7 +6,7 @@
  */
 export {
   AccessDenied, AuthenticationFailed, AuthenticationRequired, BadRequest, BootError, Conflict, CsrfRefused, DatabaseBusy,
-  ExpiredTokenError, FwError, InvalidTokenError, NotAcceptable, NotFound, OrganizationNotAllowed, PayloadTooLarge, StaleRevision, Throttled,
-  TokenError, UndeclaredEffect, UniqueViolation, ValidationError,
+  DatabaseUnreachable, ExpiredTokenError, FwError, InvalidTokenError, MigrationRefused, NotAcceptable, NotFound, OrganizationNotAllowed,
+  PayloadTooLarge, StaleRevision, Throttled, TokenError, UndeclaredEffect, UniqueViolation, ValidationError,
 } from '../kernel/errors.js';
 export type { ErrorBody } from '../kernel/errors.js';

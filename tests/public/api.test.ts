@@ -159,6 +159,8 @@ describe('docs/app-api.md', () => {
     Throttled: () => new publicErrors.Throttled('m', 3),
     DatabaseBusy: () => new publicErrors.DatabaseBusy('m', 1),
     BootError: () => new publicErrors.BootError('m'),
+    MigrationRefused: () => new publicErrors.MigrationRefused('m', {}, 'MIGRATION_CHANGED'),
+    DatabaseUnreachable: () => new publicErrors.DatabaseUnreachable('postgresql://127.0.0.1:1/x', new Error('m')),
     UndeclaredEffect: () => new publicErrors.UndeclaredEffect('m'),
   };
   /** `| \`Class\` | \`CODE\` or *given* | status or *given* | constructor |` rows of the errors table. */
