@@ -30,17 +30,17 @@ export async function createRedisPubSub(url: string, prefix: string, log: RedisL
   const pub = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, keyPrefix: prefixed(prefix, '') });
   const sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
   const shown = urlShown(url);
-  let down: string | null = null;
+  let down = false;
   let booted = false;
   for (const client of [pub, sub]) {
     client.on('error', (err: Error) => {
-      if (!booted || down !== null) return;
-      down = err.message;
+      if (!booted || down) return;
+      down = true;
       log('warn', `Redis at ${shown} (REDIS_URL) cannot be reached: live updates and revocations wait for it, the login throttle counts in each process meanwhile`, { err: err.message });
     });
     client.on('ready', () => {
-      if (down === null || pub.status !== 'ready' || sub.status !== 'ready') return;
-      down = null;
+      if (!down || pub.status !== 'ready' || sub.status !== 'ready') return;
+      down = false;
       log('info', `Redis at ${shown} (REDIS_URL) reachable again`);
     });
   }
